@@ -1,0 +1,41 @@
+#include "streamfusion/plan/pipeline.h"
+
+#include "streamfusion/operators/calc/calc_operator.h"
+
+namespace streamfusion::plan {
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memory_budget_bytes) {
+  std::unique_ptr<Pipeline> pipeline(new Pipeline());
+  pipeline->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
+  SF_ASSIGN_OR_RAISE(pipeline->input_type_, type::FromProto(plan.input_type()));
+  const type::RowType* current = &pipeline->input_type_;
+  for (const auto& op : plan.operators()) {
+    switch (op.kind_case()) {
+      case Operator::kCalc: {
+        SF_ASSIGN_OR_RAISE(auto calc, operators::CalcOperator::Make(op.calc(), *current, plan.session(),
+                                                                    pipeline->pool_.get()));
+        pipeline->operators_.push_back(std::move(calc));
+        break;
+      }
+      default:
+        return InternalError("Plan operator kind not supported natively: ",
+                             static_cast<int>(op.kind_case()));
+    }
+    current = &pipeline->operators_.back()->output_type();
+  }
+  pipeline->output_type_ = *current;
+  SF_ASSIGN_OR_RAISE(auto declared_output, type::FromProto(plan.output_type()));
+  SF_CHECK_EQ(declared_output.size(), pipeline->output_type_.size());
+  return pipeline;
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(
+    const std::shared_ptr<arrow::RecordBatch>& input) {
+  std::shared_ptr<arrow::RecordBatch> batch = input;
+  for (auto& op : operators_) {
+    SF_ASSIGN_OR_RAISE(batch, op->Process(batch));
+  }
+  return batch;
+}
+
+}  // namespace streamfusion::plan
