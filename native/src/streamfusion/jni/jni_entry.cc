@@ -1,1 +1,268 @@
-// JNI entry points: written next.
+// Every JNI entry point of StreamFusion. The Java side is io.streamfusion.runtime.jni.NativeLib.
+//
+// Rules for this file:
+//   * each entry point runs its body through Guard(), which turns an error Status or any C++
+//     exception into a Java io.streamfusion.runtime.jni.NativeException carrying the message
+//     and the kind (user error, internal error, out of memory); nothing escapes into the JVM;
+//   * native objects cross as jlong handles, each owned by one AutoCloseable Java object;
+//   * plans cross as serialized plan.proto messages; rows cross as BinaryRowData images (the
+//     transposes to and from Arrow run here, in C++), Arrow batches through the C Data
+//     Interface.
+
+#include <jni.h>
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "arrow/c/bridge.h"
+#include "arrow/record_batch.h"
+#include "streamfusion/batch/binary_row.h"
+#include "streamfusion/common/status.h"
+#include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/plan.pb.h"
+#include "streamfusion/plan/pipeline.h"
+#include "streamfusion/type/logical_type.h"
+
+namespace streamfusion::jni {
+namespace {
+
+constexpr const char* kNativeExceptionClass = "io/streamfusion/runtime/jni/NativeException";
+constexpr jint kKindUser = 0;
+constexpr jint kKindInternal = 1;
+constexpr jint kKindOutOfMemory = 2;
+
+jclass g_native_exception = nullptr;
+jmethodID g_native_exception_ctor = nullptr;
+
+// The native side of one NativePipeline Java object.
+struct PipelineHandle {
+  std::unique_ptr<plan::Pipeline> pipeline;
+  std::shared_ptr<arrow::Schema> input_schema;
+  batch::BinaryRowBuffer output;
+};
+
+void ThrowNative(JNIEnv* env, jint kind, const std::string& message) {
+  if (env->ExceptionCheck()) return;  // keep the first (Java) exception
+  if (g_native_exception == nullptr) {
+    env->ThrowNew(env->FindClass("java/lang/IllegalStateException"), message.c_str());
+    return;
+  }
+  jstring text = env->NewStringUTF(message.c_str());
+  if (text == nullptr) return;  // OutOfMemoryError pending
+  auto exception = static_cast<jthrowable>(
+      env->NewObject(g_native_exception, g_native_exception_ctor, kind, text));
+  if (exception != nullptr) env->Throw(exception);
+}
+
+void ThrowStatus(JNIEnv* env, const Status& status) {
+  jint kind = kKindInternal;
+  if (status.IsInvalid()) kind = kKindUser;
+  if (status.IsOutOfMemory()) kind = kKindOutOfMemory;
+  ThrowNative(env, kind, status.ToString());
+}
+
+// Runs `body` (returning Result<T>) and converts every failure into a Java exception; returns
+// `fallback` to the JVM in that case.
+template <typename T, typename Body>
+T Guard(JNIEnv* env, T fallback, Body&& body) {
+  try {
+    Result<T> result = body();
+    if (result.ok()) return *result;
+    ThrowStatus(env, result.status());
+  } catch (const std::bad_alloc&) {
+    ThrowNative(env, kKindOutOfMemory, "Native allocation failed (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    ThrowNative(env, kKindInternal, std::string("Native exception: ") + e.what());
+  } catch (...) {
+    ThrowNative(env, kKindInternal, "Unknown native exception");
+  }
+  return fallback;
+}
+
+PipelineHandle* FromHandle(jlong handle) { return reinterpret_cast<PipelineHandle*>(handle); }
+
+Result<PipelineHandle*> CheckedHandle(jlong handle) {
+  if (handle == 0) return InternalError("Native pipeline used after close");
+  return FromHandle(handle);
+}
+
+// A pinned view of a Java primitive array, released on scope exit. No JNI call may happen
+// while it is alive (GetPrimitiveArrayCritical rules), so callers copy out and release first.
+class CriticalArray {
+ public:
+  CriticalArray(JNIEnv* env, jarray array) : env_(env), array_(array) {
+    data_ = array ? env->GetPrimitiveArrayCritical(array, nullptr) : nullptr;
+  }
+  ~CriticalArray() { Release(); }
+  void Release() {
+    if (data_ != nullptr) env_->ReleasePrimitiveArrayCritical(array_, data_, JNI_ABORT);
+    data_ = nullptr;
+  }
+  void* data() const { return data_; }
+
+ private:
+  JNIEnv* env_;
+  jarray array_;
+  void* data_;
+};
+
+}  // namespace
+}  // namespace streamfusion::jni
+
+using namespace streamfusion;        // NOLINT: entry points only
+using namespace streamfusion::jni;   // NOLINT
+
+extern "C" {
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
+  JNIEnv* env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+  jclass local = env->FindClass(kNativeExceptionClass);
+  if (local == nullptr) return JNI_ERR;
+  g_native_exception = static_cast<jclass>(env->NewGlobalRef(local));
+  env->DeleteLocalRef(local);
+  g_native_exception_ctor = env->GetMethodID(g_native_exception, "<init>", "(ILjava/lang/String;)V");
+  if (g_native_exception_ctor == nullptr) return JNI_ERR;
+  return JNI_VERSION_1_8;
+}
+
+JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
+  JNIEnv* env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) == JNI_OK && g_native_exception) {
+    env->DeleteGlobalRef(g_native_exception);
+  }
+  g_native_exception = nullptr;
+}
+
+JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_version(JNIEnv* env, jclass) {
+  return env->NewStringUTF("streamfusion-native 0.1.0");
+}
+
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryBytes(JNIEnv*, jclass) {
+  return memory::AccountingPool::GlobalBytesInUse();
+}
+
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipeline(
+    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
+    jsize length = env->GetArrayLength(plan_bytes);
+    std::string bytes(static_cast<size_t>(length), '\0');
+    env->GetByteArrayRegion(plan_bytes, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
+    plan::Plan plan;
+    if (!plan.ParseFromString(bytes)) return InternalError("Cannot parse the native plan");
+    auto handle = std::make_unique<PipelineHandle>();
+    SF_ASSIGN_OR_RAISE(handle->pipeline, plan::Pipeline::Make(plan, memory_budget_bytes));
+    handle->input_schema = type::ToArrowSchema(handle->pipeline->input_type());
+    return reinterpret_cast<jlong>(handle.release());
+  });
+}
+
+// Compiles a plan and throws it away: null when the engine supports it, else the reason.
+JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_validatePlan(
+    JNIEnv* env, jclass, jbyteArray plan_bytes) {
+  return Guard<jstring>(env, nullptr, [&]() -> Result<jstring> {
+    jsize length = env->GetArrayLength(plan_bytes);
+    std::string bytes(static_cast<size_t>(length), '\0');
+    env->GetByteArrayRegion(plan_bytes, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
+    plan::Plan plan;
+    if (!plan.ParseFromString(bytes)) return InternalError("Cannot parse the native plan");
+    auto pipeline = plan::Pipeline::Make(plan, /*memory_budget_bytes=*/0);
+    if (pipeline.ok()) return static_cast<jstring>(nullptr);
+    return env->NewStringUTF(pipeline.status().message().c_str());
+  });
+}
+
+// Runs `num_rows` BinaryRowData images through the pipeline. Returns
+// (output bytes << 32) | output rows; the output stays in the handle until copyOutput.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
+  return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    if (num_rows < 0 || env->GetArrayLength(offsets) < num_rows + 1) {
+      return InternalError("processRows: offsets array too short for ", num_rows, " rows");
+    }
+    std::shared_ptr<arrow::RecordBatch> input;
+    {
+      CriticalArray row_data(env, rows);
+      CriticalArray offset_data(env, offsets);
+      const auto* offs = static_cast<const int32_t*>(offset_data.data());
+      jsize capacity = env->GetArrayLength(rows);
+      if (num_rows > 0 && (offs[0] < 0 || offs[num_rows] > capacity)) {
+        return InternalError("processRows: row offsets exceed the byte array: ", offs[num_rows],
+                             " > ", capacity);
+      }
+      auto decoded = batch::DecodeBinaryRows(h->pipeline->input_type(),
+                                             static_cast<const uint8_t*>(row_data.data()), offs,
+                                             num_rows, h->pipeline->pool());
+      offset_data.Release();
+      row_data.Release();
+      SF_ASSIGN_OR_RAISE(input, std::move(decoded));
+    }
+    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
+    input.reset();
+    SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
+    auto out_bytes = static_cast<jlong>(h->output.bytes.size());
+    return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows());
+  });
+}
+
+// Copies the output of the last processRows into Java arrays sized from its return value.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    const auto& out = h->output;
+    if (env->GetArrayLength(rows) < static_cast<jsize>(out.bytes.size()) ||
+        env->GetArrayLength(offsets) < static_cast<jsize>(out.offsets.size())) {
+      return InternalError("copyOutput: Java arrays too small for ", out.bytes.size(), " bytes");
+    }
+    env->SetByteArrayRegion(rows, 0, static_cast<jsize>(out.bytes.size()),
+                            reinterpret_cast<const jbyte*>(out.bytes.data()));
+    env->SetIntArrayRegion(offsets, 0, static_cast<jsize>(out.offsets.size()),
+                           reinterpret_cast<const jint*>(out.offsets.data()));
+    return true;
+  });
+}
+
+// Runs one Arrow batch given through the C Data Interface (ownership of `in_array` moves to
+// native code) and exports the result into `out_array`/`out_schema` (the caller releases them).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processArrow(
+    JNIEnv* env, jclass, jlong handle, jlong in_array, jlong in_schema, jlong out_array,
+    jlong out_schema) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    SF_ASSIGN_OR_RAISE(auto input,
+                       arrow::ImportRecordBatch(reinterpret_cast<ArrowArray*>(in_array),
+                                                reinterpret_cast<ArrowSchema*>(in_schema)));
+    if (!input->schema()->Equals(*h->input_schema, /*check_metadata=*/false)) {
+      return InternalError("processArrow: batch schema ", input->schema()->ToString(),
+                           " differs from the plan's input ", h->input_schema->ToString());
+    }
+    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
+    SF_RETURN_NOT_OK(arrow::ExportRecordBatch(*output, reinterpret_cast<ArrowArray*>(out_array),
+                                              reinterpret_cast<ArrowSchema*>(out_schema)));
+    return true;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemoryBytes(
+    JNIEnv* env, jclass, jlong handle) {
+  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    return h->pipeline->pool()->bytes_allocated() +
+           static_cast<jlong>(h->output.bytes.capacity() + 4 * h->output.offsets.capacity());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(JNIEnv* env, jclass,
+                                                                             jlong handle) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    delete FromHandle(handle);
+    return true;
+  });
+}
+
+}  // extern "C"

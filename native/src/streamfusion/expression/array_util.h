@@ -1,0 +1,114 @@
+#pragma once
+
+// Raw-buffer helpers shared by the expression kernels: validity bitmaps, result allocation from
+// the operator's pool, and Selection arithmetic. Kernels loop over ArrayData buffers directly.
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "arrow/array.h"
+#include "arrow/buffer.h"
+#include "arrow/memory_pool.h"
+#include "arrow/util/bit_util.h"
+#include "streamfusion/common/status.h"
+#include "streamfusion/expression/expression.h"
+
+namespace streamfusion::expression {
+
+using ArrayPtr = std::shared_ptr<arrow::Array>;
+using BufferPtr = std::shared_ptr<arrow::Buffer>;
+
+inline const uint8_t* ValidityBits(const arrow::ArrayData& data) {
+  return data.buffers.empty() || !data.buffers[0] ? nullptr : data.buffers[0]->data();
+}
+
+inline bool IsValid(const arrow::ArrayData& data, int64_t row) {
+  if (data.type->id() == arrow::Type::NA) return false;
+  const uint8_t* bits = ValidityBits(data);
+  return bits == nullptr || arrow::bit_util::GetBit(bits, data.offset + row);
+}
+
+// A bitmap of `length` bits, all zero or all one.
+Result<BufferPtr> AllocateBitmap(int64_t length, bool value, arrow::MemoryPool* pool);
+
+// An uninitialised buffer of `bytes` bytes (zero-filled padding).
+Result<BufferPtr> AllocateBytes(int64_t bytes, arrow::MemoryPool* pool);
+
+// The validity of `data` as a fresh bitmap starting at bit 0; null when it has no nulls.
+Result<BufferPtr> CopyValidity(const arrow::ArrayData& data, int64_t length,
+                               arrow::MemoryPool* pool);
+
+// The AND of the operands' validities, as a bitmap starting at bit 0; null when none has nulls.
+Result<BufferPtr> AndValidity(const std::vector<const arrow::ArrayData*>& operands, int64_t length,
+                              arrow::MemoryPool* pool);
+
+// Rows that are selected and valid in `validity` (a bitmap at bit 0, null = all valid). The
+// returned buffer owns the bits; null means "all rows".
+Result<BufferPtr> SelectedAndValid(const Selection& selection, const uint8_t* validity,
+                                   int64_t length, arrow::MemoryPool* pool);
+
+// `selection` narrowed by `bits` (at bit 0): selected AND bits. `bits` must not be null.
+Result<BufferPtr> NarrowSelection(const Selection& selection, const uint8_t* bits, int64_t length,
+                                  arrow::MemoryPool* pool);
+
+inline bool SelectedValid(const uint8_t* selected_valid, int64_t row) {
+  return selected_valid == nullptr || arrow::bit_util::GetBit(selected_valid, row);
+}
+
+// Builds an array of `type` from a validity bitmap (may be null) and a values buffer.
+ArrayPtr MakeFixedArray(const std::shared_ptr<arrow::DataType>& type, int64_t length,
+                        BufferPtr validity, BufferPtr values);
+
+// A boolean array computed row by row by `fn(row) -> {valid, value}` (no per-row allocation).
+template <typename Fn>
+Result<ArrayPtr> BuildBoolean(int64_t length, arrow::MemoryPool* pool, Fn&& fn) {
+  SF_ASSIGN_OR_RAISE(auto values, AllocateBitmap(length, false, pool));
+  SF_ASSIGN_OR_RAISE(auto validity, AllocateBitmap(length, true, pool));
+  uint8_t* v = values->mutable_data();
+  uint8_t* n = validity->mutable_data();
+  bool any_null = false;
+  for (int64_t i = 0; i < length; ++i) {
+    int8_t r = fn(i);  // -1 null, 0 false, 1 true
+    if (r < 0) {
+      arrow::bit_util::ClearBit(n, i);
+      any_null = true;
+    } else if (r > 0) {
+      arrow::bit_util::SetBit(v, i);
+    }
+  }
+  return MakeFixedArray(arrow::boolean(), length, any_null ? validity : nullptr, values);
+}
+
+// Boolean value of row `row` of a boolean array (ignores validity).
+inline bool BoolValue(const arrow::ArrayData& data, int64_t row) {
+  return arrow::bit_util::GetBit(data.buffers[1]->data(), data.offset + row);
+}
+
+// An expression whose value is bound from outside before each evaluation (used to evaluate a
+// shared operand once, e.g. the operand of SEARCH).
+// Several BoundArray nodes may share one slot.
+class BoundArray final : public Expression {
+ public:
+  BoundArray(type::LogicalType type, std::shared_ptr<ArrayPtr> slot)
+      : type_(std::move(type)), slot_(std::move(slot)) {}
+  Result<ArrayPtr> Evaluate(const arrow::RecordBatch&, const Selection&) override {
+    return *slot_;
+  }
+  const type::LogicalType& type() const override { return type_; }
+
+ private:
+  type::LogicalType type_;
+  std::shared_ptr<ArrayPtr> slot_;
+};
+
+// Gathers rows from `sources` (all of Arrow type `type`): output row i is row `rows[i]` of
+// sources[source_of_row[i]], or NULL when source_of_row[i] < 0. `source_of_row` may be null
+// (always source 0). Supports every Arrow type of type::ToArrow.
+Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
+                        const std::vector<const arrow::Array*>& sources,
+                        const int32_t* source_of_row, const int64_t* rows, int64_t length,
+                        arrow::MemoryPool* pool);
+
+}  // namespace streamfusion::expression

@@ -1,0 +1,41 @@
+#pragma once
+
+// Factories of the compiled expression nodes, shared by the compiler (expression.cc) and the
+// node implementations (arithmetic.cc, comparison.cc, cast.cc).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "streamfusion/expression/array_util.h"
+#include "streamfusion/expression/expression.h"
+
+namespace streamfusion::expression {
+
+using ExprPtr = std::unique_ptr<Expression>;
+
+// CAST(child AS to) with Flink 2.x cast rules; Unsupported for pairs outside the native set.
+Result<ExprPtr> MakeCast(ExprPtr child, const type::LogicalType& to, arrow::MemoryPool* pool);
+
+// PLUS MINUS TIMES DIVIDE MOD (two operands) and NEGATE (one operand), result type `result`.
+Result<ExprPtr> MakeArithmetic(const std::string& function, std::vector<ExprPtr> operands,
+                               const type::LogicalType& result, arrow::MemoryPool* pool);
+
+// EQUALS NOT_EQUALS LESS_THAN LESS_THAN_OR_EQUAL GREATER_THAN GREATER_THAN_OR_EQUAL.
+Result<ExprPtr> MakeComparison(const std::string& function, ExprPtr left, ExprPtr right,
+                               const type::LogicalType& result, arrow::MemoryPool* pool);
+
+bool IsComparison(const std::string& function);
+bool IsArithmetic(const std::string& function);
+
+inline type::LogicalType MakeType(type::TypeKind kind, bool nullable = true, int32_t precision = 0,
+                                  int32_t scale = 0) {
+  type::LogicalType t;
+  t.kind = kind;
+  t.nullable = nullable;
+  t.precision = precision;
+  t.scale = scale;
+  return t;
+}
+
+}  // namespace streamfusion::expression

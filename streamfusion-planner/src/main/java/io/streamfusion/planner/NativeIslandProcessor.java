@@ -1,0 +1,221 @@
+package io.streamfusion.planner;
+
+import io.streamfusion.plan.CalcNode;
+import io.streamfusion.plan.Operator;
+import io.streamfusion.plan.Plan;
+import io.streamfusion.plan.SessionOptions;
+import io.streamfusion.planner.convert.RexConverter;
+import io.streamfusion.planner.convert.TypeConverter;
+import io.streamfusion.planner.convert.UnsupportedNativeException;
+import io.streamfusion.planner.nodes.StreamExecNativeCalc;
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.jni.NativeLib;
+
+import org.apache.flink.table.api.TableConfig;
+import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
+import org.apache.flink.table.planner.plan.nodes.exec.common.CommonExecSink;
+import org.apache.flink.table.planner.plan.nodes.exec.common.CommonExecTableSourceScan;
+import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
+import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDataStreamScan;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacySink;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacyTableSourceScan;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecValues;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.calcite.rex.RexNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.reflect.Field;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Decides per ExecNode whether it can run natively and rewrites the graph: each supported node
+ * is replaced by its native counterpart, every other keeps its Flink implementation with a
+ * recorded reason (per-operator fallback). Runs on every translation and EXPLAIN; is suspended
+ * while a plan is compiled so that COMPILE PLAN output stays stock Flink JSON.
+ */
+public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
+    private static final Logger LOG = LoggerFactory.getLogger(NativeIslandProcessor.class);
+    private static final Set<String> LOGGED_REASONS = ConcurrentHashMap.newKeySet();
+
+    private final ThreadLocal<Boolean> suspended = ThreadLocal.withInitial(() -> false);
+    private final ThreadLocal<Boolean> explaining = ThreadLocal.withInitial(() -> false);
+    private volatile SupportReport lastReport = new SupportReport();
+
+    @Override
+    public ExecNodeGraph process(ExecNodeGraph graph, ProcessorContext context) {
+        TableConfig config = context.getPlanner().getTableConfig();
+        if (suspended.get() || !config.get(StreamFusionOptions.ENABLED)) {
+            lastReport = new SupportReport();
+            return graph;
+        }
+        Rewrite rewrite = new Rewrite(config);
+        List<ExecNode<?>> roots = new ArrayList<>();
+        for (ExecNode<?> root : graph.getRootNodes()) {
+            roots.add(rewrite.visit(root));
+        }
+        lastReport = rewrite.report;
+        if (config.get(StreamFusionOptions.FALLBACK) == StreamFusionOptions.FallbackMode.FORBID
+                && !explaining.get()
+                && rewrite.report.nativeCount() < rewrite.report.totalCount()) {
+            throw new TableException(
+                    "StreamFusion fallback is forbidden (streamfusion.fallback=forbid) but "
+                            + rewrite.report.summary()
+                            + ": "
+                            + String.join("; ", rewrite.report.fallbackReasons()));
+        }
+        return new ExecNodeGraph(graph.getFlinkVersion(), roots);
+    }
+
+    public SupportReport lastReport() {
+        return lastReport;
+    }
+
+    void setSuspended(boolean value) {
+        suspended.set(value);
+    }
+
+    void setExplaining(boolean value) {
+        explaining.set(value);
+    }
+
+    /** One rewrite of one graph: visits every node once, inputs first. */
+    private static final class Rewrite {
+        private final TableConfig config;
+        private final Map<ExecNode<?>, ExecNode<?>> visited = new IdentityHashMap<>();
+        private final SupportReport report = new SupportReport();
+
+        Rewrite(TableConfig config) {
+            this.config = config;
+        }
+
+        ExecNode<?> visit(ExecNode<?> node) {
+            ExecNode<?> done = visited.get(node);
+            if (done != null) {
+                return done;
+            }
+            List<ExecEdge> edges = node.getInputEdges();
+            for (int i = 0; i < edges.size(); i++) {
+                ExecEdge edge = edges.get(i);
+                ExecNode<?> input = visit(edge.getSource());
+                if (input != edge.getSource()) {
+                    node.replaceInputEdge(
+                            i,
+                            ExecEdge.builder()
+                                    .source(input)
+                                    .target(node)
+                                    .shuffle(edge.getShuffle())
+                                    .exchangeMode(edge.getExchangeMode())
+                                    .build());
+                }
+            }
+            ExecNode<?> result = convert(node);
+            visited.put(node, result);
+            return result;
+        }
+
+        private ExecNode<?> convert(ExecNode<?> node) {
+            if (!isCountedOperator(node)) {
+                return node;
+            }
+            String name = node.getDescription();
+            try {
+                ExecNode<?> converted = tryConvert(node);
+                report.addNative(name);
+                return converted;
+            } catch (UnsupportedNativeException e) {
+                report.addFallback(name, e.getMessage());
+                if (LOGGED_REASONS.add(e.getMessage())) {
+                    LOG.info("StreamFusion keeps a Flink operator: {}", e.getMessage());
+                }
+                return node;
+            }
+        }
+
+        private ExecNode<?> tryConvert(ExecNode<?> node) throws UnsupportedNativeException {
+            if (node instanceof StreamExecCalc) {
+                return convertCalc((StreamExecCalc) node);
+            }
+            throw new UnsupportedNativeException(
+                    node.getClass().getSimpleName() + " has no native operator yet");
+        }
+
+        private ExecNode<?> convertCalc(StreamExecCalc calc) throws UnsupportedNativeException {
+            RowType inputType = (RowType) calc.getInputEdges().get(0).getOutputType();
+            RowType outputType = (RowType) calc.getOutputType();
+            List<RexNode> projection = readField(calc, "projection");
+            RexNode condition = readField(calc, "condition");
+            CalcNode.Builder node = CalcNode.newBuilder();
+            for (RexNode expr : projection) {
+                node.addProjections(RexConverter.convert(expr));
+            }
+            if (condition != null) {
+                node.setCondition(RexConverter.convert(condition));
+            }
+            Plan plan =
+                    Plan.newBuilder()
+                            .setInputType(TypeConverter.toProto(inputType))
+                            .setOutputType(TypeConverter.toProto(outputType))
+                            .addOperators(
+                                    Operator.newBuilder()
+                                            .setDescription(calc.getDescription())
+                                            .setCalc(node))
+                            .setSession(session())
+                            .build();
+            byte[] bytes = plan.toByteArray();
+            String refusal = NativeLib.validatePlan(bytes);
+            if (refusal != null) {
+                throw new UnsupportedNativeException(refusal);
+            }
+            return new StreamExecNativeCalc(calc, bytes, inputType);
+        }
+
+        private SessionOptions session() {
+            ZoneId zone = config.getLocalTimeZone();
+            return SessionOptions.newBuilder().setLocalTimeZone(zone.getId()).build();
+        }
+    }
+
+    /** Operators between the sources and the sinks: what "N of M operators native" counts. */
+    private static boolean isCountedOperator(ExecNode<?> node) {
+        return !(node instanceof CommonExecTableSourceScan
+                || node instanceof StreamExecLegacyTableSourceScan
+                || node instanceof StreamExecDataStreamScan
+                || node instanceof StreamExecValues
+                || node instanceof CommonExecSink
+                || node instanceof StreamExecLegacySink
+                || node instanceof StreamExecExchange);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T readField(Object node, String name) throws UnsupportedNativeException {
+        // ExecNode parameters are private JSON properties without getters; their names are the
+        // stable JSON property names (FLIP-190).
+        for (Class<?> c = node.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                Field field = c.getDeclaredField(name);
+                field.setAccessible(true);
+                return (T) field.get(node);
+            } catch (NoSuchFieldException e) {
+                // look in the superclass
+            } catch (IllegalAccessException e) {
+                throw new UnsupportedNativeException("cannot read " + name + ": " + e);
+            }
+        }
+        throw new UnsupportedNativeException(
+                node.getClass().getSimpleName() + " has no field " + name + " in this Flink version");
+    }
+}

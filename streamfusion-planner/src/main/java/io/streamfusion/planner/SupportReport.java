@@ -1,0 +1,78 @@
+package io.streamfusion.planner;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The support decisions of one planning: for every operator between the sources and the sinks,
+ * native or the reason it stays on Flink. EXPLAIN prints it; strict mode fails on it.
+ */
+public final class SupportReport {
+
+    /** One operator's decision. */
+    public static final class Decision {
+        public final String operator;
+        public final boolean isNative;
+        public final String reason;
+
+        Decision(String operator, boolean isNative, String reason) {
+            this.operator = operator;
+            this.isNative = isNative;
+            this.reason = reason;
+        }
+    }
+
+    private final List<Decision> decisions = new ArrayList<>();
+
+    void addNative(String operator) {
+        decisions.add(new Decision(operator, true, null));
+    }
+
+    void addFallback(String operator, String reason) {
+        decisions.add(new Decision(operator, false, reason));
+    }
+
+    public List<Decision> decisions() {
+        return decisions;
+    }
+
+    public int nativeCount() {
+        int n = 0;
+        for (Decision d : decisions) {
+            n += d.isNative ? 1 : 0;
+        }
+        return n;
+    }
+
+    public int totalCount() {
+        return decisions.size();
+    }
+
+    public List<String> fallbackReasons() {
+        List<String> reasons = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (!d.isNative) {
+                reasons.add(d.operator + ": " + d.reason);
+            }
+        }
+        return reasons;
+    }
+
+    public String summary() {
+        return nativeCount() + " of " + totalCount() + " operators native";
+    }
+
+    /** The section EXPLAIN appends after Flink's plans. */
+    public String toExplainString() {
+        StringBuilder s = new StringBuilder("== StreamFusion ==\n");
+        for (Decision d : decisions) {
+            if (d.isNative) {
+                s.append("native    ").append(d.operator).append('\n');
+            } else {
+                s.append("fallback  ").append(d.operator).append("\n          reason: ")
+                        .append(d.reason).append('\n');
+            }
+        }
+        return s.append(summary()).append('\n').toString();
+    }
+}

@@ -1,0 +1,44 @@
+package io.streamfusion.runtime;
+
+import io.streamfusion.runtime.jni.NativeLib;
+
+/** Owns one native pipeline handle (an island's compiled operators). */
+public final class NativePipeline implements AutoCloseable {
+    private long handle;
+
+    public NativePipeline(byte[] plan, long memoryBudgetBytes) {
+        this.handle = NativeLib.createPipeline(plan, memoryBudgetBytes);
+    }
+
+    /** See {@link NativeLib#processRows}. */
+    public long processRows(byte[] rows, int[] offsets, int numRows) {
+        return NativeLib.processRows(checkedHandle(), rows, offsets, numRows);
+    }
+
+    public void copyOutput(byte[] rows, int[] offsets) {
+        NativeLib.copyOutput(checkedHandle(), rows, offsets);
+    }
+
+    public void processArrow(long inArray, long inSchema, long outArray, long outSchema) {
+        NativeLib.processArrow(checkedHandle(), inArray, inSchema, outArray, outSchema);
+    }
+
+    public long memoryBytes() {
+        return handle == 0 ? 0 : NativeLib.pipelineMemoryBytes(handle);
+    }
+
+    private long checkedHandle() {
+        if (handle == 0) {
+            throw new IllegalStateException("Native pipeline used after close");
+        }
+        return handle;
+    }
+
+    @Override
+    public void close() {
+        if (handle != 0) {
+            NativeLib.closePipeline(handle);
+            handle = 0;
+        }
+    }
+}

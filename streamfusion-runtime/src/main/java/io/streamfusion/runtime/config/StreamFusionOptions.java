@@ -1,0 +1,63 @@
+package io.streamfusion.runtime.config;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Every configuration key of StreamFusion, with its default and documentation. */
+public final class StreamFusionOptions {
+
+    /** What to do when an operator cannot run natively. */
+    public enum FallbackMode {
+        /** Keep the stock Flink operator and record the reason (default). */
+        ALLOW,
+        /** Fail the job with the reason: "native" is never silently untrue. */
+        FORBID
+    }
+
+    public static final ConfigOption<Boolean> ENABLED =
+            ConfigOptions.key("streamfusion.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether StreamFusion replaces supported operators by native ones.");
+
+    public static final ConfigOption<FallbackMode> FALLBACK =
+            ConfigOptions.key("streamfusion.fallback")
+                    .enumType(FallbackMode.class)
+                    .defaultValue(FallbackMode.ALLOW)
+                    .withDescription(
+                            "'allow' keeps a stock Flink operator where native execution is not "
+                                    + "supported (the reason is shown by EXPLAIN); 'forbid' fails "
+                                    + "the query instead.");
+
+    public static final ConfigOption<Integer> BATCH_SIZE =
+            ConfigOptions.key("streamfusion.batch.size")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription("Rows collected into one batch at a native island's entry.");
+
+    public static final ConfigOption<Duration> BATCH_MAX_DELAY =
+            ConfigOptions.key("streamfusion.batch.max-delay")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(100))
+                    .withDescription(
+                            "Longest time a record waits in a partly filled batch before it is "
+                                    + "processed (processing time).");
+
+    public static final ConfigOption<MemorySize> MEMORY_BUDGET =
+            ConfigOptions.key("streamfusion.memory.budget")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("256mb"))
+                    .withDescription(
+                            "Native memory one native operator may hold; exceeding it fails the "
+                                    + "job with a clear error.");
+
+    public static final List<ConfigOption<?>> ALL =
+            List.of(ENABLED, FALLBACK, BATCH_SIZE, BATCH_MAX_DELAY, MEMORY_BUDGET);
+
+    private StreamFusionOptions() {}
+}

@@ -1,0 +1,53 @@
+package io.streamfusion.runtime.jni;
+
+/**
+ * Every native method of StreamFusion. The entry points live in
+ * native/src/streamfusion/jni/jni_entry.cc; each turns a native failure into a {@link
+ * NativeException}. Handles are owned by one {@link AutoCloseable} Java object each.
+ */
+public final class NativeLib {
+    static {
+        NativeLibraryLoader.load();
+    }
+
+    private NativeLib() {}
+
+    /** Forces the library to load (and fail early with a clear message if it cannot). */
+    public static void ensureLoaded() {}
+
+    public static native String version();
+
+    /** Bytes held by every native memory pool of this process. */
+    public static native long globalMemoryBytes();
+
+    /**
+     * Compiles a serialized {@code streamfusion.plan.Plan} and discards it: null when the engine
+     * supports it, otherwise the reason it does not.
+     */
+    public static native String validatePlan(byte[] plan);
+
+    /** Compiles a serialized {@code streamfusion.plan.Plan}; returns the pipeline handle. */
+    public static native long createPipeline(byte[] plan, long memoryBudgetBytes);
+
+    /**
+     * Runs {@code numRows} BinaryRowData images ({@code rows[offsets[i] .. offsets[i+1])})
+     * through the pipeline. Returns {@code (outputBytes << 32) | outputRows}; fetch the output
+     * with {@link #copyOutput} before the next call.
+     */
+    public static native long processRows(long handle, byte[] rows, int[] offsets, int numRows);
+
+    /** Copies the last output: row images into {@code rows}, outputRows + 1 offsets. */
+    public static native void copyOutput(long handle, byte[] rows, int[] offsets);
+
+    /**
+     * Runs one Arrow batch given through the C Data Interface (addresses of ArrowArray and
+     * ArrowSchema structs; the input is consumed) and exports the result into the output structs.
+     */
+    public static native void processArrow(
+            long handle, long inArray, long inSchema, long outArray, long outSchema);
+
+    /** Native bytes held by one pipeline (its pool and output buffer). */
+    public static native long pipelineMemoryBytes(long handle);
+
+    public static native void closePipeline(long handle);
+}

@@ -1,0 +1,39 @@
+package io.streamfusion.runtime.metrics;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Process-wide counters of native work, next to the per-operator Flink metrics. Tests and the
+ * runners read them to prove that a query really ran natively.
+ */
+public final class NativeMetrics {
+    private static final AtomicLong RECORDS_IN = new AtomicLong();
+    private static final AtomicLong RECORDS_OUT = new AtomicLong();
+    private static final AtomicLong BATCHES = new AtomicLong();
+
+    private NativeMetrics() {}
+
+    public static void addBatch(long recordsIn, long recordsOut) {
+        RECORDS_IN.addAndGet(recordsIn);
+        RECORDS_OUT.addAndGet(recordsOut);
+        BATCHES.incrementAndGet();
+    }
+
+    public static long recordsIn() {
+        return RECORDS_IN.get();
+    }
+
+    public static long recordsOut() {
+        return RECORDS_OUT.get();
+    }
+
+    public static long batches() {
+        return BATCHES.get();
+    }
+
+    public static void reset() {
+        RECORDS_IN.set(0);
+        RECORDS_OUT.set(0);
+        BATCHES.set(0);
+    }
+}

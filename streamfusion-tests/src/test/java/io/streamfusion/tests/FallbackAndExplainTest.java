@@ -1,0 +1,106 @@
+package io.streamfusion.tests;
+
+import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.planner.SupportReport;
+
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Per-operator fallback, strict mode, EXPLAIN and COMPILE PLAN. */
+class FallbackAndExplainTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension();
+
+    /** UPPER has no native implementation yet: a stock fallback with a readable reason. */
+    private static final String UNSUPPORTED = "SELECT id, UPPER(s) FROM t WHERE i32 > 0";
+
+    private static StreamTableEnvironment nativeAllowingFallback() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv = StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
+        ParityHarness.registerTestTable(env, tEnv);
+        return tEnv;
+    }
+
+    @Test
+    void explainMarksTheNativeCalcAndCountsOperators() {
+        StreamTableEnvironment tEnv = new ParityHarness().nativeEnv();
+        String explain = tEnv.explainSql("SELECT id, i32 + 1 FROM t WHERE s <> 'a'");
+        assertThat(explain).contains("NativeCalc(");
+        assertThat(explain).contains("== StreamFusion ==");
+        assertThat(explain).contains("native    Calc(");
+        assertThat(explain).contains("1 of 1 operators native");
+    }
+
+    @Test
+    void explainStatementShowsTheSameSection() {
+        StreamTableEnvironment tEnv = nativeAllowingFallback();
+        Row row = tEnv.executeSql("EXPLAIN " + UNSUPPORTED).collect().next();
+        String explain = (String) row.getField(0);
+        assertThat(explain).contains("fallback  Calc(");
+        assertThat(explain).contains("reason: function UPPER is not supported natively");
+        assertThat(explain).contains("0 of 1 operators native");
+    }
+
+    @Test
+    void unsupportedExpressionFallsBackWithStockResults() {
+        ParityHarness.Result stock = ParityHarness.run(new ParityHarness().stock(), UNSUPPORTED);
+        StreamTableEnvironment tEnv = nativeAllowingFallback();
+        ParityHarness.Result fallback = ParityHarness.run(tEnv, UNSUPPORTED);
+        assertEquals(stock.rows, fallback.rows);
+        SupportReport report = StreamFusion.planner(tEnv).lastReport();
+        assertEquals(0, report.nativeCount());
+        assertThat(report.fallbackReasons().get(0)).contains("function UPPER is not supported natively");
+    }
+
+    @Test
+    void forbiddenFallbackFailsWithTheReason() {
+        StreamTableEnvironment tEnv = new ParityHarness().nativeEnv();
+        assertThatThrownBy(() -> ParityHarness.run(tEnv, UNSUPPORTED))
+                .hasStackTraceContaining("streamfusion.fallback=forbid")
+                .hasStackTraceContaining("function UPPER is not supported natively");
+    }
+
+    @Test
+    void unsupportedTypeIsRefusedWithItsName() {
+        StreamTableEnvironment tEnv = nativeAllowingFallback();
+        String explain = tEnv.explainSql("SELECT id, ARRAY[i32, 1] FROM t WHERE i32 > 0");
+        assertThat(explain).contains("fallback  Calc(");
+        assertThat(explain).contains("is not supported natively");
+    }
+
+    @Test
+    void disabledMeansStock() {
+        StreamTableEnvironment tEnv = nativeAllowingFallback();
+        tEnv.getConfig().set("streamfusion.enabled", "false");
+        String explain = tEnv.explainSql("SELECT id, i32 + 1 FROM t WHERE i32 > 0");
+        assertThat(explain).doesNotContain("NativeCalc(");
+        assertThat(explain).contains("0 of 0 operators native");
+    }
+
+    @Test
+    void compiledPlansStayStock() {
+        StreamTableEnvironment tEnv = new ParityHarness(1, false, Map.of()).nativeEnv();
+        tEnv.executeSql(
+                "CREATE TABLE snk (id INT, v BIGINT) WITH ('connector' = 'blackhole')");
+        tEnv.executeSql(
+                "CREATE TABLE src (id INT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10')");
+        String json =
+                tEnv.compilePlanSql("INSERT INTO snk SELECT id, v + 1 FROM src WHERE v > 0").asJsonString();
+        assertThat(json).contains("\"type\" : \"stream-exec-calc_1\"");
+        assertThat(json).doesNotContain("Native");
+    }
+}

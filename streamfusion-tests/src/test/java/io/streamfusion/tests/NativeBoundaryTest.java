@@ -1,0 +1,86 @@
+package io.streamfusion.tests;
+
+import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.metrics.NativeMetrics;
+
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The transposes, the operator shell and the JNI boundary around a native Calc. */
+class NativeBoundaryTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension();
+
+    private static final String QUERY =
+            "SELECT id, i32 * 2, s, d38 + d38, ts9, r FROM t WHERE i32 IS NULL OR i32 <> 5";
+
+    @Test
+    void objectReuseOnAndOffGiveStockResults() {
+        new ParityHarness(2, true, Map.of()).assertParity(QUERY);
+        new ParityHarness(2, false, Map.of()).assertParity(QUERY);
+    }
+
+    @Test
+    void batchesOfOneRowAndFullBatches() {
+        new ParityHarness(1, false, Map.of("streamfusion.batch.size", "1")).assertParity(QUERY);
+        new ParityHarness(1, false, Map.of("streamfusion.batch.size", "3")).assertParity(QUERY);
+    }
+
+    @Test
+    void largeInputThroughManyBatches() {
+        String sql =
+                "SELECT v * 3 + 1, v % 7, CAST(v AS STRING) FROM "
+                        + "(SELECT CAST(s AS BIGINT) AS v FROM src) WHERE v % 5 <> 0";
+        ParityHarness harness = new ParityHarness(2, false, Map.of("streamfusion.batch.size", "1000"));
+        StreamTableEnvironment stock = harness.stock();
+        StreamTableEnvironment nat = harness.nativeEnv();
+        for (StreamTableEnvironment tEnv : new StreamTableEnvironment[] {stock, nat}) {
+            tEnv.executeSql(
+                    "CREATE TEMPORARY TABLE src (s INT) WITH ('connector' = 'datagen', "
+                            + "'fields.s.kind' = 'sequence', 'fields.s.start' = '1', "
+                            + "'fields.s.end' = '100000')");
+        }
+        long before = NativeMetrics.recordsIn();
+        ParityHarness.Result expected = ParityHarness.run(stock, sql);
+        ParityHarness.Result actual = ParityHarness.run(nat, sql);
+        assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(100_000);
+        assertEquals(80_000, expected.rows.size());
+        assertEquals(expected.rows, actual.rows);
+    }
+
+    @Test
+    void nativeMemoryReturnsToZeroAfterTheJob() {
+        new ParityHarness().assertParity(QUERY);
+        assertEquals(0, NativeLib.globalMemoryBytes());
+    }
+
+    @Test
+    void divisionByZeroFailsLikeFlink() {
+        String sql = "SELECT id, 10 / i32 FROM t";
+        ParityHarness harness = new ParityHarness();
+        assertThatThrownBy(() -> ParityHarness.run(harness.stock(), sql))
+                .hasStackTraceContaining("/ by zero");
+        assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), sql))
+                .hasStackTraceContaining("/ by zero")
+                .hasStackTraceContaining("USER_ERROR");
+    }
+
+    @Test
+    void tinyMemoryBudgetGivesAClearError() {
+        ParityHarness harness = new ParityHarness(1, false, Map.of("streamfusion.memory.budget", "1kb"));
+        assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), QUERY))
+                .hasStackTraceContaining("OUT_OF_MEMORY")
+                .hasStackTraceContaining("streamfusion.memory.budget");
+        assertEquals(0, NativeLib.globalMemoryBytes());
+    }
+}
