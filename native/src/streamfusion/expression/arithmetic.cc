@@ -155,7 +155,9 @@ class DecimalArithmetic final : public Expression {
       if (d->type->id() == arrow::Type::NA) return arrow::MakeArrayOfNull(arrow_type, n, pool_);
     }
     SF_ASSIGN_OR_RAISE(auto validity, AndValidity(data, n, pool_));
-    if (!validity) SF_ASSIGN_OR_RAISE(validity, AllocateBitmap(n, true, pool_));
+    if (!validity) {
+      SF_ASSIGN_OR_RAISE(validity, AllocateBitmap(n, true, pool_));
+    }
     SF_ASSIGN_OR_RAISE(auto values, AllocateBytes(n * 16, pool_));
     uint8_t* valid = validity->mutable_data();
     uint8_t* out = values->mutable_data();
@@ -481,8 +483,12 @@ Result<ExprPtr> MakeComparison(const std::string& function, ExprPtr left, ExprPt
       }
       // Integral against DECIMAL compares exactly (DecimalDataUtils.compare(DecimalData, long)).
       LogicalType exact = MakeType(TypeKind::kDecimal, true, 19, 0);
-      if (!ld) SF_ASSIGN_OR_RAISE(left, MakeCast(std::move(left), exact, pool));
-      if (!rd) SF_ASSIGN_OR_RAISE(right, MakeCast(std::move(right), exact, pool));
+      if (!ld) {
+        SF_ASSIGN_OR_RAISE(left, MakeCast(std::move(left), exact, pool));
+      }
+      if (!rd) {
+        SF_ASSIGN_OR_RAISE(right, MakeCast(std::move(right), exact, pool));
+      }
       return make(Domain::kDecimal, TypeKind::kDecimal);
     }
     TypeKind common = JavaPromote(lt.kind, rt.kind);

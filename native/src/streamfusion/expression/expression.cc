@@ -301,8 +301,12 @@ class Search final : public Expression {
     uint8_t* m = matched->mutable_data();
     for (auto& [lower, upper] : ranges_) {
       ArrayPtr lo, hi;
-      if (lower) SF_ASSIGN_OR_RAISE(lo, lower->Evaluate(input, selection));
-      if (upper) SF_ASSIGN_OR_RAISE(hi, upper->Evaluate(input, selection));
+      if (lower) {
+        SF_ASSIGN_OR_RAISE(lo, lower->Evaluate(input, selection));
+      }
+      if (upper) {
+        SF_ASSIGN_OR_RAISE(hi, upper->Evaluate(input, selection));
+      }
       for (int64_t i = 0; i < n; ++i) {
         bool in = (!lo || (lo->IsValid(i) && BoolValue(*lo->data(), i))) &&
                   (!hi || (hi->IsValid(i) && BoolValue(*hi->data(), i)));
