@@ -428,6 +428,13 @@ class RowDecoder {
 // Rows are written column by column. The variable part of each row is laid out in field
 // order, as BinaryRowWriter does, by keeping one cursor per row and visiting fields in order.
 // The output starts zeroed, so padding and the slots of NULLs need no writes.
+//
+// NULLs of non-compact DECIMAL/TIMESTAMP differ by producer: the top-level row is written like
+// Flink's generated projections (CodeGenUtils.binaryWriterWriteNull: writeDecimal/
+// writeTimestamp(null) keep their reserved bytes), nested rows like RowDataSerializer.toBinaryRow
+// (setNullAt for every NULL: zeroed slot, nothing reserved), which is how a ROW value held as
+// GenericRowData enters a BinaryRowData (AbstractBinaryWriter.writeRow).
+enum class NullLayout { kReserveVariablePart, kSlotOnly };
 
 class RowEncoder {
  public:
@@ -435,7 +442,8 @@ class RowEncoder {
   // fixed part size).
   static Status AddVariableSizes(const std::vector<Field>& fields,
                                  const std::vector<const arrow::Array*>& columns,
-                                 std::vector<int64_t>* sizes) {
+                                 NullLayout null_layout, std::vector<int64_t>* sizes) {
+    const bool reserve_nulls = null_layout == NullLayout::kReserveVariablePart;
     for (size_t f = 0; f < fields.size(); ++f) {
       const LogicalType& t = fields[f].type;
       const arrow::Array& column = *columns[f];
@@ -444,13 +452,17 @@ class RowEncoder {
       switch (t.kind) {
         case TypeKind::kDecimal:
           if (!t.IsCompactDecimal()) {
-            for (int64_t r = 0; r < n; ++r) out[r] += kDecimalReservedBytes;
+            for (int64_t r = 0; r < n; ++r) {
+              if (reserve_nulls || !column.IsNull(r)) out[r] += kDecimalReservedBytes;
+            }
           }
           break;
         case TypeKind::kTimestamp:
         case TypeKind::kTimestampLtz:
           if (!t.IsCompactTimestamp()) {
-            for (int64_t r = 0; r < n; ++r) out[r] += kTimestampReservedBytes;
+            for (int64_t r = 0; r < n; ++r) {
+              if (reserve_nulls || !column.IsNull(r)) out[r] += kTimestampReservedBytes;
+            }
           }
           break;
         case TypeKind::kChar:
@@ -482,14 +494,15 @@ class RowEncoder {
   // each row's next free variable-part offset and is advanced.
   static Status WriteFields(const std::vector<Field>& fields,
                             const std::vector<const arrow::Array*>& columns,
-                            const std::vector<uint8_t*>& row_starts,
+                            const std::vector<uint8_t*>& row_starts, NullLayout null_layout,
                             std::vector<int64_t>* cursors) {
     const int32_t bitset_width = BitSetWidth(fields.size());
     for (size_t f = 0; f < fields.size(); ++f) {
       const int32_t index = static_cast<int32_t>(f);
       const int32_t slot_offset = bitset_width + 8 * index;
       SF_RETURN_NOT_OK(
-          WriteField(fields[f].type, *columns[f], index, slot_offset, row_starts, cursors));
+          WriteField(fields[f].type, *columns[f], index, slot_offset, row_starts, null_layout,
+                     cursors));
     }
     return Status::OK();
   }
@@ -523,12 +536,12 @@ class RowEncoder {
     std::vector<std::shared_ptr<arrow::Array>> keep;
     auto children = Children(column, &keep);
     sizes->assign(column.length(), FixedPartSize(t.fields.size()));
-    return AddVariableSizes(t.fields, children, sizes);
+    return AddVariableSizes(t.fields, children, NullLayout::kSlotOnly, sizes);
   }
 
   static Status WriteField(const LogicalType& t, const arrow::Array& column, int32_t index,
                            int32_t slot_offset, const std::vector<uint8_t*>& row_starts,
-                           std::vector<int64_t>* cursors) {
+                           NullLayout null_layout, std::vector<int64_t>* cursors) {
     const int64_t n = column.length();
     switch (t.kind) {
       case TypeKind::kBoolean: {
@@ -559,7 +572,7 @@ class RowEncoder {
       case TypeKind::kDouble:
         return WriteFixedWidth<double>(column, index, slot_offset, row_starts);
       case TypeKind::kDecimal:
-        return WriteDecimal(t, column, index, slot_offset, row_starts, cursors);
+        return WriteDecimal(t, column, index, slot_offset, row_starts, null_layout, cursors);
       case TypeKind::kChar:
       case TypeKind::kVarChar:
       case TypeKind::kBinary:
@@ -570,7 +583,7 @@ class RowEncoder {
         if (t.IsCompactTimestamp()) {
           return WriteFixedWidth<int64_t>(column, index, slot_offset, row_starts);
         }
-        return WriteTimestamp(column, index, slot_offset, row_starts, cursors);
+        return WriteTimestamp(column, index, slot_offset, row_starts, null_layout, cursors);
       case TypeKind::kRow: return WriteRow(t, column, index, slot_offset, row_starts, cursors);
       case TypeKind::kNull: break;
     }
@@ -596,7 +609,7 @@ class RowEncoder {
 
   static Status WriteDecimal(const LogicalType& t, const arrow::Array& column, int32_t index,
                              int32_t slot_offset, const std::vector<uint8_t*>& row_starts,
-                             std::vector<int64_t>* cursors) {
+                             NullLayout null_layout, std::vector<int64_t>* cursors) {
     const auto& values = static_cast<const arrow::Decimal128Array&>(column);
     const bool compact = t.IsCompactDecimal();
     const int64_t n = column.length();
@@ -625,6 +638,7 @@ class RowEncoder {
       int64_t& cursor = (*cursors)[r];
       if (is_null) {
         SetNullBit(row, index);
+        if (null_layout == NullLayout::kSlotOnly) continue;
         StoreSlot(row + slot_offset, MakeSlot(cursor, 0));
       } else {
         const int32_t length = DecimalToBigEndian(values.GetValue(r), row + cursor);
@@ -636,7 +650,7 @@ class RowEncoder {
   }
 
   static Status WriteTimestamp(const arrow::Array& column, int32_t index, int32_t slot_offset,
-                               const std::vector<uint8_t*>& row_starts,
+                               const std::vector<uint8_t*>& row_starts, NullLayout null_layout,
                                std::vector<int64_t>* cursors) {
     const auto& st = static_cast<const arrow::StructArray&>(column);
     auto millis_array = st.field(0);
@@ -651,6 +665,7 @@ class RowEncoder {
       int64_t& cursor = (*cursors)[r];
       if (st.IsNull(r)) {
         SetNullBit(row, index);
+        if (null_layout == NullLayout::kSlotOnly) continue;
         StoreSlot(row + slot_offset, MakeSlot(cursor, 0));
       } else {
         std::memcpy(row + cursor, &millis[r], sizeof(int64_t));
@@ -712,7 +727,8 @@ class RowEncoder {
     std::vector<std::shared_ptr<arrow::Array>> keep;
     auto children = Children(column, &keep);
     std::vector<int64_t> nested_cursors(n, FixedPartSize(t.fields.size()));
-    return WriteFields(t.fields, children, nested_starts, &nested_cursors);
+    return WriteFields(t.fields, children, nested_starts, NullLayout::kSlotOnly,
+                       &nested_cursors);
   }
 };
 
@@ -772,7 +788,8 @@ Status EncodeBinaryRows(const RowType& row_type, const arrow::RecordBatch& batch
   const int64_t n = batch.num_rows();
   const int32_t fixed = FixedPartSize(row_type.size());
   std::vector<int64_t> sizes(n, fixed);
-  SF_RETURN_NOT_OK(RowEncoder::AddVariableSizes(row_type, columns, &sizes));
+  SF_RETURN_NOT_OK(
+      RowEncoder::AddVariableSizes(row_type, columns, NullLayout::kReserveVariablePart, &sizes));
 
   out->offsets.resize(n + 1);
   int64_t total = 0;
@@ -793,7 +810,8 @@ Status EncodeBinaryRows(const RowType& row_type, const arrow::RecordBatch& batch
     row_starts[r][0] = static_cast<uint8_t>(kinds[r]);
   }
   std::vector<int64_t> cursors(n, fixed);
-  SF_RETURN_NOT_OK(RowEncoder::WriteFields(row_type, columns, row_starts, &cursors));
+  SF_RETURN_NOT_OK(RowEncoder::WriteFields(row_type, columns, row_starts,
+                                           NullLayout::kReserveVariablePart, &cursors));
   for (int64_t r = 0; r < n; ++r) SF_CHECK_EQ(cursors[r], sizes[r]);
   return Status::OK();
 }

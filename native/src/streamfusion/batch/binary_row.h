@@ -17,14 +17,16 @@
 //     bytes 0..6), else (offset << 32 | length) into the variable part;
 //   * non-compact DECIMAL: 16 bytes reserved in the variable part holding
 //     BigInteger.toByteArray() of the unscaled value, field = (offset << 32 | byte length); a
-//     NULL keeps its reserved 16 bytes with length 0;
+//     NULL keeps its reserved 16 bytes with length 0 (as generated projections write it);
 //   * non-compact TIMESTAMP: 8 bytes (epoch millis) in the variable part,
-//     field = (offset << 32 | nano_of_milli); a NULL keeps its 8 bytes;
-//   * ROW: the nested BinaryRowData image in the variable part, field = (offset << 32 | size);
+//     field = (offset << 32 | nano_of_milli); a NULL keeps its 8 bytes (likewise);
+//   * ROW: the nested BinaryRowData image in the variable part, field = (offset << 32 | size),
+//     written as RowDataSerializer.toBinaryRow writes it: RowKind INSERT, and every NULL only
+//     null bit + zeroed slot (no bytes reserved for non-compact DECIMAL/TIMESTAMP NULLs);
 //   * variable-length data is padded with zeros to a multiple of 8 bytes; NULL fields have their
 //     null bit set and their 8 bytes zeroed.
 // Encoding writes exactly what Flink's BinaryRowWriter writes, so equals/hashCode of our rows
-// agree with Flink's.
+// agree with Flink's. Decoding accepts both NULL layouts and never looks at a NULL's slot.
 
 #include <cstdint>
 #include <memory>

@@ -432,11 +432,10 @@ TEST(BinaryRowTest, NestedRows) {
   Image row1(3);
   row1.Slot(0, 3).Null(1).Inline(2, "x");
 
-  // Row 2: nested row with NULL fields, including a NULL inner row and NULL decimal.
+  // Row 2: nested row with NULL fields, including a NULL inner row and a NULL DECIMAL(20),
+  // which nested rows (RowDataSerializer.toBinaryRow: setNullAt) store without reserved bytes.
   Image mid2(4);
-  mid2.Null(0).Inline(1, "").Null(2);
-  const uint64_t dec2 = mid2.Var("", 16);
-  mid2.Null(3).Slot(3, dec2 << 32);
+  mid2.Null(0).Inline(1, "").Null(2).Null(3);
   Image row2(3);
   row2.Null(0);
   const uint64_t mid2_offset = row2.Var(mid2.view());
@@ -452,6 +451,24 @@ TEST(BinaryRowTest, NestedRows) {
        Json(T(TypeKind::kVarChar), R"(["after the row", "x", null])")},
       "[2, 0, 0]");
   ExpectBothWays(row_type, {row0.bytes(), row1.bytes(), row2.bytes()}, *expected);
+}
+
+TEST(BinaryRowTest, NullTimestampReservesOnlyAtTopLevel) {
+  LogicalType ts = T(TypeKind::kTimestamp, 9);
+  RowType row_type{{"t", ts}, {"r", Row({{"t", ts}})}};
+  Image nested(1);
+  nested.Null(0);
+  Image image(2);
+  const uint64_t t_offset = image.Var(std::string(8, '\0'));
+  image.Null(0).Slot(0, t_offset << 32);
+  const uint64_t r_offset = image.Var(nested.view());
+  image.Slot(1, (r_offset << 32) | 16);
+  EXPECT_EQ(Hex(image.bytes()),
+            "0001000000000000 0000000018000000 1000000020000000 0000000000000000 "
+            "0001000000000000 0000000000000000");
+  auto expected = Batch(row_type, {Json(ts, "[null]"), Json(row_type[1].type, R"([{"t": null}])")},
+                        "[0]");
+  ExpectBothWays(row_type, {image.bytes()}, *expected);
 }
 
 TEST(BinaryRowTest, EmptyRowTypeAndEmptyBatch) {
@@ -712,6 +729,18 @@ void ExpectUserError(const RowType& row_type, const std::vector<std::vector<uint
   EXPECT_TRUE(result.status().IsInvalid()) << result.status().ToString();
   EXPECT_NE(result.status().message().find(fragment), std::string::npos)
       << result.status().message() << " lacks " << fragment;
+}
+
+TEST(BinaryRowTest, RowsNeedNotStartAtZeroOrBeAligned) {
+  RowType row_type{{"s", T(TypeKind::kVarChar)}};
+  std::vector<uint8_t> data(3, 0xEE);  // bytes before the first row
+  auto row = Image(1).VarField(0, "unaligned row").bytes();
+  data.insert(data.end(), row.begin(), row.end());
+  const int32_t offsets[] = {3, static_cast<int32_t>(data.size())};
+  auto decoded =
+      DecodeBinaryRows(row_type, data.data(), offsets, 1, arrow::default_memory_pool());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_TRUE((*decoded)->column(0)->Equals(*Json(T(TypeKind::kVarChar), R"(["unaligned row"])")));
 }
 
 TEST(BinaryRowTest, MalformedImagesAreUserErrors) {

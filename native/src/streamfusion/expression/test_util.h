@@ -2,6 +2,7 @@
 
 // Tiny builders for expression tests: plan::Expr protos and Arrow batches from initializer lists.
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -207,7 +208,7 @@ inline std::string Show(const std::shared_ptr<arrow::Array>& array) {
       double d = static_cast<const arrow::DoubleScalar&>(*scalar).value;
       char buf[64];
       std::snprintf(buf, sizeof(buf), "%.17g", d);
-      out += buf;
+      out += std::isnan(d) ? "nan" : buf;
     } else {
       out += scalar->ToString();
     }

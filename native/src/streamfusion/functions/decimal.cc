@@ -21,7 +21,7 @@ int128_t FromWide(const Wide& v) {
   return static_cast<int128_t>((static_cast<unsigned __int128>(words[1]) << 64) | words[0]);
 }
 
-const Wide& WidePow10(int n) { return Wide::GetScaleMultiplier(n); }
+Wide WidePow10(int n) { return Wide(Wide::GetScaleMultiplier(n)); }
 
 bool WideFits(const Wide& v, int precision) {
   return Wide::Abs(v) < WidePow10(precision);
