@@ -61,7 +61,7 @@ void ThrowStatus(JNIEnv* env, const Status& status) {
   jint kind = kKindInternal;
   if (status.IsInvalid()) kind = kKindUser;
   if (status.IsOutOfMemory()) kind = kKindOutOfMemory;
-  ThrowNative(env, kind, status.ToString());
+  ThrowNative(env, kind, status.message());
 }
 
 // Runs `body` (returning Result<T>) and converts every failure into a Java exception; returns

@@ -14,7 +14,8 @@ public final class CalcBenchmark {
     static final String SOURCE =
             "CREATE TEMPORARY TABLE src (id BIGINT, v INT) WITH ('connector' = 'datagen', "
                     + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '{rows}', "
-                    + "'fields.v.kind' = 'sequence', 'fields.v.start' = '1', 'fields.v.end' = '{rows}')";
+                    + "'fields.v.kind' = 'sequence', 'fields.v.start' = '1', 'fields.v.end' = '{rows}', "
+                    + "'rows-per-second' = '1000000000')";
 
     static final SideBySide.Query FILTER_PROJECT =
             new SideBySide.Query(

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class FallbackAndExplainTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension();
+    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
 
     /** UPPER has no native implementation yet: a stock fallback with a readable reason. */
     private static final String UNSUPPORTED = "SELECT id, UPPER(s) FROM t WHERE i32 > 0";

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class NativeBoundaryTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension();
+    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final String QUERY =
             "SELECT id, i32 * 2, s, d38 + d38, ts9, r FROM t WHERE i32 IS NULL OR i32 <> 5";
@@ -48,7 +48,7 @@ class NativeBoundaryTest {
             tEnv.executeSql(
                     "CREATE TEMPORARY TABLE src (s INT) WITH ('connector' = 'datagen', "
                             + "'fields.s.kind' = 'sequence', 'fields.s.start' = '1', "
-                            + "'fields.s.end' = '100000')");
+                            + "'fields.s.end' = '100000', 'rows-per-second' = '100000000')");
         }
         long before = NativeMetrics.recordsIn();
         ParityHarness.Result expected = ParityHarness.run(stock, sql);
@@ -72,6 +72,17 @@ class NativeBoundaryTest {
                 .hasStackTraceContaining("/ by zero");
         assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), sql))
                 .hasStackTraceContaining("/ by zero")
+                .hasStackTraceContaining("USER_ERROR");
+    }
+
+    @Test
+    void decimalZeroByZeroFailsLikeFlink() {
+        String sql = "SELECT id, d10 / d10 FROM t";
+        ParityHarness harness = new ParityHarness();
+        assertThatThrownBy(() -> ParityHarness.run(harness.stock(), sql))
+                .hasStackTraceContaining("Division undefined");
+        assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), sql))
+                .hasStackTraceContaining("Division undefined")
                 .hasStackTraceContaining("USER_ERROR");
     }
 

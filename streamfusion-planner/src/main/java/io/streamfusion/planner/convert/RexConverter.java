@@ -101,6 +101,11 @@ public final class RexConverter {
     private static Call call(RexCall call) throws UnsupportedNativeException {
         SqlKind kind = call.getKind();
         String name = CALLS.get(kind);
+        if (name == null && "COALESCE".equals(call.getOperator().getName())) {
+            // Flink 2 plans COALESCE as its own built-in function (not SqlKind.COALESCE) with
+            // the same semantics: the first non-NULL operand, later ones evaluated lazily.
+            name = "COALESCE";
+        }
         if (name == null) {
             throw new UnsupportedNativeException(
                     "function " + call.getOperator().getName() + " is not supported natively");
@@ -204,7 +209,30 @@ public final class RexConverter {
                     .setIsNull(true)
                     .build();
         }
-        return value(literal.getValue(), type);
+        return value(literal.getValueAs(calciteValueClass(type)), type);
+    }
+
+    /** The class in which Calcite hands out a literal's value for {@link #value}. */
+    private static Class<?> calciteValueClass(LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return Boolean.class;
+            case CHAR:
+            case VARCHAR:
+                return String.class;
+            case BINARY:
+            case VARBINARY:
+                return org.apache.calcite.avatica.util.ByteString.class;
+            case DATE:
+                return DateString.class;
+            case TIME_WITHOUT_TIME_ZONE:
+                return TimeString.class;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return TimestampString.class;
+            default:
+                return BigDecimal.class;
+        }
     }
 
     /** A Calcite literal value (as stored in RexLiteral or a Sarg) as a plan Literal. */
