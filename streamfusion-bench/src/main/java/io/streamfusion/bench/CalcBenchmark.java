@@ -44,6 +44,7 @@ public final class CalcBenchmark {
                 "calc benchmark: %,d rows, parallelism %d, %d warmups, %d trials (alternating), "
                         + "job net runtime%n", rows, parallelism, warmups, trials);
         SideBySide runner = new SideBySide(parallelism, Map.of());
+
         SideBySide.Outcome outcome = runner.run(FILTER_PROJECT, rows, 20_000, warmups, trials);
         SideBySide.printTable(List.of(outcome));
     }

@@ -134,7 +134,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             String name = node.getDescription();
             try {
                 ExecNode<?> converted = tryConvert(node);
-                report.addNative(name);
+                report.addNative(name, ((StreamExecNativeCalc) converted).plan());
                 return converted;
             } catch (UnsupportedNativeException e) {
                 report.addFallback(name, e.getMessage());

@@ -14,22 +14,25 @@ public final class SupportReport {
         public final String operator;
         public final boolean isNative;
         public final String reason;
+        /** The serialized native plan of a native operator (for tools and profiling). */
+        public final byte[] plan;
 
-        Decision(String operator, boolean isNative, String reason) {
+        Decision(String operator, boolean isNative, String reason, byte[] plan) {
             this.operator = operator;
             this.isNative = isNative;
             this.reason = reason;
+            this.plan = plan;
         }
     }
 
     private final List<Decision> decisions = new ArrayList<>();
 
-    void addNative(String operator) {
-        decisions.add(new Decision(operator, true, null));
+    void addNative(String operator, byte[] plan) {
+        decisions.add(new Decision(operator, true, null, plan));
     }
 
     void addFallback(String operator, String reason) {
-        decisions.add(new Decision(operator, false, reason));
+        decisions.add(new Decision(operator, false, reason, null));
     }
 
     public List<Decision> decisions() {

@@ -1,10 +1,12 @@
 package io.streamfusion.tests;
 
+import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -56,6 +58,28 @@ class NativeBoundaryTest {
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(100_000);
         assertEquals(80_000, expected.rows.size());
         assertEquals(expected.rows, actual.rows);
+    }
+
+    /**
+     * A Calc fed by a retracting aggregate: -U/+U rows pass through the native Calc with their
+     * RowKind. The aggregate stays on Flink (fallback allowed); the Calc must be native.
+     */
+    @Test
+    void retractionsKeepTheirRowKind() {
+        String sql =
+                "SELECT k, cnt * 10, total > 0 FROM "
+                        + "(SELECT i32 % 3 AS k, COUNT(*) AS cnt, SUM(i64) AS total FROM t GROUP BY i32 % 3) "
+                        + "WHERE cnt > 0";
+        ParityHarness harness = new ParityHarness(1, false, Map.of("streamfusion.fallback", "allow"));
+        ParityHarness.Result stock = ParityHarness.run(harness.stock(), sql);
+        StreamTableEnvironment nat = harness.nativeEnv();
+        long before = NativeMetrics.recordsIn();
+        ParityHarness.Result actual = ParityHarness.run(nat, sql);
+        assertThat(NativeMetrics.recordsIn()).isGreaterThan(before);
+        assertThat(StreamFusion.planner(nat).lastReport().decisions())
+                .anyMatch(d -> d.isNative && d.operator.startsWith("Calc("));
+        assertThat(stock.rows).anyMatch(r -> r.getKind() == RowKind.UPDATE_BEFORE);
+        assertEquals(stock.rows, actual.rows);
     }
 
     @Test

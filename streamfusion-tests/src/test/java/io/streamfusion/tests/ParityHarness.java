@@ -67,6 +67,7 @@ public final class ParityHarness {
         StreamExecutionEnvironment env = environment();
         StreamTableEnvironment tEnv = StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
         tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
+        // Options given to the harness win, including a deliberate "allow".
         nativeOptions.forEach((k, v) -> tEnv.getConfig().set(k, v));
         registerTestTable(env, tEnv);
         return tEnv;

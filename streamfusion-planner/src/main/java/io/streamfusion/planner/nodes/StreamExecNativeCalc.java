@@ -41,6 +41,11 @@ public class StreamExecNativeCalc extends ExecNodeBase<RowData>
         setInputEdges(original.getInputEdges());
     }
 
+    /** The serialized plan this node runs. */
+    public byte[] plan() {
+        return plan;
+    }
+
     @Override
     @SuppressWarnings("unchecked")
     protected Transformation<RowData> translateToPlanInternal(
