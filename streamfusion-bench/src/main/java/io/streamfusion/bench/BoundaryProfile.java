@@ -9,7 +9,6 @@ import io.streamfusion.runtime.transpose.RowImageEmitter;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.RowType;
@@ -32,7 +31,7 @@ public final class BoundaryProfile {
         Plan plan = Plan.parseFrom(StreamFusion.planner(tEnv).lastReport().decisions().get(0).plan);
         int batchSize = 4096;
         RowType inputType = RowType.of(new BigIntType(), new IntType());
-        RowImageBatch batch = new RowImageBatch(new RowDataSerializer(inputType), batchSize);
+        RowImageBatch batch = new RowImageBatch(inputType, batchSize);
         RowImageEmitter emitter = new RowImageEmitter(plan.getOutputType().getFieldsCount());
         long[] sink = new long[1];
         for (int round = 0; round < 3; round++) {

@@ -32,6 +32,15 @@ class NativeBoundaryTest {
         new ParityHarness(2, false, Map.of()).assertParity(QUERY);
     }
 
+    /** Rows that reach the island as GenericRowData of compact types take the direct writer. */
+    @Test
+    void compactTypedRowsWrittenDirectly() {
+        String sql =
+                "SELECT id, i8, i16, i32, i64, f32, f64, d10, s, b, bin, dt, tm, ts, ltz, "
+                        + "s = '12345678', bin IS NULL FROM tc WHERE id <> 4";
+        new ParityHarness(2, false, Map.of()).assertParity(sql);
+    }
+
     @Test
     void batchesOfOneRowAndFullBatches() {
         new ParityHarness(1, false, Map.of("streamfusion.batch.size", "1")).assertParity(QUERY);

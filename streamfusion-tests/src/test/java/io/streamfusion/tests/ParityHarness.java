@@ -84,6 +84,9 @@ public final class ParityHarness {
     static void registerTestTable(StreamExecutionEnvironment env, StreamTableEnvironment tEnv) {
         tEnv.createTemporaryView(
                 "t", tEnv.fromDataStream(env.fromData(TestData.rows(), TestData.typeInfo())));
+        tEnv.createTemporaryView(
+                "tc",
+                tEnv.fromDataStream(env.fromData(TestData.compactRows(), TestData.compactTypeInfo())));
     }
 
     /** The result of one query: its schema and all rows (RowKind included). */

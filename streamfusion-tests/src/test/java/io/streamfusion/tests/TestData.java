@@ -47,6 +47,51 @@ public final class TestData {
                                     DataTypes.FIELD("x", DataTypes.INT()),
                                     DataTypes.FIELD("y", DataTypes.STRING()))));
 
+    /** Fields of {@link #ROW_TYPE} whose types the direct row-image writer handles. */
+    static final int[] COMPACT_FIELDS = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 16};
+
+    /** The compact-typed columns only (no DECIMAL > 18, TIMESTAMP > 3 or ROW). */
+    public static final DataType COMPACT_ROW_TYPE = project(ROW_TYPE);
+
+    private static DataType project(DataType row) {
+        List<DataTypes.Field> fields = new ArrayList<>();
+        List<String> names = org.apache.flink.table.types.DataType.getFieldNames(row);
+        List<DataType> types = org.apache.flink.table.types.DataType.getFieldDataTypes(row);
+        for (int i : COMPACT_FIELDS) {
+            fields.add(DataTypes.FIELD(names.get(i), types.get(i)));
+        }
+        return DataTypes.ROW(fields.toArray(new DataTypes.Field[0]));
+    }
+
+    @SuppressWarnings("unchecked")
+    public static TypeInformation<Row> compactTypeInfo() {
+        return (TypeInformation<Row>) (TypeInformation<?>) ExternalTypeInfo.of(COMPACT_ROW_TYPE);
+    }
+
+    public static List<Row> compactRows() {
+        List<Row> result = new ArrayList<>();
+        for (Row row : rows()) {
+            Object[] values = new Object[COMPACT_FIELDS.length];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = row.getField(COMPACT_FIELDS[i]);
+            }
+            result.add(Row.of(values));
+        }
+        // Strings and binaries around the 7-byte inline limit of BinaryRowData.
+        result.add(compactRow(100, "1234567", new byte[] {1, 2, 3, 4, 5, 6, 7}));
+        result.add(compactRow(101, "12345678", new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
+        result.add(compactRow(102, "ü1234", new byte[0]));
+        return result;
+    }
+
+    private static Row compactRow(int id, String s, byte[] bin) {
+        Object[] values = new Object[COMPACT_FIELDS.length];
+        values[0] = id;
+        values[8] = s;
+        values[10] = bin;
+        return Row.of(values);
+    }
+
     @SuppressWarnings("unchecked")
     public static TypeInformation<Row> typeInfo() {
         return (TypeInformation<Row>) (TypeInformation<?>) ExternalTypeInfo.of(ROW_TYPE);

@@ -13,7 +13,6 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.operators.TableStreamOperator;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -64,7 +63,7 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
     public void open() throws Exception {
         super.open();
         pipeline = new NativePipeline(plan, memoryBudgetBytes);
-        batch = new RowImageBatch(new RowDataSerializer(inputType), batchSize);
+        batch = new RowImageBatch(inputType, batchSize);
         emitter = new RowImageEmitter(outputArity);
         outRecord = new StreamRecord<>(null);
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");

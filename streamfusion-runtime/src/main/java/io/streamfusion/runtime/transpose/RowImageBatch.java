@@ -1,9 +1,14 @@
 package io.streamfusion.runtime.transpose;
 
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+
+import javax.annotation.Nullable;
 
 import java.util.Arrays;
 
@@ -11,37 +16,58 @@ import java.util.Arrays;
  * The JVM side of the entry transpose: collects rows as their BinaryRowData images, back to
  * back in one byte array, for the native engine to decode into Arrow columns. A BinaryRowData
  * (what Flink's network stack and most operators hand over) costs one memory copy; other
- * RowData are first written in binary form by Flink's own serializer. The RowKind travels in
- * each image's header byte.
+ * RowData are written straight into the buffer by a {@link RowImageWriter} when the row type
+ * allows, else first in binary form by Flink's own serializer. The RowKind travels in each
+ * image's header byte.
  */
 public final class RowImageBatch {
     private final RowDataSerializer serializer;
+    @Nullable private final RowImageWriter writer;
     private byte[] bytes;
+    private MemorySegment segment;
     private int[] offsets;
     private int numRows;
     private int numBytes;
 
-    public RowImageBatch(RowDataSerializer serializer, int expectedRows) {
-        this.serializer = serializer;
+    public RowImageBatch(RowType rowType, int expectedRows) {
+        this.serializer = new RowDataSerializer(rowType);
+        this.writer = RowImageWriter.forType(rowType);
         this.bytes = new byte[Math.max(1024, expectedRows * 64)];
+        this.segment = MemorySegmentFactory.wrap(bytes);
         this.offsets = new int[expectedRows + 1];
     }
 
     public void add(RowData row) {
-        BinaryRowData binary =
-                row instanceof BinaryRowData ? (BinaryRowData) row : serializer.toBinaryRow(row);
-        int size = binary.getSizeInBytes();
-        if (numBytes + size > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, numBytes + size));
-        }
         if (numRows + 2 > offsets.length) {
             offsets = Arrays.copyOf(offsets, offsets.length * 2);
         }
-        BinarySegmentUtils.copyToBytes(
-                binary.getSegments(), binary.getOffset(), bytes, numBytes, size);
-        numBytes += size;
+        if (row instanceof BinaryRowData) {
+            BinaryRowData binary = (BinaryRowData) row;
+            int size = binary.getSizeInBytes();
+            ensureCapacity(size);
+            BinarySegmentUtils.copyToBytes(
+                    binary.getSegments(), binary.getOffset(), bytes, numBytes, size);
+            numBytes += size;
+        } else if (writer != null) {
+            ensureCapacity(writer.maxSize(row));
+            numBytes += writer.write(row, segment, bytes, numBytes);
+        } else {
+            BinaryRowData binary = serializer.toBinaryRow(row);
+            int size = binary.getSizeInBytes();
+            ensureCapacity(size);
+            BinarySegmentUtils.copyToBytes(
+                    binary.getSegments(), binary.getOffset(), bytes, numBytes, size);
+            numBytes += size;
+        }
         numRows++;
         offsets[numRows] = numBytes;
+    }
+
+    private void ensureCapacity(int size) {
+        if (numBytes + size > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, numBytes + size));
+            segment = MemorySegmentFactory.wrap(bytes);
+        }
     }
 
     public int numRows() {
