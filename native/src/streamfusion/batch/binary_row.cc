@@ -76,20 +76,41 @@ void DecimalFromBigEndian(const uint8_t* bytes, int32_t length, uint8_t* out_le1
   std::memcpy(out_le16, &v, 16);
 }
 
-// Returns the length of BigInteger.toByteArray() (minimal, at least 1) and writes it to out.
+// Returns the length of BigInteger.toByteArray() (minimal, at least 1) and writes it to out:
+// bitLength() / 8 + 1 bytes, bitLength() excluding the sign bit.
 int32_t DecimalToBigEndian(const uint8_t* le16, uint8_t* out) {
+  unsigned __int128 v;
+  std::memcpy(&v, le16, 16);
+  const unsigned __int128 magnitude_bits = (static_cast<__int128>(v) < 0) ? ~v : v;
+  const auto high = static_cast<uint64_t>(magnitude_bits >> 64);
+  const auto low = static_cast<uint64_t>(magnitude_bits);
+  const int bit_length = high != 0 ? 128 - __builtin_clzll(high)
+                                   : (low != 0 ? 64 - __builtin_clzll(low) : 0);
+  const int32_t length = bit_length / 8 + 1;
   uint8_t be[16];
-  for (int i = 0; i < 16; ++i) be[i] = le16[15 - i];
-  int32_t start = 0;
-  // Drop leading bytes that only repeat the sign of the next one.
-  while (start < 15 && ((be[start] == 0x00 && !(be[start + 1] & 0x80)) ||
-                        (be[start] == 0xFF && (be[start + 1] & 0x80)))) {
-    ++start;
-  }
-  const int32_t length = 16 - start;
-  std::memcpy(out, be + start, length);
+  const uint64_t be_high = __builtin_bswap64(static_cast<uint64_t>(v >> 64));
+  const uint64_t be_low = __builtin_bswap64(static_cast<uint64_t>(v));
+  std::memcpy(be, &be_high, 8);
+  std::memcpy(be + 8, &be_low, 8);
+  std::memcpy(out, be + 16 - length, static_cast<size_t>(length));
   return length;
 }
+
+// Validity of an Arrow array hoisted out of row loops.
+struct ValidityView {
+  const uint8_t* bits = nullptr;  // null: no NULLs
+  int64_t offset = 0;
+
+  explicit ValidityView(const arrow::Array& array) {
+    if (array.null_count() != 0) {
+      bits = array.null_bitmap_data();
+      offset = array.offset();
+    }
+  }
+  bool IsNull(int64_t i) const {
+    return bits != nullptr && !arrow::bit_util::GetBit(bits, offset + i);
+  }
+};
 
 // ------------------------------------------------------------------------------------------
 // Decoding
@@ -452,8 +473,9 @@ class RowEncoder {
       switch (t.kind) {
         case TypeKind::kDecimal:
           if (!t.IsCompactDecimal()) {
+            const ValidityView validity(column);
             for (int64_t r = 0; r < n; ++r) {
-              if (reserve_nulls || !column.IsNull(r)) out[r] += kDecimalReservedBytes;
+              if (reserve_nulls || !validity.IsNull(r)) out[r] += kDecimalReservedBytes;
             }
           }
           break;
@@ -470,9 +492,11 @@ class RowEncoder {
         case TypeKind::kBinary:
         case TypeKind::kVarBinary: {
           const auto& bytes = static_cast<const arrow::BinaryArray&>(column);
+          const int32_t* offsets = bytes.raw_value_offsets();
+          const ValidityView validity(column);
           for (int64_t r = 0; r < n; ++r) {
-            const int64_t length = bytes.value_length(r);
-            if (length > kMaxInlineBytes && !bytes.IsNull(r)) out[r] += RoundToWord(length);
+            const int64_t length = offsets[r + 1] - offsets[r];
+            if (length > kMaxInlineBytes && !validity.IsNull(r)) out[r] += RoundToWord(length);
           }
           break;
         }
@@ -545,14 +569,16 @@ class RowEncoder {
     const int64_t n = column.length();
     switch (t.kind) {
       case TypeKind::kBoolean: {
-        const auto& values = static_cast<const arrow::BooleanArray&>(column);
+        const ValidityView validity(column);
+        const uint8_t* bits = column.data()->buffers[1]->data();
+        const int64_t offset = column.offset();
         for (int64_t r = 0; r < n; ++r) {
           uint8_t* row = row_starts[r];
           if (row == nullptr) continue;
-          if (values.IsNull(r)) {
+          if (validity.IsNull(r)) {
             SetNullBit(row, index);
           } else {
-            row[slot_offset] = values.Value(r) ? 1 : 0;
+            row[slot_offset] = arrow::bit_util::GetBit(bits, offset + r) ? 1 : 0;
           }
         }
         return Status::OK();
@@ -595,10 +621,18 @@ class RowEncoder {
                                 const std::vector<uint8_t*>& row_starts) {
     const auto* values = column.data()->GetValues<CType>(1);
     const int64_t n = column.length();
+    const ValidityView validity(column);
+    uint8_t* const* starts = row_starts.data();
+    if (validity.bits == nullptr) {
+      for (int64_t r = 0; r < n; ++r) {
+        if (starts[r] != nullptr) std::memcpy(starts[r] + slot_offset, &values[r], sizeof(CType));
+      }
+      return Status::OK();
+    }
     for (int64_t r = 0; r < n; ++r) {
-      uint8_t* row = row_starts[r];
+      uint8_t* row = starts[r];
       if (row == nullptr) continue;
-      if (column.IsNull(r)) {
+      if (validity.IsNull(r)) {
         SetNullBit(row, index);
       } else {
         std::memcpy(row + slot_offset, &values[r], sizeof(CType));
@@ -613,10 +647,11 @@ class RowEncoder {
     const auto& values = static_cast<const arrow::Decimal128Array&>(column);
     const bool compact = t.IsCompactDecimal();
     const int64_t n = column.length();
+    const ValidityView validity(column);
     for (int64_t r = 0; r < n; ++r) {
       uint8_t* row = row_starts[r];
       if (row == nullptr) continue;
-      const bool is_null = values.IsNull(r);
+      const bool is_null = validity.IsNull(r);
       if (compact) {
         if (is_null) {
           SetNullBit(row, index);
@@ -681,23 +716,26 @@ class RowEncoder {
                            std::vector<int64_t>* cursors) {
     const auto& values = static_cast<const arrow::BinaryArray&>(column);
     const int64_t n = column.length();
+    const ValidityView validity(column);
+    const int32_t* offsets = values.raw_value_offsets();
+    const uint8_t* data = values.raw_data();
     for (int64_t r = 0; r < n; ++r) {
       uint8_t* row = row_starts[r];
       if (row == nullptr) continue;
-      if (values.IsNull(r)) {
+      if (validity.IsNull(r)) {
         SetNullBit(row, index);
         continue;
       }
-      const std::string_view value = values.GetView(r);
-      const auto length = static_cast<int64_t>(value.size());
+      const uint8_t* value = data + offsets[r];
+      const int64_t length = offsets[r + 1] - offsets[r];
       if (length <= kMaxInlineBytes) {
         // writeBytesToFixLenPart: bytes 0..len-1, then byte 7 = 0x80 | len (also for "").
-        if (length > 0) std::memcpy(row + slot_offset, value.data(), length);
+        if (length > 0) std::memcpy(row + slot_offset, value, length);
         row[slot_offset + 7] = static_cast<uint8_t>(0x80 | length);
         continue;
       }
       int64_t& cursor = (*cursors)[r];
-      std::memcpy(row + cursor, value.data(), length);
+      std::memcpy(row + cursor, value, length);
       StoreSlot(row + slot_offset, MakeSlot(cursor, static_cast<uint32_t>(length)));
       cursor += RoundToWord(length);
     }

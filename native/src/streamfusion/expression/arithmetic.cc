@@ -175,8 +175,25 @@ class DecimalArithmetic final : public Expression {
     }
     const uint8_t* b = data[1]->buffers[1]->data() + data[1]->offset * 16;
     const int bs = operands_[1]->type().scale;
+    // TIMES without rounding: when both unscaled values fit 64 bits the product is exact in 128.
+    const bool exact_times = op_ == ArithOp::kTimes && as + bs == s;
+    const int128_t limit = functions::Pow10(p);
     for (int64_t i = 0; i < n; ++i) {
       int128_t r = 0;
+      if (exact_times) {
+        int64_t x[2], y[2];
+        std::memcpy(x, a + i * 16, 16);
+        std::memcpy(y, b + i * 16, 16);
+        if (x[1] == (x[0] >> 63) && y[1] == (y[0] >> 63)) {
+          r = static_cast<int128_t>(x[0]) * y[0];
+          if (!arrow::bit_util::GetBit(valid, i) || r >= limit || r <= -limit) {
+            arrow::bit_util::ClearBit(valid, i);
+            r = 0;
+          }
+          std::memcpy(out + i * 16, &r, 16);
+          continue;
+        }
+      }
       if (arrow::bit_util::GetBit(valid, i)) {
         int128_t x = LoadDecimal(a, i);
         int128_t y = LoadDecimal(b, i);
@@ -250,6 +267,48 @@ inline bool ApplyCmp(CmpOp op, T a, T b) {
 
 inline bool CmpResult(CmpOp op, int c) { return ApplyCmp(op, c, 0); }
 
+template <CmpOp kOp, typename T>
+inline bool ApplyCmp(T a, T b) {
+  if constexpr (kOp == CmpOp::kEq) return a == b;
+  if constexpr (kOp == CmpOp::kNe) return a != b;
+  if constexpr (kOp == CmpOp::kLt) return a < b;
+  if constexpr (kOp == CmpOp::kLe) return a <= b;
+  if constexpr (kOp == CmpOp::kGt) return a > b;
+  if constexpr (kOp == CmpOp::kGe) return a >= b;
+}
+
+// Compares x[i] with y[i] for every row, writing the result bits a byte at a time.
+template <CmpOp kOp, typename T>
+void CompareValues(const T* x, const T* y, int64_t n, uint8_t* out) {
+  const int64_t full = n / 8;
+  for (int64_t b = 0; b < full; ++b) {
+    uint8_t byte = 0;
+    for (int k = 0; k < 8; ++k) {
+      byte |= static_cast<uint8_t>(ApplyCmp<kOp>(x[b * 8 + k], y[b * 8 + k])) << k;
+    }
+    out[b] = byte;
+  }
+  if (full * 8 < n) {
+    uint8_t byte = 0;
+    for (int64_t i = full * 8; i < n; ++i) {
+      byte |= static_cast<uint8_t>(ApplyCmp<kOp>(x[i], y[i])) << (i - full * 8);
+    }
+    out[full] = byte;
+  }
+}
+
+template <typename T>
+void CompareValues(CmpOp op, const T* x, const T* y, int64_t n, uint8_t* out) {
+  switch (op) {
+    case CmpOp::kEq: return CompareValues<CmpOp::kEq>(x, y, n, out);
+    case CmpOp::kNe: return CompareValues<CmpOp::kNe>(x, y, n, out);
+    case CmpOp::kLt: return CompareValues<CmpOp::kLt>(x, y, n, out);
+    case CmpOp::kLe: return CompareValues<CmpOp::kLe>(x, y, n, out);
+    case CmpOp::kGt: return CompareValues<CmpOp::kGt>(x, y, n, out);
+    case CmpOp::kGe: return CompareValues<CmpOp::kGe>(x, y, n, out);
+  }
+}
+
 // How both operands are compared once cast to a common representation.
 enum class Domain {
   kPrimitive,     // same primitive C type, Java's primitive operators (NaN != NaN, -0.0 == 0.0)
@@ -311,10 +370,10 @@ class Comparison final : public Expression {
     switch (domain_) {
       case Domain::kPrimitive:
         switch (primitive_) {
-          case TypeKind::kInt: Loop<int32_t>(a, b, n, set); break;  // DATE, TIME
-          case TypeKind::kBigInt: Loop<int64_t>(a, b, n, set); break;
-          case TypeKind::kFloat: Loop<float>(a, b, n, set); break;
-          case TypeKind::kDouble: Loop<double>(a, b, n, set); break;
+          case TypeKind::kInt: Loop<int32_t>(a, b, n, out); break;  // DATE, TIME
+          case TypeKind::kBigInt: Loop<int64_t>(a, b, n, out); break;
+          case TypeKind::kFloat: Loop<float>(a, b, n, out); break;
+          case TypeKind::kDouble: Loop<double>(a, b, n, out); break;
           default: return InternalError("Unexpected comparison primitive");
         }
         break;
@@ -367,11 +426,9 @@ class Comparison final : public Expression {
   }
 
  private:
-  template <typename T, typename Set>
-  void Loop(const arrow::ArrayData& a, const arrow::ArrayData& b, int64_t n, Set&& set) {
-    const T* x = a.GetValues<T>(1);
-    const T* y = b.GetValues<T>(1);
-    for (int64_t i = 0; i < n; ++i) set(i, ApplyCmp(op_, x[i], y[i]));
+  template <typename T>
+  void Loop(const arrow::ArrayData& a, const arrow::ArrayData& b, int64_t n, uint8_t* out) {
+    CompareValues(op_, a.GetValues<T>(1), b.GetValues<T>(1), n, out);
   }
 
   CmpOp op_;

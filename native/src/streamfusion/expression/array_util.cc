@@ -60,6 +60,39 @@ Result<BufferPtr> NarrowSelection(const Selection& selection, const uint8_t* bit
   return arrow::internal::BitmapAnd(pool, selection.bits, 0, bits, 0, length, 0);
 }
 
+Result<const uint8_t*> BitsAtZero(const uint8_t* bits, int64_t offset, int64_t length,
+                                  arrow::MemoryPool* pool, BufferPtr* keep) {
+  if (bits == nullptr) return bits;
+  if (offset % 8 == 0) return bits + offset / 8;
+  SF_ASSIGN_OR_RAISE(*keep, arrow::internal::CopyBitmap(pool, bits, offset, length));
+  return (*keep)->data();
+}
+
+Result<const uint8_t*> ValidityAtZero(const arrow::ArrayData& data, int64_t length,
+                                      arrow::MemoryPool* pool, BufferPtr* keep) {
+  if (data.type->id() == arrow::Type::NA) {
+    SF_ASSIGN_OR_RAISE(*keep, AllocateBitmap(length, false, pool));
+    return (*keep)->data();
+  }
+  const uint8_t* bits = ValidityBits(data);
+  if (bits == nullptr || data.null_count == 0) return static_cast<const uint8_t*>(nullptr);
+  return BitsAtZero(bits, data.offset, length, pool, keep);
+}
+
+Result<BooleanBits> ReadBooleanBits(const arrow::ArrayData& data, int64_t length,
+                                    arrow::MemoryPool* pool) {
+  BooleanBits out;
+  SF_ASSIGN_OR_RAISE(out.valid, ValidityAtZero(data, length, pool, &out.keep_valid));
+  if (data.type->id() == arrow::Type::BOOL) {
+    SF_ASSIGN_OR_RAISE(out.values, BitsAtZero(data.buffers[1]->data(), data.offset, length, pool,
+                                              &out.keep_values));
+  } else {
+    SF_ASSIGN_OR_RAISE(out.keep_values, AllocateBitmap(length, false, pool));
+    out.values = out.keep_values->data();
+  }
+  return out;
+}
+
 ArrayPtr MakeFixedArray(const std::shared_ptr<arrow::DataType>& type, int64_t length,
                         BufferPtr validity, BufferPtr values) {
   int64_t null_count = validity ? arrow::kUnknownNullCount : 0;
@@ -71,29 +104,77 @@ ArrayPtr MakeFixedArray(const std::shared_ptr<arrow::DataType>& type, int64_t le
 
 namespace streamfusion::expression {
 
+namespace {
+
+// Per-source facts of a Gather, hoisted out of the row loops.
+struct GatherSource {
+  const uint8_t* valid = nullptr;  // null: no NULLs
+  int64_t offset = 0;
+  const uint8_t* values = nullptr;  // buffer 1 (not offset)
+  const uint8_t* data = nullptr;    // buffer 2 of strings/binaries
+};
+
+template <typename T>
+void GatherFixed(const std::vector<GatherSource>& sources, const int32_t* source_of_row,
+                 const int64_t* rows, int64_t length, T* out) {
+  if (source_of_row == nullptr) {
+    const T* in = reinterpret_cast<const T*>(sources[0].values) + sources[0].offset;
+    for (int64_t i = 0; i < length; ++i) out[i] = in[rows[i]];
+    return;
+  }
+  for (int64_t i = 0; i < length; ++i) {
+    const int32_t s = source_of_row[i];
+    if (s < 0) {
+      out[i] = T{};
+      continue;
+    }
+    const GatherSource& src = sources[s];
+    std::memcpy(&out[i], src.values + (src.offset + rows[i]) * sizeof(T), sizeof(T));
+  }
+}
+
+}  // namespace
+
 Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
                         const std::vector<const arrow::Array*>& sources,
                         const int32_t* source_of_row, const int64_t* rows, int64_t length,
                         arrow::MemoryPool* pool) {
+  if (type->id() == arrow::Type::NA) return arrow::MakeArrayOfNull(type, length, pool);
+  std::vector<GatherSource> views(sources.size());
+  bool sources_have_nulls = false;
+  for (size_t k = 0; k < sources.size(); ++k) {
+    const arrow::ArrayData& d = *sources[k]->data();
+    GatherSource& v = views[k];
+    v.offset = d.offset;
+    if (d.null_count != 0 && ValidityBits(d) != nullptr) {
+      v.valid = ValidityBits(d);
+      sources_have_nulls = true;
+    }
+    if (d.buffers.size() > 1 && d.buffers[1]) v.values = d.buffers[1]->data();
+    if (d.buffers.size() > 2 && d.buffers[2]) v.data = d.buffers[2]->data();
+  }
+
+  // Validity.
+  BufferPtr out_validity;
+  if (source_of_row != nullptr || sources_have_nulls) {
+    const int64_t bytes = arrow::bit_util::BytesForBits(length);
+    SF_ASSIGN_OR_RAISE(auto validity, AllocateBytes(bytes, pool));
+    uint8_t* bits = validity->mutable_data();
+    if (bytes > 0) bits[bytes - 1] = 0;
+    bool any_null = false;
+    for (int64_t i = 0; i < length; ++i) {
+      const int32_t s = source_of_row == nullptr ? 0 : source_of_row[i];
+      const bool valid = s >= 0 && (views[s].valid == nullptr ||
+                                    arrow::bit_util::GetBit(views[s].valid,
+                                                            views[s].offset + rows[i]));
+      arrow::bit_util::SetBitTo(bits, i, valid);
+      any_null |= !valid;
+    }
+    if (any_null) out_validity = validity;
+  }
   auto source_index = [&](int64_t i) -> int32_t {
     return source_of_row == nullptr ? 0 : source_of_row[i];
   };
-  if (type->id() == arrow::Type::NA) return arrow::MakeArrayOfNull(type, length, pool);
-
-  // Validity.
-  SF_ASSIGN_OR_RAISE(auto validity, AllocateBitmap(length, true, pool));
-  bool any_null = false;
-  {
-    uint8_t* bits = validity->mutable_data();
-    for (int64_t i = 0; i < length; ++i) {
-      int32_t s = source_index(i);
-      if (s < 0 || !sources[s]->IsValid(rows[i])) {
-        arrow::bit_util::ClearBit(bits, i);
-        any_null = true;
-      }
-    }
-  }
-  BufferPtr out_validity = any_null ? validity : nullptr;
 
   switch (type->id()) {
     case arrow::Type::BOOL: {
@@ -102,8 +183,7 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
       for (int64_t i = 0; i < length; ++i) {
         int32_t s = source_index(i);
         if (s < 0) continue;
-        const arrow::ArrayData& d = *sources[s]->data();
-        if (arrow::bit_util::GetBit(d.buffers[1]->data(), d.offset + rows[i])) {
+        if (arrow::bit_util::GetBit(views[s].values, views[s].offset + rows[i])) {
           arrow::bit_util::SetBit(out, i);
         }
       }
@@ -115,8 +195,7 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
       for (int64_t i = 0; i < length; ++i) {
         int32_t s = source_index(i);
         if (s < 0) continue;
-        const arrow::ArrayData& d = *sources[s]->data();
-        const int32_t* offsets = d.GetValues<int32_t>(1);
+        const int32_t* offsets = reinterpret_cast<const int32_t*>(views[s].values) + views[s].offset;
         total += offsets[rows[i] + 1] - offsets[rows[i]];
       }
       if (total > std::numeric_limits<int32_t>::max()) {
@@ -131,11 +210,11 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
       for (int64_t i = 0; i < length; ++i) {
         int32_t s = source_index(i);
         if (s >= 0) {
-          const arrow::ArrayData& d = *sources[s]->data();
-          const int32_t* offsets = d.GetValues<int32_t>(1);
+          const int32_t* offsets =
+              reinterpret_cast<const int32_t*>(views[s].values) + views[s].offset;
           int32_t begin = offsets[rows[i]];
           int32_t size = offsets[rows[i] + 1] - begin;
-          if (size > 0) std::memcpy(out_data + position, d.buffers[2]->data() + begin, size);
+          if (size > 0) std::memcpy(out_data + position, views[s].data + begin, size);
           position += size;
         }
         out_offsets[i + 1] = position;
@@ -155,18 +234,9 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
           child_sources[f].push_back(keep_alive.back().get());
         }
       }
-      // Rows from no source read row 0 of source 0 (if any) so children stay well-formed.
-      std::vector<int32_t> child_source(length);
-      std::vector<int64_t> child_rows(length);
-      for (int64_t i = 0; i < length; ++i) {
-        int32_t s = source_index(i);
-        child_source[i] = s;
-        child_rows[i] = rows[i];
-      }
       for (int f = 0; f < type->num_fields(); ++f) {
         SF_ASSIGN_OR_RAISE(auto child, Gather(type->field(f)->type(), child_sources[f],
-                                              child_source.data(), child_rows.data(), length,
-                                              pool));
+                                              source_of_row, rows, length, pool));
         children.push_back(child->data());
       }
       int64_t null_count = out_validity ? arrow::kUnknownNullCount : 0;
@@ -183,15 +253,21 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
   const int byte_width = static_cast<const arrow::FixedWidthType&>(*type).bit_width() / 8;
   SF_ASSIGN_OR_RAISE(auto values, AllocateBytes(length * byte_width, pool));
   uint8_t* out = values->mutable_data();
-  for (int64_t i = 0; i < length; ++i) {
-    int32_t s = source_index(i);
-    if (s < 0) {
-      std::memset(out + i * byte_width, 0, byte_width);
-      continue;
-    }
-    const arrow::ArrayData& d = *sources[s]->data();
-    std::memcpy(out + i * byte_width, d.buffers[1]->data() + (d.offset + rows[i]) * byte_width,
-                byte_width);
+  switch (byte_width) {
+    case 1: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint8_t*>(out)); break;
+    case 2: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint16_t*>(out)); break;
+    case 4: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint32_t*>(out)); break;
+    case 8: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint64_t*>(out)); break;
+    default:
+      for (int64_t i = 0; i < length; ++i) {
+        int32_t s = source_index(i);
+        if (s < 0) {
+          std::memset(out + i * byte_width, 0, byte_width);
+          continue;
+        }
+        std::memcpy(out + i * byte_width, views[s].values + (views[s].offset + rows[i]) * byte_width,
+                    byte_width);
+      }
   }
   return MakeFixedArray(type, length, out_validity, values);
 }

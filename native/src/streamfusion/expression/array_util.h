@@ -81,6 +81,100 @@ Result<ArrayPtr> BuildBoolean(int64_t length, arrow::MemoryPool* pool, Fn&& fn) 
   return MakeFixedArray(arrow::boolean(), length, any_null ? validity : nullptr, values);
 }
 
+// ---- Word-at-a-time bitmaps ----
+//
+// Kernels on bitmaps that start at bit 0 work on 64-bit words. Reads never go past the last
+// byte holding one of `length` bits (buffers from outside need not be padded); the bits of the
+// last word beyond `length` are unspecified in results.
+
+inline int64_t BitmapWords(int64_t length) { return (length + 63) / 64; }
+
+// Word `word` of a bitmap of `length` bits; `absent` when `bits` is null.
+inline uint64_t LoadBitsWord(const uint8_t* bits, int64_t word, int64_t length,
+                             uint64_t absent = ~uint64_t{0}) {
+  if (bits == nullptr) return absent;
+  const int64_t bytes = arrow::bit_util::BytesForBits(length) - word * 8;
+  uint64_t v = 0;
+  std::memcpy(&v, bits + word * 8, static_cast<size_t>(bytes >= 8 ? 8 : bytes));
+  return v;
+}
+
+inline void StoreBitsWord(uint8_t* bits, int64_t word, int64_t length, uint64_t v) {
+  const int64_t bytes = arrow::bit_util::BytesForBits(length) - word * 8;
+  std::memcpy(bits + word * 8, &v, static_cast<size_t>(bytes >= 8 ? 8 : bytes));
+}
+
+// Mask of the bits of word `word` that lie below `length`.
+inline uint64_t TailMask(int64_t word, int64_t length) {
+  const int64_t rest = length - word * 64;
+  return rest >= 64 ? ~uint64_t{0} : (uint64_t{1} << rest) - 1;
+}
+
+// `bits` (at bit `offset`) as a bitmap starting at bit 0: the same memory when `offset` is a
+// multiple of 8, else a copy kept alive by `keep`. Null stays null.
+Result<const uint8_t*> BitsAtZero(const uint8_t* bits, int64_t offset, int64_t length,
+                                  arrow::MemoryPool* pool, BufferPtr* keep);
+
+// The validity bitmap of `data` starting at bit 0, null when no row is NULL (NA: all NULL).
+Result<const uint8_t*> ValidityAtZero(const arrow::ArrayData& data, int64_t length,
+                                      arrow::MemoryPool* pool, BufferPtr* keep);
+
+// Validity and value bits of a BOOL array (NA: all NULL), each starting at bit 0; `valid` is
+// null when no row is NULL.
+struct BooleanBits {
+  const uint8_t* valid = nullptr;
+  const uint8_t* values = nullptr;
+  BufferPtr keep_valid;
+  BufferPtr keep_values;
+};
+Result<BooleanBits> ReadBooleanBits(const arrow::ArrayData& data, int64_t length,
+                                    arrow::MemoryPool* pool);
+
+// A BOOL array of `length` rows whose value and validity words are computed by
+// `fn(word, &value, &valid)` (valid starts all ones). The validity is dropped when every row is
+// valid.
+template <typename Fn>
+Result<ArrayPtr> BuildBooleanWords(int64_t length, arrow::MemoryPool* pool, Fn&& fn) {
+  const int64_t bytes = arrow::bit_util::BytesForBits(length);
+  SF_ASSIGN_OR_RAISE(auto values, AllocateBytes(bytes, pool));
+  SF_ASSIGN_OR_RAISE(auto validity, AllocateBytes(bytes, pool));
+  uint8_t* v = values->mutable_data();
+  uint8_t* n = validity->mutable_data();
+  uint64_t all_valid = ~uint64_t{0};
+  const int64_t words = BitmapWords(length);
+  for (int64_t w = 0; w < words; ++w) {
+    uint64_t value = 0;
+    uint64_t valid = ~uint64_t{0};
+    fn(w, &value, &valid);
+    StoreBitsWord(v, w, length, value);
+    StoreBitsWord(n, w, length, valid);
+    all_valid &= valid | ~TailMask(w, length);
+  }
+  return MakeFixedArray(arrow::boolean(), length, all_valid == ~uint64_t{0} ? nullptr : validity,
+                        values);
+}
+
+// Per-row facts of a fixed-width array, hoisted out of row loops.
+template <typename T>
+struct FixedView {
+  const T* values = nullptr;     // already offset: values[i] is row i
+  const uint8_t* valid = nullptr;  // null when no row is NULL
+  int64_t valid_offset = 0;
+
+  static FixedView Of(const arrow::ArrayData& data) {
+    FixedView view;
+    view.values = data.GetValues<T>(1);
+    if (data.null_count != 0 && ValidityBits(data) != nullptr) {
+      view.valid = ValidityBits(data);
+      view.valid_offset = data.offset;
+    }
+    return view;
+  }
+  bool IsValid(int64_t row) const {
+    return valid == nullptr || arrow::bit_util::GetBit(valid, valid_offset + row);
+  }
+};
+
 // Boolean value of row `row` of a boolean array (ignores validity).
 inline bool BoolValue(const arrow::ArrayData& data, int64_t row) {
   return arrow::bit_util::GetBit(data.buffers[1]->data(), data.offset + row);

@@ -174,10 +174,30 @@ class CastExpr final : public Expression {
       SF_RETURN_NOT_OK(VisitNumeric(child_->type().kind, [&](auto tag) -> Result<ArrayPtr> {
         using From = decltype(tag);
         if constexpr (std::is_integral_v<From>) {
-          const From* v = in.GetValues<From>(1);
+          const auto view = FixedView<From>::Of(in);
+          if (s <= 18) {
+            // value * 10^s in int64 when it does not overflow; any int64 fits p >= 19 digits.
+            const int64_t multiplier = static_cast<int64_t>(functions::Pow10(s));
+            const int64_t limit = p >= 19 ? 0 : static_cast<int64_t>(functions::Pow10(p));
+            for (int64_t i = 0; i < n; ++i) {
+              int64_t scaled;
+              int128_t r = 0;
+              bool ok = view.IsValid(i);
+              if (!ok) {
+              } else if (!__builtin_mul_overflow(static_cast<int64_t>(view.values[i]), multiplier,
+                                                 &scaled)) {
+                ok = limit == 0 || (scaled < limit && scaled > -limit);
+                r = scaled;
+              } else {
+                ok = functions::RescaleDecimal(view.values[i], 0, s, p, &r);
+              }
+              store(i, ok, r);
+            }
+            return ArrayPtr();
+          }
           for (int64_t i = 0; i < n; ++i) {
             int128_t r = 0;
-            bool ok = IsValid(in, i) && functions::RescaleDecimal(v[i], 0, s, p, &r);
+            bool ok = view.IsValid(i) && functions::RescaleDecimal(view.values[i], 0, s, p, &r);
             store(i, ok, r);
           }
           return ArrayPtr();
@@ -332,7 +352,10 @@ Result<ExprPtr> MakeCast(ExprPtr child, const LogicalType& to, arrow::MemoryPool
   if (f == Family::kString && (t == Family::kFloating || t == Family::kDecimal)) {
     return UnsupportedCast(from, to, " (Java's number parsing is not reproduced)");
   }
-  return ExprPtr(std::make_unique<CastExpr>(std::move(child), to, pool));
+  // Casts from non-string types never fail, so a cast literal is computed once.
+  const bool constant = f != Family::kString && IsConstant(*child);
+  ExprPtr cast = std::make_unique<CastExpr>(std::move(child), to, pool);
+  return constant ? MakeConstant(std::move(cast)) : std::move(cast);
 }
 
 }  // namespace streamfusion::expression

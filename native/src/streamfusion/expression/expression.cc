@@ -1,6 +1,8 @@
 #include "streamfusion/expression/expression.h"
 
 #include <cstring>
+#include <limits>
+#include <optional>
 
 #include "arrow/array/util.h"
 #include "arrow/scalar.h"
@@ -69,6 +71,23 @@ class Literal final : public Expression {
   ArrayPtr cached_;
 };
 
+// A constant expression evaluated once per batch length (every row holds the same value).
+class ConstantCache final : public Expression {
+ public:
+  explicit ConstantCache(ExprPtr child) : child_(std::move(child)) {}
+  Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection&) override {
+    if (!cached_ || cached_->length() != input.num_rows()) {
+      SF_ASSIGN_OR_RAISE(cached_, child_->Evaluate(input, Selection{}));
+    }
+    return cached_;
+  }
+  const LogicalType& type() const override { return child_->type(); }
+
+ private:
+  ExprPtr child_;
+  ArrayPtr cached_;
+};
+
 Result<std::shared_ptr<arrow::Scalar>> LiteralScalar(const plan::Literal& literal,
                                                      const LogicalType& t) {
   auto arrow_type = type::ToArrow(t);
@@ -128,32 +147,30 @@ class Junction final : public Expression {
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
     const int64_t n = input.num_rows();
     SF_ASSIGN_OR_RAISE(auto l, left_->Evaluate(input, selection));
-    if (l->type_id() == arrow::Type::NA) {
-      SF_ASSIGN_OR_RAISE(l, arrow::MakeArrayOfNull(arrow::boolean(), n, pool_));
+    SF_ASSIGN_OR_RAISE(BooleanBits a, ReadBooleanBits(*l->data(), n, pool_));
+    // Rows where the right side is needed: selected, and left is NULL or not deciding (TRUE for
+    // AND, FALSE for OR).
+    const int64_t words = BitmapWords(n);
+    SF_ASSIGN_OR_RAISE(auto right_bits, AllocateBytes(arrow::bit_util::BytesForBits(n), pool_));
+    uint8_t* u = right_bits->mutable_data();
+    const uint64_t flip = is_and_ ? 0 : ~uint64_t{0};
+    for (int64_t w = 0; w < words; ++w) {
+      const uint64_t lv = LoadBitsWord(a.valid, w, n);
+      const uint64_t lb = LoadBitsWord(a.values, w, n) ^ flip;
+      StoreBitsWord(u, w, n, (~lv | lb) & LoadBitsWord(selection.bits, w, n));
     }
-    const arrow::ArrayData& a = *l->data();
-    // Rows where the right side is needed: left is NULL or not deciding (TRUE for AND).
-    SF_ASSIGN_OR_RAISE(auto undecided, AllocateBitmap(n, false, pool_));
-    uint8_t* u = undecided->mutable_data();
-    for (int64_t i = 0; i < n; ++i) {
-      if (!IsValid(a, i) || BoolValue(a, i) == is_and_) arrow::bit_util::SetBit(u, i);
-    }
-    SF_ASSIGN_OR_RAISE(auto right_bits, NarrowSelection(selection, u, n, pool_));
-    Selection right_selection{right_bits->data(), n};
-    SF_ASSIGN_OR_RAISE(auto r, right_->Evaluate(input, right_selection));
-    if (r->type_id() == arrow::Type::NA) {
-      SF_ASSIGN_OR_RAISE(r, arrow::MakeArrayOfNull(arrow::boolean(), n, pool_));
-    }
-    const arrow::ArrayData& b = *r->data();
-    return BuildBoolean(n, pool_, [&](int64_t i) -> int8_t {
-      bool lv = IsValid(a, i);
-      bool lb = lv && BoolValue(a, i);
-      if (lv && lb != is_and_) return lb ? 1 : 0;  // decided by the left side
-      bool rv = IsValid(b, i);
-      bool rb = rv && BoolValue(b, i);
-      if (rv && rb != is_and_) return rb ? 1 : 0;  // decided by the right side
-      if (!lv || !rv) return -1;
-      return is_and_ ? 1 : 0;
+    SF_ASSIGN_OR_RAISE(auto r, right_->Evaluate(input, Selection{u, n}));
+    SF_ASSIGN_OR_RAISE(BooleanBits b, ReadBooleanBits(*r->data(), n, pool_));
+    // With x' = x for AND and NOT x for OR (De Morgan), a side decides where it is valid and
+    // x' is FALSE; the result is NULL where neither decides and a side is NULL.
+    return BuildBooleanWords(n, pool_, [&](int64_t w, uint64_t* value, uint64_t* valid) {
+      const uint64_t lv = LoadBitsWord(a.valid, w, n);
+      const uint64_t rv = LoadBitsWord(b.valid, w, n);
+      const uint64_t lb = LoadBitsWord(a.values, w, n) ^ flip;
+      const uint64_t rb = LoadBitsWord(b.values, w, n) ^ flip;
+      const uint64_t decided = (lv & ~lb) | (rv & ~rb);
+      *valid = decided | (lv & rv);
+      *value = (~decided & lv & rv) ^ flip;
     });
   }
 
@@ -176,21 +193,28 @@ class UnaryPredicate final : public Expression {
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
     const int64_t n = input.num_rows();
     SF_ASSIGN_OR_RAISE(auto v, operand_->Evaluate(input, selection));
-    const arrow::ArrayData& a = *v->data();
-    const bool is_bool = v->type_id() == arrow::Type::BOOL;
-    return BuildBoolean(n, pool_, [&](int64_t i) -> int8_t {
-      bool valid = IsValid(a, i);
-      bool value = valid && is_bool && BoolValue(a, i);
-      switch (predicate_) {
-        case Predicate::kNot: return valid ? (value ? 0 : 1) : -1;
-        case Predicate::kIsNull: return valid ? 0 : 1;
-        case Predicate::kIsNotNull: return valid ? 1 : 0;
-        case Predicate::kIsTrue: return valid && value ? 1 : 0;
-        case Predicate::kIsNotTrue: return valid && value ? 0 : 1;
-        case Predicate::kIsFalse: return valid && !value ? 1 : 0;
-        case Predicate::kIsNotFalse: return valid && !value ? 0 : 1;
+    BufferPtr keep_valid;
+    SF_ASSIGN_OR_RAISE(const uint8_t* valid_bits, ValidityAtZero(*v->data(), n, pool_, &keep_valid));
+    BooleanBits bits;
+    if (v->type_id() == arrow::Type::BOOL) {
+      SF_ASSIGN_OR_RAISE(bits, ReadBooleanBits(*v->data(), n, pool_));
+    }
+    const Predicate predicate = predicate_;
+    return BuildBooleanWords(n, pool_, [&](int64_t w, uint64_t* value, uint64_t* valid) {
+      const uint64_t ok = LoadBitsWord(valid_bits, w, n);
+      const uint64_t b = LoadBitsWord(bits.values, w, n, 0);  // FALSE unless BOOL
+      switch (predicate) {
+        case Predicate::kNot:
+          *valid = ok;
+          *value = ~b;
+          break;
+        case Predicate::kIsNull: *value = ~ok; break;
+        case Predicate::kIsNotNull: *value = ok; break;
+        case Predicate::kIsTrue: *value = ok & b; break;
+        case Predicate::kIsNotTrue: *value = ~(ok & b); break;
+        case Predicate::kIsFalse: *value = ok & ~b; break;
+        case Predicate::kIsNotFalse: *value = ~(ok & ~b); break;
       }
-      return -1;
     });
   }
 
@@ -215,48 +239,59 @@ class Conditional final : public Expression {
 
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
     const int64_t n = input.num_rows();
+    const int64_t words = BitmapWords(n);
+    const int64_t bytes = arrow::bit_util::BytesForBits(n);
     // Rows still undecided, as a selection bitmap.
-    BufferPtr pending;
-    if (selection.all()) {
-      SF_ASSIGN_OR_RAISE(pending, AllocateBitmap(n, true, pool_));
-    } else {
-      SF_ASSIGN_OR_RAISE(pending, arrow::internal::CopyBitmap(pool_, selection.bits, 0, n));
+    SF_ASSIGN_OR_RAISE(auto pending, AllocateBytes(bytes, pool_));
+    uint8_t* p = pending->mutable_data();
+    for (int64_t w = 0; w < words; ++w) {
+      StoreBitsWord(p, w, n, LoadBitsWord(selection.bits, w, n) & TailMask(w, n));
     }
     std::vector<int32_t> source(static_cast<size_t>(n), -1);
+    // Assigns the rows set in `bits` to source k.
+    auto assign = [&](const uint8_t* bits, int32_t k) {
+      for (int64_t w = 0; w < words; ++w) {
+        uint64_t word = LoadBitsWord(bits, w, n);
+        while (word != 0) {
+          source[w * 64 + __builtin_ctzll(word)] = k;
+          word &= word - 1;
+        }
+      }
+    };
     std::vector<ArrayPtr> results;
-    SF_ASSIGN_OR_RAISE(auto chosen, AllocateBitmap(n, false, pool_));
+    SF_ASSIGN_OR_RAISE(auto chosen, AllocateBytes(bytes, pool_));
+    uint8_t* c = chosen->mutable_data();
     for (size_t k = 0; k < values_.size(); ++k) {
-      uint8_t* p = pending->mutable_data();
+      const bool last = k + 1 == values_.size();
       if (!coalesce_ && k < whens_.size()) {
         SF_ASSIGN_OR_RAISE(auto cond, whens_[k]->Evaluate(input, Selection{p, n}));
-        std::memset(chosen->mutable_data(), 0, static_cast<size_t>(chosen->size()));
-        uint8_t* c = chosen->mutable_data();
-        const arrow::ArrayData& cd = *cond->data();
-        const bool is_bool = cond->type_id() == arrow::Type::BOOL;
-        for (int64_t i = 0; i < n; ++i) {
-          if (arrow::bit_util::GetBit(p, i) && is_bool && IsValid(cd, i) && BoolValue(cd, i)) {
-            arrow::bit_util::SetBit(c, i);
-            arrow::bit_util::ClearBit(p, i);
-          }
+        SF_ASSIGN_OR_RAISE(BooleanBits cb, ReadBooleanBits(*cond->data(), n, pool_));
+        for (int64_t w = 0; w < words; ++w) {
+          const uint64_t pw = LoadBitsWord(p, w, n);
+          const uint64_t hit = pw & LoadBitsWord(cb.valid, w, n) & LoadBitsWord(cb.values, w, n);
+          StoreBitsWord(c, w, n, hit);
+          StoreBitsWord(p, w, n, pw & ~hit);
         }
         SF_ASSIGN_OR_RAISE(auto value, values_[k]->Evaluate(input, Selection{c, n}));
         results.push_back(value);
-        for (int64_t i = 0; i < n; ++i) {
-          if (arrow::bit_util::GetBit(c, i)) source[i] = static_cast<int32_t>(k);
-        }
+        assign(c, static_cast<int32_t>(k));
       } else {
-        // ELSE branch, or a COALESCE operand: evaluated on all pending rows.
+        // ELSE branch, or a COALESCE operand: evaluated on all pending rows; a COALESCE operand
+        // takes the rows where it is not NULL (the last one takes all).
         SF_ASSIGN_OR_RAISE(auto value, values_[k]->Evaluate(input, Selection{p, n}));
         results.push_back(value);
-        const arrow::ArrayData& vd = *value->data();
-        const bool last = k + 1 == values_.size();
-        for (int64_t i = 0; i < n; ++i) {
-          if (!arrow::bit_util::GetBit(p, i)) continue;
-          if (!coalesce_ || IsValid(vd, i) || last) {
-            source[i] = static_cast<int32_t>(k);
-            arrow::bit_util::ClearBit(p, i);
-          }
+        BufferPtr keep;
+        const uint8_t* valid = nullptr;
+        if (coalesce_ && !last) {
+          SF_ASSIGN_OR_RAISE(valid, ValidityAtZero(*value->data(), n, pool_, &keep));
         }
+        for (int64_t w = 0; w < words; ++w) {
+          const uint64_t pw = LoadBitsWord(p, w, n);
+          const uint64_t hit = pw & LoadBitsWord(valid, w, n);
+          StoreBitsWord(c, w, n, hit);
+          StoreBitsWord(p, w, n, pw & ~hit);
+        }
+        assign(c, static_cast<int32_t>(k));
       }
     }
     std::vector<const arrow::Array*> sources;
@@ -336,6 +371,106 @@ class Search final : public Expression {
   arrow::MemoryPool* pool_;
 };
 
+// SEARCH over an integral operand with integral bounds: each range becomes an inclusive
+// [lo, hi] of int64 and rows are tested in one pass (exact: both sides are integers).
+class IntegralSearch final : public Expression {
+ public:
+  struct Range {
+    int64_t lo;
+    int64_t hi;
+  };
+  IntegralSearch(ExprPtr operand, std::vector<Range> ranges, plan::Sarg::NullAs null_as,
+                 LogicalType type, arrow::MemoryPool* pool)
+      : operand_(std::move(operand)), ranges_(std::move(ranges)), null_as_(null_as),
+        type_(std::move(type)), pool_(pool) {}
+  const LogicalType& type() const override { return type_; }
+
+  Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
+    const int64_t n = input.num_rows();
+    SF_ASSIGN_OR_RAISE(auto value, operand_->Evaluate(input, selection));
+    const arrow::ArrayData& vd = *value->data();
+    BufferPtr keep;
+    SF_ASSIGN_OR_RAISE(const uint8_t* valid, ValidityAtZero(vd, n, pool_, &keep));
+    SF_ASSIGN_OR_RAISE(auto matched, AllocateBytes(arrow::bit_util::BytesForBits(n), pool_));
+    uint8_t* m = matched->mutable_data();
+    switch (vd.type->id()) {
+      case arrow::Type::NA: std::memset(m, 0, static_cast<size_t>(matched->size())); break;
+      case arrow::Type::INT8: Match(vd.GetValues<int8_t>(1), n, m); break;
+      case arrow::Type::INT16: Match(vd.GetValues<int16_t>(1), n, m); break;
+      case arrow::Type::INT32: Match(vd.GetValues<int32_t>(1), n, m); break;
+      case arrow::Type::INT64: Match(vd.GetValues<int64_t>(1), n, m); break;
+      default: return InternalError("Integral SEARCH on ", vd.type->ToString());
+    }
+    const uint64_t null_value = null_as_ == plan::Sarg::IS_TRUE ? ~uint64_t{0} : 0;
+    const bool null_is_null = null_as_ != plan::Sarg::IS_TRUE && null_as_ != plan::Sarg::IS_FALSE;
+    return BuildBooleanWords(n, pool_, [&](int64_t w, uint64_t* out, uint64_t* out_valid) {
+      const uint64_t ok = LoadBitsWord(valid, w, n);
+      const uint64_t hit = LoadBitsWord(m, w, n);
+      if (null_is_null) {
+        *out_valid = ok;
+        *out = hit;
+      } else {
+        *out = (ok & hit) | (~ok & null_value);
+      }
+    });
+  }
+
+ private:
+  template <typename T>
+  void Match(const T* values, int64_t n, uint8_t* out) const {
+    const Range* ranges = ranges_.data();
+    const size_t count = ranges_.size();
+    for (int64_t base = 0; base < n; base += 8) {
+      const int64_t end = base + 8 < n ? base + 8 : n;
+      uint8_t byte = 0;
+      for (int64_t i = base; i < end; ++i) {
+        const int64_t x = values[i];
+        bool in = false;
+        for (size_t k = 0; k < count; ++k) in |= (x >= ranges[k].lo) & (x <= ranges[k].hi);
+        byte |= static_cast<uint8_t>(in) << (i - base);
+      }
+      out[base / 8] = byte;
+    }
+  }
+
+  ExprPtr operand_;
+  std::vector<Range> ranges_;
+  plan::Sarg::NullAs null_as_;
+  LogicalType type_;
+  arrow::MemoryPool* pool_;
+};
+
+// The integral form of a SEARCH, or nullopt when the operand or a bound is not integral.
+std::optional<std::vector<IntegralSearch::Range>> IntegralRanges(const LogicalType& operand,
+                                                                 const plan::Sarg& sarg) {
+  if (!operand.IsIntegral()) return std::nullopt;
+  std::vector<IntegralSearch::Range> ranges;
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  for (const auto& range : sarg.ranges()) {
+    IntegralSearch::Range r{kMin, kMax};
+    bool empty = false;
+    for (bool lower : {true, false}) {
+      const auto bound_type = lower ? range.lower_type() : range.upper_type();
+      if (bound_type == plan::SargRange::UNBOUNDED) continue;
+      const plan::Literal& literal = lower ? range.lower() : range.upper();
+      auto literal_type = type::FromProto(literal.type());
+      if (!literal_type.ok() || !literal_type->IsIntegral() || literal.is_null()) {
+        return std::nullopt;
+      }
+      int64_t v = literal.int_value();
+      if (bound_type == plan::SargRange::OPEN) {
+        if (v == (lower ? kMax : kMin)) empty = true;
+        v += lower ? 1 : -1;
+        if (empty) v = 0;
+      }
+      (lower ? r.lo : r.hi) = v;
+    }
+    if (!empty) ranges.push_back(r);
+  }
+  return ranges;
+}
+
 Result<ExprPtr> CompileCall(const plan::Call& call, const LogicalType& result,
                             const CompileContext& ctx);
 
@@ -364,6 +499,10 @@ Result<ExprPtr> CompileSearch(const plan::Call& call, const LogicalType& result,
     return InternalError("SEARCH expects 1 operand, got ", call.operands_size());
   }
   SF_ASSIGN_OR_RAISE(auto operand, Compile(call.operands(0), ctx));
+  if (auto integral = IntegralRanges(operand->type(), call.sarg())) {
+    return ExprPtr(std::make_unique<IntegralSearch>(std::move(operand), std::move(*integral),
+                                                    call.sarg().null_as(), result, ctx.pool));
+  }
   auto slot = std::make_shared<ArrayPtr>();
   LogicalType bool_type = MakeType(TypeKind::kBoolean);
   std::vector<std::pair<ExprPtr, ExprPtr>> ranges;
@@ -467,6 +606,15 @@ Result<ExprPtr> CompileCall(const plan::Call& call, const LogicalType& result,
 }
 
 }  // namespace
+
+bool IsConstant(const Expression& expression) {
+  return dynamic_cast<const Literal*>(&expression) != nullptr ||
+         dynamic_cast<const ConstantCache*>(&expression) != nullptr;
+}
+
+ExprPtr MakeConstant(ExprPtr expression) {
+  return std::make_unique<ConstantCache>(std::move(expression));
+}
 
 Result<std::unique_ptr<Expression>> Compile(const plan::Expr& expr, const CompileContext& ctx) {
   SF_ASSIGN_OR_RAISE(auto result_type, type::FromProto(expr.type()));

@@ -26,6 +26,13 @@ Result<ExprPtr> MakeComparison(const std::string& function, ExprPtr left, ExprPt
                                const type::LogicalType& result, arrow::MemoryPool* pool);
 
 bool IsComparison(const std::string& function);
+
+// A literal, or a value computed from literals only (see MakeConstant).
+bool IsConstant(const Expression& expression);
+
+// Wraps `expression`, computed from literals only and never failing, so that it is evaluated
+// once per batch length instead of once per batch.
+ExprPtr MakeConstant(ExprPtr expression);
 bool IsArithmetic(const std::string& function);
 
 inline type::LogicalType MakeType(type::TypeKind kind, bool nullable = true, int32_t precision = 0,

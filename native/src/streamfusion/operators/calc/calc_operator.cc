@@ -36,9 +36,15 @@ Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Process(
     std::vector<int64_t> rows;
     rows.reserve(static_cast<size_t>(n));
     if (keep->type_id() == arrow::Type::BOOL) {
-      const arrow::ArrayData& k = *keep->data();
-      for (int64_t i = 0; i < n; ++i) {
-        if (expression::IsValid(k, i) && expression::BoolValue(k, i)) rows.push_back(i);
+      SF_ASSIGN_OR_RAISE(auto bits, expression::ReadBooleanBits(*keep->data(), n, pool_));
+      for (int64_t w = 0; w < expression::BitmapWords(n); ++w) {
+        uint64_t word = expression::LoadBitsWord(bits.values, w, n) &
+                        expression::LoadBitsWord(bits.valid, w, n) &
+                        expression::TailMask(w, n);
+        while (word != 0) {
+          rows.push_back(w * 64 + __builtin_ctzll(word));
+          word &= word - 1;
+        }
       }
     }
     if (static_cast<int64_t>(rows.size()) != n) {

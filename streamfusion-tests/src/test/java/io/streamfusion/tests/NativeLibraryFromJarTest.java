@@ -25,8 +25,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NativeLibraryFromJarTest {
 
     /** Entry point of the child JVM. */
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         System.out.println(NativeLib.version() + " memory=" + NativeLib.globalMemoryBytes());
+        // Which files the dynamic linker mapped for the bundled libraries.
+        for (String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
+            if (line.contains("libarrow.so") || line.contains("libprotobuf.so")) {
+                System.out.println("mapped " + line.substring(line.indexOf('/')));
+            }
+        }
     }
 
     @Test
@@ -49,5 +55,9 @@ class NativeLibraryFromJarTest {
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, process.exitValue(), output);
         assertThat(output).contains("streamfusion-native").contains("memory=0");
+        List<String> mapped = output.lines().filter(l -> l.startsWith("mapped ")).collect(Collectors.toList());
+        assertThat(mapped).anyMatch(l -> l.contains("libarrow.so.2200"));
+        assertThat(mapped).anyMatch(l -> l.contains("libprotobuf.so.32"));
+        assertThat(mapped).allMatch(l -> l.contains("/streamfusion-native"), "bundled copies, not the host's");
     }
 }

@@ -10,13 +10,15 @@ import java.nio.file.StandardCopyOption;
 /**
  * Loads libstreamfusion.so, from the build tree when {@code -Dstreamfusion.native.dir} names
  * one, otherwise from the jar (resources under {@code streamfusion/native/linux-x86_64/}, which
- * also hold the Arrow library it links; both are extracted to one temporary folder so that the
- * library's {@code $ORIGIN} run path finds Arrow).
+ * also hold the Arrow and protobuf libraries it links; all are extracted to one temporary folder
+ * so that the library's {@code $ORIGIN} run path finds them, not whatever the host has).
  */
 final class NativeLibraryLoader {
     static final String DIR_PROPERTY = "streamfusion.native.dir";
     private static final String RESOURCE_DIR = "streamfusion/native/linux-x86_64/";
-    private static final String[] LIBRARIES = {"libarrow.so.2200", "libstreamfusion.so"};
+    private static final String[] LIBRARIES = {
+        "libarrow.so.2200", "libprotobuf.so.32", "libstreamfusion.so"
+    };
 
     private static boolean loaded;
 
