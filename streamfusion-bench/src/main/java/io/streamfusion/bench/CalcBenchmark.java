@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code ./sf bench calc [--rows N] [--parallelism P] [--warmups W] [--trials T]}: a filter and
- * projection over generated rows, stock Flink vs StreamFusion, alternating trials. A benchmark,
- * not a test: it reports, it asserts nothing.
+ * {@code ./sf bench calc [--rows N] [--parallelism P] [--warmups W] [--trials T] [--select SQL]}:
+ * a filter and projection over generated rows (table src: id BIGINT, v INT), stock Flink vs
+ * StreamFusion, alternating trials. A benchmark, not a test: it reports, it asserts nothing.
  */
 public final class CalcBenchmark {
     private CalcBenchmark() {}
@@ -31,12 +31,14 @@ public final class CalcBenchmark {
         int parallelism = 1;
         int warmups = 1;
         int trials = 5;
+        SideBySide.Query query = FILTER_PROJECT;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rows": rows = Long.parseLong(args[++i]); break;
                 case "--parallelism": parallelism = Integer.parseInt(args[++i]); break;
                 case "--warmups": warmups = Integer.parseInt(args[++i]); break;
                 case "--trials": trials = Integer.parseInt(args[++i]); break;
+                case "--select": query = new SideBySide.Query("custom", SOURCE, args[++i]); break;
                 default: throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -45,7 +47,8 @@ public final class CalcBenchmark {
                         + "job net runtime%n", rows, parallelism, warmups, trials);
         SideBySide runner = new SideBySide(parallelism, Map.of());
 
-        SideBySide.Outcome outcome = runner.run(FILTER_PROJECT, rows, 20_000, warmups, trials);
+        System.out.println(query.select);
+        SideBySide.Outcome outcome = runner.run(query, rows, 20_000, warmups, trials);
         SideBySide.printTable(List.of(outcome));
     }
 }

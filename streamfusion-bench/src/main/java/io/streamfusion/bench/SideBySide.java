@@ -115,6 +115,7 @@ final class SideBySide {
 
     private double time(Engines.Engine engine, Query query, long rows, Outcome outcome)
             throws Exception {
+        settle();
         StreamTableEnvironment tEnv = environment(engine, query, rows);
         TableResult result =
                 tEnv.sqlQuery(query.select)
@@ -126,6 +127,15 @@ final class SideBySide {
             outcome.fallbackReasons = report.fallbackReasons();
         }
         return job.getNetRuntime(TimeUnit.MILLISECONDS) / 1000.0;
+    }
+
+    /**
+     * Lets the previous job's MiniCluster finish shutting down and its garbage be collected, so
+     * that neither engine's trial pays for the other's teardown (2 cores make this visible).
+     */
+    private static void settle() throws InterruptedException {
+        System.gc();
+        Thread.sleep(1000);
     }
 
     private List<String> collect(Engines.Engine engine, Query query, long rows) throws Exception {
