@@ -68,7 +68,9 @@ plan::Expr Lit(const plan::Literal& l) {
   return e;
 }
 
-plan::Expr IntLit(int64_t v) { return Lit(IntLiteral(v)); }
+plan::Expr IntLit(int64_t v) {
+  return Lit(IntLiteral(v));
+}
 
 plan::Expr CharLit(const std::string& v) {
   plan::Literal l;
@@ -116,10 +118,10 @@ plan::Plan CalcBenchmarkPlan() {
   one_and_half.set_decimal_unscaled(std::string(1, '\x0f'));  // 15 * 10^-1
   *calc->add_projections() =
       Call("TIMES", dec21, {Call("CAST", dec18, {Ref(1, int_t)}), Lit(one_and_half)});
-  *calc->add_projections() = Call(
-      "CASE", tag,
-      {Call("EQUALS", boolean, {Call("MOD", int_t, {Ref(0, bigint), IntLit(10)}), IntLit(0)}),
-       CharLit("ten"), CharLit("other")});
+  *calc->add_projections() =
+      Call("CASE", tag,
+           {Call("EQUALS", boolean, {Call("MOD", int_t, {Ref(0, bigint), IntLit(10)}), IntLit(0)}),
+            CharLit("ten"), CharLit("other")});
   plan::Expr hot = Call("SEARCH", boolean, {Call("MOD", int_t, {Ref(1, int_t), IntLit(1000)})});
   for (int64_t point : {1, 5, 7}) {
     auto* range = hot.mutable_call()->mutable_sarg()->add_ranges();
@@ -175,9 +177,9 @@ void Check(benchmark::State& state, const Status& status) {
 void BM_Decode(benchmark::State& state) {
   Fixture f(state.range(0));
   for (auto _ : state) {
-    auto decoded = batch::DecodeBinaryRows(f.pipeline->input_type(), f.images.bytes.data(),
-                                           f.images.offsets.data(), f.images.num_rows(),
-                                           f.pipeline->pool());
+    auto decoded =
+        batch::DecodeBinaryRows(f.pipeline->input_type(), f.images.bytes.data(),
+                                f.images.offsets.data(), f.images.num_rows(), f.pipeline->pool());
     if (!decoded.ok()) return Check(state, decoded.status());
     benchmark::DoNotOptimize(*decoded);
   }
@@ -212,9 +214,9 @@ void BM_DecodeCalcEncode(benchmark::State& state) {
   Fixture f(state.range(0));
   batch::BinaryRowBuffer out;
   for (auto _ : state) {
-    auto decoded = batch::DecodeBinaryRows(f.pipeline->input_type(), f.images.bytes.data(),
-                                           f.images.offsets.data(), f.images.num_rows(),
-                                           f.pipeline->pool());
+    auto decoded =
+        batch::DecodeBinaryRows(f.pipeline->input_type(), f.images.bytes.data(),
+                                f.images.offsets.data(), f.images.num_rows(), f.pipeline->pool());
     if (!decoded.ok()) return Check(state, decoded.status());
     auto output = f.pipeline->Process(*decoded);
     if (!output.ok()) return Check(state, output.status());

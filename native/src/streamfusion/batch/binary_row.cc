@@ -41,7 +41,9 @@ int32_t FixedPartSize(size_t arity) {
 }
 
 // AbstractBinaryWriter.roundNumberOfBytesToNearestWord.
-int64_t RoundToWord(int64_t n) { return (n + 7) & ~int64_t{7}; }
+int64_t RoundToWord(int64_t n) {
+  return (n + 7) & ~int64_t{7};
+}
 
 uint64_t LoadSlot(const uint8_t* p) {
   uint64_t v;
@@ -49,7 +51,9 @@ uint64_t LoadSlot(const uint8_t* p) {
   return v;
 }
 
-void StoreSlot(uint8_t* p, uint64_t v) { std::memcpy(p, &v, sizeof(v)); }
+void StoreSlot(uint8_t* p, uint64_t v) {
+  std::memcpy(p, &v, sizeof(v));
+}
 
 // BinarySegmentUtils.bitGet/bitSet: bit i of the row counted LSB-first within each byte.
 bool NullBitAt(const uint8_t* row, int32_t field) {
@@ -63,8 +67,12 @@ void SetNullBit(uint8_t* row, int32_t field) {
 }
 
 // (offset << 32 | size) slots: Flink reads both halves as signed ints.
-int32_t SlotOffset(uint64_t slot) { return static_cast<int32_t>(slot >> 32); }
-int32_t SlotLow(uint64_t slot) { return static_cast<int32_t>(static_cast<uint32_t>(slot)); }
+int32_t SlotOffset(uint64_t slot) {
+  return static_cast<int32_t>(slot >> 32);
+}
+int32_t SlotLow(uint64_t slot) {
+  return static_cast<int32_t>(static_cast<uint32_t>(slot));
+}
 uint64_t MakeSlot(int64_t offset, uint32_t low) {
   return (static_cast<uint64_t>(offset) << 32) | low;
 }
@@ -84,8 +92,8 @@ int32_t DecimalToBigEndian(const uint8_t* le16, uint8_t* out) {
   const unsigned __int128 magnitude_bits = (static_cast<__int128>(v) < 0) ? ~v : v;
   const auto high = static_cast<uint64_t>(magnitude_bits >> 64);
   const auto low = static_cast<uint64_t>(magnitude_bits);
-  const int bit_length = high != 0 ? 128 - __builtin_clzll(high)
-                                   : (low != 0 ? 64 - __builtin_clzll(low) : 0);
+  const int bit_length =
+      high != 0 ? 128 - __builtin_clzll(high) : (low != 0 ? 64 - __builtin_clzll(low) : 0);
   const int32_t length = bit_length / 8 + 1;
   uint8_t be[16];
   const uint64_t be_high = __builtin_bswap64(static_cast<uint64_t>(v >> 64));
@@ -230,8 +238,7 @@ class RowDecoder {
       case TypeKind::kRow: return DecodeRow(ctx, rows, arrow_type);
       case TypeKind::kNull: break;
     }
-    return Unsupported("BinaryRowData decoding of ", t.ToString(), " for field '", ctx.path,
-                       "'");
+    return Unsupported("BinaryRowData decoding of ", t.ToString(), " for field '", ctx.path, "'");
   }
 
   Result<std::shared_ptr<arrow::ArrayData>> DecodeBoolean(
@@ -342,17 +349,16 @@ class RowDecoder {
       // TimestampData.fromEpochMillis(millis, nanoOfMillisecond) checks this range.
       if (nano_of_milli < 0 || nano_of_milli > kMaxNanoOfMilli) {
         return UserError("Malformed BinaryRowData: row ", r, ", field '", ctx.path, "' (",
-                         ctx.field->type.ToString(), ") has nano-of-millisecond ",
-                         nano_of_milli);
+                         ctx.field->type.ToString(), ") has nano-of-millisecond ", nano_of_milli);
       }
       std::memcpy(&out_millis[r], row.data + offset, sizeof(int64_t));
       out_nanos[r] = nano_of_milli;
     }
     const auto& struct_type = static_cast<const arrow::StructType&>(*arrow_type);
-    auto millis_data = arrow::ArrayData::Make(struct_type.field(0)->type(), n,
-                                              {nullptr, std::move(millis)}, 0);
-    auto nanos_data = arrow::ArrayData::Make(struct_type.field(1)->type(), n,
-                                             {nullptr, std::move(nanos)}, 0);
+    auto millis_data =
+        arrow::ArrayData::Make(struct_type.field(0)->type(), n, {nullptr, std::move(millis)}, 0);
+    auto nanos_data =
+        arrow::ArrayData::Make(struct_type.field(1)->type(), n, {nullptr, std::move(nanos)}, 0);
     return arrow::ArrayData::Make(arrow_type, n, {validity.Finish()},
                                   {std::move(millis_data), std::move(nanos_data)},
                                   validity.null_count());
@@ -386,8 +392,8 @@ class RowDecoder {
         }
         total += length;
         if (total > std::numeric_limits<int32_t>::max()) {
-          return UserError("Column '", ctx.path, "' exceeds 2 GiB of ",
-                           ctx.field->type.ToString(), " data in one batch at row ", r);
+          return UserError("Column '", ctx.path, "' exceeds 2 GiB of ", ctx.field->type.ToString(),
+                           " data in one batch at row ", r);
         }
       }
       out_offsets[r + 1] = static_cast<int32_t>(total);
@@ -524,9 +530,8 @@ class RowEncoder {
     for (size_t f = 0; f < fields.size(); ++f) {
       const int32_t index = static_cast<int32_t>(f);
       const int32_t slot_offset = bitset_width + 8 * index;
-      SF_RETURN_NOT_OK(
-          WriteField(fields[f].type, *columns[f], index, slot_offset, row_starts, null_layout,
-                     cursors));
+      SF_RETURN_NOT_OK(WriteField(fields[f].type, *columns[f], index, slot_offset, row_starts,
+                                  null_layout, cursors));
     }
     return Status::OK();
   }
@@ -589,12 +594,10 @@ class RowEncoder {
         return WriteFixedWidth<int16_t>(column, index, slot_offset, row_starts);
       case TypeKind::kInt:
       case TypeKind::kDate:
-      case TypeKind::kTime:
-        return WriteFixedWidth<int32_t>(column, index, slot_offset, row_starts);
+      case TypeKind::kTime: return WriteFixedWidth<int32_t>(column, index, slot_offset, row_starts);
       case TypeKind::kBigInt:
         return WriteFixedWidth<int64_t>(column, index, slot_offset, row_starts);
-      case TypeKind::kFloat:
-        return WriteFixedWidth<float>(column, index, slot_offset, row_starts);
+      case TypeKind::kFloat: return WriteFixedWidth<float>(column, index, slot_offset, row_starts);
       case TypeKind::kDouble:
         return WriteFixedWidth<double>(column, index, slot_offset, row_starts);
       case TypeKind::kDecimal:
@@ -602,8 +605,7 @@ class RowEncoder {
       case TypeKind::kChar:
       case TypeKind::kVarChar:
       case TypeKind::kBinary:
-      case TypeKind::kVarBinary:
-        return WriteBytes(column, index, slot_offset, row_starts, cursors);
+      case TypeKind::kVarBinary: return WriteBytes(column, index, slot_offset, row_starts, cursors);
       case TypeKind::kTimestamp:
       case TypeKind::kTimestampLtz:
         if (t.IsCompactTimestamp()) {
@@ -712,8 +714,7 @@ class RowEncoder {
   }
 
   static Status WriteBytes(const arrow::Array& column, int32_t index, int32_t slot_offset,
-                           const std::vector<uint8_t*>& row_starts,
-                           std::vector<int64_t>* cursors) {
+                           const std::vector<uint8_t*>& row_starts, std::vector<int64_t>* cursors) {
     const auto& values = static_cast<const arrow::BinaryArray&>(column);
     const int64_t n = column.length();
     const ValidityView validity(column);
@@ -765,8 +766,7 @@ class RowEncoder {
     std::vector<std::shared_ptr<arrow::Array>> keep;
     auto children = Children(column, &keep);
     std::vector<int64_t> nested_cursors(n, FixedPartSize(t.fields.size()));
-    return WriteFields(t.fields, children, nested_starts, NullLayout::kSlotOnly,
-                       &nested_cursors);
+    return WriteFields(t.fields, children, nested_starts, NullLayout::kSlotOnly, &nested_cursors);
   }
 };
 

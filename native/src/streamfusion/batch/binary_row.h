@@ -50,9 +50,11 @@ Result<std::shared_ptr<arrow::RecordBatch>> DecodeBinaryRows(const type::RowType
 
 // Reusable output of EncodeBinaryRows. Grows, never shrinks, between batches.
 struct BinaryRowBuffer {
-  std::vector<uint8_t> bytes;      // all row images back to back, each 8-byte aligned
-  std::vector<int32_t> offsets;    // num_rows + 1 entries
-  int32_t num_rows() const { return offsets.empty() ? 0 : static_cast<int32_t>(offsets.size()) - 1; }
+  std::vector<uint8_t> bytes;    // all row images back to back, each 8-byte aligned
+  std::vector<int32_t> offsets;  // num_rows + 1 entries
+  int32_t num_rows() const {
+    return offsets.empty() ? 0 : static_cast<int32_t>(offsets.size()) - 1;
+  }
   void Clear() {
     bytes.clear();
     offsets.clear();

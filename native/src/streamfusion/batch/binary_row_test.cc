@@ -91,7 +91,9 @@ std::string Hex(const uint8_t* data, size_t size) {
   return out;
 }
 
-std::string Hex(const std::vector<uint8_t>& bytes) { return Hex(bytes.data(), bytes.size()); }
+std::string Hex(const std::vector<uint8_t>& bytes) {
+  return Hex(bytes.data(), bytes.size());
+}
 
 Result<std::shared_ptr<arrow::RecordBatch>> Decode(const RowType& row_type,
                                                    const std::vector<std::vector<uint8_t>>& rows) {
@@ -101,13 +103,12 @@ Result<std::shared_ptr<arrow::RecordBatch>> Decode(const RowType& row_type,
     data.insert(data.end(), row.begin(), row.end());
     offsets.push_back(static_cast<int32_t>(data.size()));
   }
-  return DecodeBinaryRows(row_type, data.data(), offsets.data(),
-                          static_cast<int32_t>(rows.size()), arrow::default_memory_pool());
+  return DecodeBinaryRows(row_type, data.data(), offsets.data(), static_cast<int32_t>(rows.size()),
+                          arrow::default_memory_pool());
 }
 
 // Encodes and splits the output into row images, checking the buffer invariants on the way.
-std::vector<std::vector<uint8_t>> Encode(const RowType& row_type,
-                                         const arrow::RecordBatch& batch) {
+std::vector<std::vector<uint8_t>> Encode(const RowType& row_type, const arrow::RecordBatch& batch) {
   BinaryRowBuffer out;
   auto status = EncodeBinaryRows(row_type, batch, &out);
   EXPECT_TRUE(status.ok()) << status.ToString();
@@ -165,13 +166,12 @@ TEST(BinaryRowTest, LiteralIntAndInlineString) {
   RowType row_type{{"a", T(TypeKind::kInt)}, {"b", T(TypeKind::kVarChar)}};
   // arity 2: 8 bytes of header+bitset, then two slots.
   std::vector<uint8_t> image{
-      0x00, 0, 0, 0, 0, 0, 0, 0,           // RowKind INSERT, no nulls
-      0x07, 0, 0, 0, 0, 0, 0, 0,           // a = 7
-      'h', 'i', 0, 0, 0, 0, 0, 0x80 | 2,   // b = "hi" inline
+      0x00, 0,   0, 0, 0, 0, 0, 0,         // RowKind INSERT, no nulls
+      0x07, 0,   0, 0, 0, 0, 0, 0,         // a = 7
+      'h',  'i', 0, 0, 0, 0, 0, 0x80 | 2,  // b = "hi" inline
   };
-  auto expected = Batch(row_type, {Json(T(TypeKind::kInt), "[7]"),
-                                   Json(T(TypeKind::kVarChar), R"(["hi"])")},
-                        "[0]");
+  auto expected = Batch(
+      row_type, {Json(T(TypeKind::kInt), "[7]"), Json(T(TypeKind::kVarChar), R"(["hi"])")}, "[0]");
   ExpectBothWays(row_type, {image}, *expected);
 }
 
@@ -179,32 +179,31 @@ TEST(BinaryRowTest, LiteralNullsAndVariablePart) {
   RowType row_type{
       {"a", T(TypeKind::kBigInt)}, {"b", T(TypeKind::kVarChar)}, {"c", T(TypeKind::kInt)}};
   std::vector<uint8_t> row0{
-      0x02, 0x01, 0, 0, 0, 0, 0, 0,                    // UPDATE_AFTER, field 0 NULL (bit 8)
-      0, 0, 0, 0, 0, 0, 0, 0,                          // a NULL: zeroed slot
-      8, 0, 0, 0, 32, 0, 0, 0,                         // b = (32 << 32) | 8
-      0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,              // c = -1, rest of the slot zero
-      'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',          // b's bytes, exactly one word
+      0x02, 0x01, 0,    0,    0,   0,   0,   0,    // UPDATE_AFTER, field 0 NULL (bit 8)
+      0,    0,    0,    0,    0,   0,   0,   0,    // a NULL: zeroed slot
+      8,    0,    0,    0,    32,  0,   0,   0,    // b = (32 << 32) | 8
+      0xff, 0xff, 0xff, 0xff, 0,   0,   0,   0,    // c = -1, rest of the slot zero
+      'a',  'b',  'c',  'd',  'e', 'f', 'g', 'h',  // b's bytes, exactly one word
   };
   std::vector<uint8_t> row1{
-      0x03, 0x06, 0, 0, 0, 0, 0, 0,                    // DELETE, fields 1 and 2 NULL
-      0x2a, 0, 0, 0, 0, 0, 0, 0,                       // a = 42
-      0, 0, 0, 0, 0, 0, 0, 0,                          // b NULL
-      0, 0, 0, 0, 0, 0, 0, 0,                          // c NULL
+      0x03, 0x06, 0, 0, 0, 0, 0, 0,  // DELETE, fields 1 and 2 NULL
+      0x2a, 0,    0, 0, 0, 0, 0, 0,  // a = 42
+      0,    0,    0, 0, 0, 0, 0, 0,  // b NULL
+      0,    0,    0, 0, 0, 0, 0, 0,  // c NULL
   };
   std::vector<uint8_t> row2{
-      0x01, 0, 0, 0, 0, 0, 0, 0,                       // UPDATE_BEFORE
+      0x01, 0,    0,    0,    0,    0,    0,    0,     // UPDATE_BEFORE
       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,  // a = Long.MAX_VALUE
-      9, 0, 0, 0, 32, 0, 0, 0,                         // b = (32 << 32) | 9
-      0, 0, 0, 0x80, 0, 0, 0, 0,                       // c = Integer.MIN_VALUE
-      '1', '2', '3', '4', '5', '6', '7', '8',          // 9 bytes padded to 16 with zeros
-      '9', 0, 0, 0, 0, 0, 0, 0,
+      9,    0,    0,    0,    32,   0,    0,    0,     // b = (32 << 32) | 9
+      0,    0,    0,    0x80, 0,    0,    0,    0,     // c = Integer.MIN_VALUE
+      '1',  '2',  '3',  '4',  '5',  '6',  '7',  '8',   // 9 bytes padded to 16 with zeros
+      '9',  0,    0,    0,    0,    0,    0,    0,
   };
-  auto expected = Batch(
-      row_type,
-      {Json(T(TypeKind::kBigInt), "[null, 42, 9223372036854775807]"),
-       Json(T(TypeKind::kVarChar), R"(["abcdefgh", null, "123456789"])"),
-       Json(T(TypeKind::kInt), "[-1, null, -2147483648]")},
-      "[2, 3, 1]");
+  auto expected = Batch(row_type,
+                        {Json(T(TypeKind::kBigInt), "[null, 42, 9223372036854775807]"),
+                         Json(T(TypeKind::kVarChar), R"(["abcdefgh", null, "123456789"])"),
+                         Json(T(TypeKind::kInt), "[-1, null, -2147483648]")},
+                        "[2, 3, 1]");
   ExpectBothWays(row_type, {row0, row1, row2}, *expected);
 }
 
@@ -224,16 +223,16 @@ TEST(BinaryRowTest, StringLengthBoundaries) {
   }
   EXPECT_EQ(Hex(images[0]), "0000000000000000 0000000000000080 0000000000000080");
   const std::string json = R"(["", "1234567", "12345678", "123456789"])";
-  auto expected = Batch(
-      row_type, {Json(T(TypeKind::kVarChar), json), Json(T(TypeKind::kVarBinary), json)},
-      "[0, 0, 0, 0]");
+  auto expected =
+      Batch(row_type, {Json(T(TypeKind::kVarChar), json), Json(T(TypeKind::kVarBinary), json)},
+            "[0, 0, 0, 0]");
   ExpectBothWays(row_type, images, *expected);
 }
 
 TEST(BinaryRowTest, RawBytesAreNeverValidated) {
   RowType row_type{{"s", T(TypeKind::kVarChar)}};
   const std::string utf8 = "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e";  // é € 𝄞: 9 bytes
-  const std::string invalid = "\xff\xfe\xc3";                        // not UTF-8
+  const std::string invalid = "\xff\xfe\xc3";                       // not UTF-8
   arrow::StringBuilder builder;
   ASSERT_TRUE(builder.Append(utf8).ok());
   ASSERT_TRUE(builder.Append(invalid).ok());
@@ -245,10 +244,14 @@ TEST(BinaryRowTest, RawBytesAreNeverValidated) {
 }
 
 TEST(BinaryRowTest, FixedWidthTypes) {
-  RowType row_type{{"bo", T(TypeKind::kBoolean)},  {"ti", T(TypeKind::kTinyInt)},
-                   {"si", T(TypeKind::kSmallInt)}, {"f", T(TypeKind::kFloat)},
-                   {"d", T(TypeKind::kDouble)},    {"dt", T(TypeKind::kDate)},
-                   {"tm", T(TypeKind::kTime)},     {"ts", T(TypeKind::kTimestamp, 3)},
+  RowType row_type{{"bo", T(TypeKind::kBoolean)},
+                   {"ti", T(TypeKind::kTinyInt)},
+                   {"si", T(TypeKind::kSmallInt)},
+                   {"f", T(TypeKind::kFloat)},
+                   {"d", T(TypeKind::kDouble)},
+                   {"dt", T(TypeKind::kDate)},
+                   {"tm", T(TypeKind::kTime)},
+                   {"ts", T(TypeKind::kTimestamp, 3)},
                    {"ltz", T(TypeKind::kTimestampLtz, 0)}};
   uint32_t float_bits;
   const float f = -1.5f;
@@ -258,13 +261,13 @@ TEST(BinaryRowTest, FixedWidthTypes) {
   std::memcpy(&double_bits, &d, 8);
   Image row0(9);
   row0.Slot(0, 1)
-      .Slot(1, 0xff)                              // TINYINT -1: one byte
-      .Slot(2, 0x8000)                            // SMALLINT -32768: two bytes
+      .Slot(1, 0xff)    // TINYINT -1: one byte
+      .Slot(2, 0x8000)  // SMALLINT -32768: two bytes
       .Slot(3, float_bits)
       .Slot(4, double_bits)
-      .Slot(5, static_cast<uint32_t>(-719162))    // DATE 0001-01-01
-      .Slot(6, 86399999)                          // TIME 23:59:59.999
-      .Slot(7, static_cast<uint64_t>(-1))         // TIMESTAMP(3) 1969-12-31 23:59:59.999
+      .Slot(5, static_cast<uint32_t>(-719162))  // DATE 0001-01-01
+      .Slot(6, 86399999)                        // TIME 23:59:59.999
+      .Slot(7, static_cast<uint64_t>(-1))       // TIMESTAMP(3) 1969-12-31 23:59:59.999
       .Slot(8, 1700000000000);
   Image row1(9, /*kind=*/3);
   for (int i = 0; i < 9; ++i) row1.Null(i);
@@ -274,8 +277,7 @@ TEST(BinaryRowTest, FixedWidthTypes) {
       {Json(T(TypeKind::kBoolean), "[true, null]"), Json(T(TypeKind::kTinyInt), "[-1, null]"),
        Json(T(TypeKind::kSmallInt), "[-32768, null]"), Json(T(TypeKind::kFloat), "[-1.5, null]"),
        Json(T(TypeKind::kDouble), "[3.25, null]"), Json(T(TypeKind::kDate), "[-719162, null]"),
-       Json(T(TypeKind::kTime), "[86399999, null]"),
-       Json(T(TypeKind::kTimestamp, 3), "[-1, null]"),
+       Json(T(TypeKind::kTime), "[86399999, null]"), Json(T(TypeKind::kTimestamp, 3), "[-1, null]"),
        Json(T(TypeKind::kTimestampLtz, 0), "[1700000000000, null]")},
       "[0, 3]");
   ExpectBothWays(row_type, {row0.bytes(), row1.bytes()}, *expected);
@@ -319,11 +321,11 @@ TEST(BinaryRowTest, CompactDecimal) {
   row0.Slot(0, 999999999999999999ULL).Slot(1, static_cast<uint64_t>(-12345));
   Image row1(2);
   row1.Slot(0, static_cast<uint64_t>(-999999999999999999LL)).Null(1);
-  auto expected = Batch(row_type,
-                        {Json(T(TypeKind::kDecimal, 18, 4),
-                              R"(["99999999999999.9999", "-99999999999999.9999"])"),
-                         Json(T(TypeKind::kDecimal, 10, 2), R"(["-123.45", null])")},
-                        "[0, 0]");
+  auto expected = Batch(
+      row_type,
+      {Json(T(TypeKind::kDecimal, 18, 4), R"(["99999999999999.9999", "-99999999999999.9999"])"),
+       Json(T(TypeKind::kDecimal, 10, 2), R"(["-123.45", null])")},
+      "[0, 0]");
   ExpectBothWays(row_type, {row0.bytes(), row1.bytes()}, *expected);
 }
 
@@ -346,8 +348,7 @@ TEST(BinaryRowTest, NonCompactDecimalHoldsBigIntegerBytes) {
       {"99999999999999999999999999999999999999",
        Bytes({0x4b, 0x3b, 0x4c, 0xa8, 0x5a, 0x86, 0xc4, 0x7a, 0x09, 0x8a, 0x22, 0x3f, 0xff, 0xff,
               0xff, 0xff}),
-       "123456789012345678.90",
-       Bytes({0x00, 0xab, 0x54, 0xa9, 0x8c, 0xeb, 0x1f, 0x0a, 0xd2})},
+       "123456789012345678.90", Bytes({0x00, 0xab, 0x54, 0xa9, 0x8c, 0xeb, 0x1f, 0x0a, 0xd2})},
       {"-99999999999999999999999999999999999999",
        Bytes({0xb4, 0xc4, 0xb3, 0x57, 0xa5, 0x79, 0x3b, 0x85, 0xf6, 0x75, 0xdd, 0xc0, 0x00, 0x00,
               0x00, 0x01}),
@@ -441,15 +442,15 @@ TEST(BinaryRowTest, NestedRows) {
   const uint64_t mid2_offset = row2.Var(mid2.view());
   row2.Slot(1, (mid2_offset << 32) | mid2.bytes().size()).Null(2);
 
-  auto expected = Batch(
-      row_type,
-      {Json(T(TypeKind::kInt), "[9, 3, null]"),
-       Json(mid, R"([{"x": 1, "s": "nested string!", "in": {"y": 5, "z": "inner string"},
+  auto expected =
+      Batch(row_type,
+            {Json(T(TypeKind::kInt), "[9, 3, null]"),
+             Json(mid, R"([{"x": 1, "s": "nested string!", "in": {"y": 5, "z": "inner string"},
                       "d": "127"},
                      null,
                      {"x": null, "s": "", "in": null, "d": null}])"),
-       Json(T(TypeKind::kVarChar), R"(["after the row", "x", null])")},
-      "[2, 0, 0]");
+             Json(T(TypeKind::kVarChar), R"(["after the row", "x", null])")},
+            "[2, 0, 0]");
   ExpectBothWays(row_type, {row0.bytes(), row1.bytes(), row2.bytes()}, *expected);
 }
 
@@ -466,8 +467,8 @@ TEST(BinaryRowTest, NullTimestampReservesOnlyAtTopLevel) {
   EXPECT_EQ(Hex(image.bytes()),
             "0001000000000000 0000000018000000 1000000020000000 0000000000000000 "
             "0001000000000000 0000000000000000");
-  auto expected = Batch(row_type, {Json(ts, "[null]"), Json(row_type[1].type, R"([{"t": null}])")},
-                        "[0]");
+  auto expected =
+      Batch(row_type, {Json(ts, "[null]"), Json(row_type[1].type, R"([{"t": null}])")}, "[0]");
   ExpectBothWays(row_type, {image.bytes()}, *expected);
 }
 
@@ -519,8 +520,15 @@ class RandomBatch {
   }
 
   std::string RandomBytes() {
-    static const std::vector<std::string> kPieces{"a", "Z", "0", " ", "\xc3\xa9", "\xe2\x82\xac",
-                                                  "\xf0\x9d\x84\x9e", "\xff", std::string(1, '\0')};
+    static const std::vector<std::string> kPieces{"a",
+                                                  "Z",
+                                                  "0",
+                                                  " ",
+                                                  "\xc3\xa9",
+                                                  "\xe2\x82\xac",
+                                                  "\xf0\x9d\x84\x9e",
+                                                  "\xff",
+                                                  std::string(1, '\0')};
     static const std::vector<size_t> kLengths{0, 1, 6, 7, 8, 9, 15, 16, 17, 40};
     const size_t target = kLengths[rng_() % kLengths.size()];
     std::string s;
@@ -737,8 +745,7 @@ TEST(BinaryRowTest, RowsNeedNotStartAtZeroOrBeAligned) {
   auto row = Image(1).VarField(0, "unaligned row").bytes();
   data.insert(data.end(), row.begin(), row.end());
   const int32_t offsets[] = {3, static_cast<int32_t>(data.size())};
-  auto decoded =
-      DecodeBinaryRows(row_type, data.data(), offsets, 1, arrow::default_memory_pool());
+  auto decoded = DecodeBinaryRows(row_type, data.data(), offsets, 1, arrow::default_memory_pool());
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_TRUE((*decoded)->column(0)->Equals(*Json(T(TypeKind::kVarChar), R"(["unaligned row"])")));
 }
@@ -820,8 +827,8 @@ TEST(BinaryRowTest, NullFieldsAreNotDereferenced) {
 
 TEST(BinaryRowTest, EncodeRejectsMismatchedBatch) {
   RowType row_type{{"a", T(TypeKind::kInt)}};
-  auto wrong_type = Batch(RowType{{"a", T(TypeKind::kBigInt)}},
-                          {Json(T(TypeKind::kBigInt), "[1]")}, "[0]");
+  auto wrong_type =
+      Batch(RowType{{"a", T(TypeKind::kBigInt)}}, {Json(T(TypeKind::kBigInt), "[1]")}, "[0]");
   BinaryRowBuffer out;
   auto status = EncodeBinaryRows(row_type, *wrong_type, &out);
   EXPECT_FALSE(status.ok());

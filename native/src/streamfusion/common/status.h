@@ -41,14 +41,14 @@ Status Unsupported(Args&&... args) {
 #define SF_ASSIGN_OR_RAISE(lhs, rexpr) ARROW_ASSIGN_OR_RAISE(lhs, rexpr)
 
 // Internal invariant checks that print both values: SF_CHECK_LT(a, b) returns an internal error.
-#define SF_CHECK_OP(a, b, op)                                                             \
-  do {                                                                                    \
-    if (!((a)op(b))) {                                                                    \
-      std::ostringstream sf_check_stream;                                                 \
+#define SF_CHECK_OP(a, b, op)                                                            \
+  do {                                                                                   \
+    if (!((a)op(b))) {                                                                   \
+      std::ostringstream sf_check_stream;                                                \
       sf_check_stream << "Check failed: " #a " " #op " " #b " (" << (a) << " vs " << (b) \
-                      << ") at " << __FILE__ << ":" << __LINE__;                          \
-      return ::streamfusion::InternalError(sf_check_stream.str());                        \
-    }                                                                                     \
+                      << ") at " << __FILE__ << ":" << __LINE__;                         \
+      return ::streamfusion::InternalError(sf_check_stream.str());                       \
+    }                                                                                    \
   } while (false)
 #define SF_CHECK_EQ(a, b) SF_CHECK_OP(a, b, ==)
 #define SF_CHECK_LT(a, b) SF_CHECK_OP(a, b, <)

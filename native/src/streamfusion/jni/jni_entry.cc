@@ -82,7 +82,9 @@ T Guard(JNIEnv* env, T fallback, Body&& body) {
   return fallback;
 }
 
-PipelineHandle* FromHandle(jlong handle) { return reinterpret_cast<PipelineHandle*>(handle); }
+PipelineHandle* FromHandle(jlong handle) {
+  return reinterpret_cast<PipelineHandle*>(handle);
+}
 
 Result<PipelineHandle*> CheckedHandle(jlong handle) {
   if (handle == 0) return InternalError("Native pipeline used after close");
@@ -112,8 +114,8 @@ class CriticalArray {
 }  // namespace
 }  // namespace streamfusion::jni
 
-using namespace streamfusion;        // NOLINT: entry points only
-using namespace streamfusion::jni;   // NOLINT
+using namespace streamfusion;       // NOLINT: entry points only
+using namespace streamfusion::jni;  // NOLINT
 
 extern "C" {
 
@@ -124,7 +126,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   if (local == nullptr) return JNI_ERR;
   g_native_exception = static_cast<jclass>(env->NewGlobalRef(local));
   env->DeleteLocalRef(local);
-  g_native_exception_ctor = env->GetMethodID(g_native_exception, "<init>", "(ILjava/lang/String;)V");
+  g_native_exception_ctor =
+      env->GetMethodID(g_native_exception, "<init>", "(ILjava/lang/String;)V");
   if (g_native_exception_ctor == nullptr) return JNI_ERR;
   return JNI_VERSION_1_8;
 }
@@ -141,7 +144,8 @@ JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_version(JNI
   return env->NewStringUTF("streamfusion-native 0.1.0");
 }
 
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryBytes(JNIEnv*, jclass) {
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryBytes(JNIEnv*,
+                                                                                     jclass) {
   return memory::AccountingPool::GlobalBytesInUse();
 }
 
@@ -210,8 +214,10 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
 }
 
 // Copies the output of the last processRows into Java arrays sized from its return value.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(JNIEnv* env, jclass,
+                                                                             jlong handle,
+                                                                             jbyteArray rows,
+                                                                             jintArray offsets) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     const auto& out = h->output;
@@ -248,8 +254,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processArrow(
   });
 }
 
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemoryBytes(
-    JNIEnv* env, jclass, jlong handle) {
+JNIEXPORT jlong JNICALL
+Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemoryBytes(JNIEnv* env, jclass, jlong handle) {
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     return h->pipeline->pool()->bytes_allocated() +
@@ -258,7 +264,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemor
 }
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(JNIEnv* env, jclass,
-                                                                             jlong handle) {
+                                                                                jlong handle) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete FromHandle(handle);
     return true;

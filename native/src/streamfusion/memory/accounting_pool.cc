@@ -66,6 +66,8 @@ void AccountingPool::Free(uint8_t* buffer, int64_t size, int64_t alignment) {
   Release(size);
 }
 
-int64_t AccountingPool::GlobalBytesInUse() { return g_bytes_in_use.load(std::memory_order_relaxed); }
+int64_t AccountingPool::GlobalBytesInUse() {
+  return g_bytes_in_use.load(std::memory_order_relaxed);
+}
 
 }  // namespace streamfusion::memory

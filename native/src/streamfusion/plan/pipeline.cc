@@ -12,8 +12,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
   for (const auto& op : plan.operators()) {
     switch (op.kind_case()) {
       case Operator::kCalc: {
-        SF_ASSIGN_OR_RAISE(auto calc, operators::CalcOperator::Make(op.calc(), *current, plan.session(),
-                                                                    pipeline->pool_.get()));
+        SF_ASSIGN_OR_RAISE(auto calc,
+                           operators::CalcOperator::Make(op.calc(), *current, plan.session(),
+                                                         pipeline->pool_.get()));
         pipeline->operators_.push_back(std::move(calc));
         break;
       }

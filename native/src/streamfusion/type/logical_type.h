@@ -49,9 +49,9 @@ struct Field;
 struct LogicalType {
   TypeKind kind = TypeKind::kNull;
   bool nullable = true;
-  int32_t precision = 0;  // DECIMAL precision; TIME/TIMESTAMP fractional precision
-  int32_t scale = 0;      // DECIMAL scale
-  int32_t length = 0;     // CHAR/VARCHAR/BINARY/VARBINARY length
+  int32_t precision = 0;      // DECIMAL precision; TIME/TIMESTAMP fractional precision
+  int32_t scale = 0;          // DECIMAL scale
+  int32_t length = 0;         // CHAR/VARCHAR/BINARY/VARBINARY length
   std::vector<Field> fields;  // ROW
 
   bool IsIntegral() const {

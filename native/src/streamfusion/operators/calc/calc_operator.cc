@@ -39,8 +39,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Process(
       SF_ASSIGN_OR_RAISE(auto bits, expression::ReadBooleanBits(*keep->data(), n, pool_));
       for (int64_t w = 0; w < expression::BitmapWords(n); ++w) {
         uint64_t word = expression::LoadBitsWord(bits.values, w, n) &
-                        expression::LoadBitsWord(bits.valid, w, n) &
-                        expression::TailMask(w, n);
+                        expression::LoadBitsWord(bits.valid, w, n) & expression::TailMask(w, n);
         while (word != 0) {
           rows.push_back(w * 64 + __builtin_ctzll(word));
           word &= word - 1;
@@ -52,9 +51,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Process(
       std::vector<std::shared_ptr<arrow::Array>> columns;
       for (int c = 0; c < input->num_columns(); ++c) {
         const auto& column = input->column(c);
-        SF_ASSIGN_OR_RAISE(auto filtered,
-                           expression::Gather(column->type(), {column.get()}, nullptr,
-                                              rows.data(), kept, pool_));
+        SF_ASSIGN_OR_RAISE(auto filtered, expression::Gather(column->type(), {column.get()},
+                                                             nullptr, rows.data(), kept, pool_));
         columns.push_back(std::move(filtered));
       }
       batch = arrow::RecordBatch::Make(input->schema(), kept, std::move(columns));

@@ -8,8 +8,8 @@ namespace {
 using namespace expression::testing;  // NOLINT
 
 TEST(CalcOperatorTest, FilterThenProjectKeepsRowKind) {
-  auto b = MakeBatch({Int(), VarChar()}, {Ints({4, 0, std::nullopt, 2}),
-                                          Strings({"a", "b", "c", std::nullopt})});
+  auto b = MakeBatch({Int(), VarChar()},
+                     {Ints({4, 0, std::nullopt, 2}), Strings({"a", "b", "c", std::nullopt})});
   plan::CalcNode node;
   // WHERE a <> 0 (NULL dropped) SELECT 8 / a, s
   *node.mutable_condition() = Call("NOT_EQUALS", Bool(), {Ref(0, Int()), IntLit(0)});
