@@ -2,7 +2,7 @@
 // cast rules (NumericPrimitiveCastRule, NumericPrimitiveToDecimalCastRule,
 // DecimalToNumericPrimitiveCastRule, DecimalToDecimalCastRule, BooleanToNumericCastRule,
 // NumericToBooleanCastRule, *ToStringCastRule + CharVarCharTrimPadCastRule,
-// StringToNumericPrimitiveCastRule, StringToBooleanCastRule).
+// StringToNumericPrimitiveCastRule, StringToDecimalCastRule, StringToBooleanCastRule).
 
 #include <string>
 #include <string_view>
@@ -264,7 +264,7 @@ class CastExpr final : public Expression {
     return out;
   }
 
-  // CHAR/VARCHAR -> integral / BOOLEAN. Parse errors are raised for selected rows only.
+  // CHAR/VARCHAR -> numeric / BOOLEAN. Parse errors are raised for selected rows only.
   Result<ArrayPtr> FromString(const arrow::ArrayData& in, int64_t n, const Selection& selection) {
     SF_ASSIGN_OR_RAISE(auto validity, CopyValidity(in, n, pool_));
     const int32_t* offsets = in.GetValues<int32_t>(1);
@@ -282,6 +282,19 @@ class CastExpr final : public Expression {
       }
       return MakeFixedArray(arrow_type_, n, validity, values);
     }
+    if (to_family_ == Family::kDecimal) {
+      // StringToDecimalCastRule passes the string untrimmed.
+      SF_ASSIGN_OR_RAISE(auto values, AllocateBytes(n * 16, pool_));
+      uint8_t* out = values->mutable_data();
+      for (int64_t i = 0; i < n; ++i) {
+        int128_t v = 0;
+        if (needed(i)) {
+          SF_ASSIGN_OR_RAISE(v, functions::ParseDecimal(text(i), to_.precision, to_.scale));
+        }
+        std::memcpy(out + i * 16, &v, 16);
+      }
+      return MakeFixedArray(arrow_type_, n, validity, values);
+    }
     return VisitNumeric(to_.kind, [&](auto tag) -> Result<ArrayPtr> {
       using To = decltype(tag);
       SF_ASSIGN_OR_RAISE(auto values, AllocateBytes(n * static_cast<int64_t>(sizeof(To)), pool_));
@@ -289,16 +302,20 @@ class CastExpr final : public Expression {
       for (int64_t i = 0; i < n; ++i) {
         out[i] = To{0};
         if (!needed(i)) continue;
+        // StringToNumericPrimitiveCastRule parses BinaryStringData.trim() of the input.
+        const std::string_view trimmed = functions::TrimSpaces(text(i));
         if constexpr (std::is_same_v<To, int8_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseByte(text(i)));
+          SF_ASSIGN_OR_RAISE(out[i], functions::ParseByte(trimmed));
         } else if constexpr (std::is_same_v<To, int16_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseShort(text(i)));
+          SF_ASSIGN_OR_RAISE(out[i], functions::ParseShort(trimmed));
         } else if constexpr (std::is_same_v<To, int32_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseInt(text(i)));
+          SF_ASSIGN_OR_RAISE(out[i], functions::ParseInt(trimmed));
         } else if constexpr (std::is_same_v<To, int64_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseLong(text(i)));
+          SF_ASSIGN_OR_RAISE(out[i], functions::ParseLong(trimmed));
+        } else if constexpr (std::is_same_v<To, float>) {
+          SF_ASSIGN_OR_RAISE(out[i], functions::ParseFloat(trimmed));
         } else {
-          return InternalError("CAST from string to floating point reached evaluation");
+          SF_ASSIGN_OR_RAISE(out[i], functions::ParseDouble(trimmed));
         }
       }
       return MakeFixedArray(arrow_type_, n, validity, values);
@@ -348,9 +365,6 @@ Result<ExprPtr> MakeCast(ExprPtr child, const LogicalType& to, arrow::MemoryPool
   }
   if (f == Family::kFloating && t == Family::kString) {
     return UnsupportedCast(from, to, " (Java's Double.toString is not reproduced)");
-  }
-  if (f == Family::kString && (t == Family::kFloating || t == Family::kDecimal)) {
-    return UnsupportedCast(from, to, " (Java's number parsing is not reproduced)");
   }
   // Casts from non-string types never fail, so a cast literal is computed once.
   const bool constant = f != Family::kString && IsConstant(*child);

@@ -264,10 +264,13 @@ TEST(CastTest, StringCasts) {
   auto s = VarChar();
   auto b = MakeBatch({s}, {Strings({"12", "-2147483648", "+7.99", std::nullopt})});
   EXPECT_EQ(EvalShow(Call("CAST", kInt, {Ref(0, s)}), b), "[12, -2147483648, 7, null]");
-  auto bad = MakeBatch({s}, {Strings({" 1"})});
+  // StringToNumericPrimitiveCastRule parses BinaryStringData.trim() (spaces only).
+  auto padded = MakeBatch({s}, {Strings({" 1 ", "  -3"})});
+  EXPECT_EQ(EvalShow(Call("CAST", kInt, {Ref(0, s)}), padded), "[1, -3]");
+  auto bad = MakeBatch({s}, {Strings({"\t1"})});
   auto r = Eval(Call("CAST", kInt, {Ref(0, s)}), bad);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("' 1'"), std::string::npos);
+  EXPECT_NE(r.status().message().find("'\t1'"), std::string::npos);
   auto over = MakeBatch({s}, {Strings({"2147483648"})});
   EXPECT_FALSE(Eval(Call("CAST", kInt, {Ref(0, s)}), over).ok());
   auto bools = MakeBatch({s}, {Strings({"TRUE", "y", "No", "0"})});
@@ -281,6 +284,42 @@ TEST(CastTest, StringCasts) {
   // Truncation counts UTF-8 characters, not bytes.
   auto utf = MakeBatch({s}, {Strings({"\xC3\xA9t\xC3\xA9", "ab"})});
   EXPECT_EQ(EvalShow(Call("CAST", VarChar(2), {Ref(0, s)}), utf), "[\xC3\xA9t, ab]");
+}
+
+TEST(CastTest, StringToFloatingPoint) {
+  auto s = VarChar();
+  auto b = MakeBatch({s}, {Strings({" 1.5e3 ", "-Infinity", "0x1p3", "7d", std::nullopt})});
+  EXPECT_EQ(EvalShow(Call("CAST", kDbl, {Ref(0, s)}), b), "[1500, -inf, 8, 7, null]");
+  EXPECT_EQ(EvalShow(Call("CAST", T(plan::DataType::FLOAT), {Ref(0, s)}), b),
+            "[1500, -inf, 8, 7, null]");
+  auto bad = MakeBatch({s}, {Strings({"1.5", "abc"})});
+  auto r = Eval(Call("CAST", kDbl, {Ref(0, s)}), bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsInvalid());
+  EXPECT_NE(r.status().message().find("NumberFormatException: For input string: \"abc\""),
+            std::string::npos);
+  // Only rows that are needed are parsed: CASE WHEN s = '1.5' THEN CAST(s AS DOUBLE) END.
+  auto guarded = Call("CASE", kDbl,
+                      {Bin("EQUALS", kBool, Ref(0, s), StrLit("1.5")),
+                       Call("CAST", kDbl, {Ref(0, s)}), NullLit(kDbl)});
+  EXPECT_EQ(EvalShow(guarded, bad), "[1.5, null]");
+}
+
+TEST(CastTest, StringToDecimal) {
+  auto s = VarChar();
+  auto b = MakeBatch({s}, {Strings({"1.255", " -0.005 ", "1e2", "a", std::nullopt})});
+  EXPECT_EQ(EvalShow(Call("CAST", Dec(10, 2), {Ref(0, s)}), b),
+            "[1.26, -0.01, 100.00, 0.00, null]");
+  auto wide = MakeBatch({s}, {Strings({"12345678901234567890.125", "-1.5", std::nullopt})});
+  EXPECT_EQ(EvalShow(Call("CAST", Dec(38, 2), {Ref(0, s)}), wide),
+            "[12345678901234567890.13, -1.50, null]");
+  auto r = Eval(Call("CAST", Dec(4, 2), {Ref(0, s)}), b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("For input string: '1e2'. Overflow."), std::string::npos);
+  auto guarded = Call("CASE", Dec(4, 2),
+                      {Bin("EQUALS", kBool, Ref(0, s), StrLit("1.255")),
+                       Call("CAST", Dec(4, 2), {Ref(0, s)}), NullLit(Dec(4, 2))});
+  EXPECT_EQ(EvalShow(guarded, b), "[1.26, null, null, null, null]");
 }
 
 TEST(CastTest, UnsupportedPairsAreRefused) {

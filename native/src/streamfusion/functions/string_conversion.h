@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "streamfusion/common/status.h"
+#include "streamfusion/functions/decimal.h"
 
 namespace streamfusion::functions {
 
@@ -17,6 +18,26 @@ Result<int32_t> ParseInt(std::string_view text);
 // BinaryStringDataUtil.toShort / toByte: toInt, then an exact narrowing check.
 Result<int16_t> ParseShort(std::string_view text);
 Result<int8_t> ParseByte(std::string_view text);
+// BinaryStringData.trim: drops leading and trailing spaces (0x20 only), as
+// StringToNumericPrimitiveCastRule does before parsing.
+std::string_view TrimSpaces(std::string_view text);
+
+// StringToNumericPrimitiveCastRule for DOUBLE / FLOAT: BinaryStringData.trim, then
+// Double.parseDouble / Float.parseFloat, which trim every char <= ' ' and accept Java's
+// FloatingDecimal grammar: [+-] then NaN | Infinity | decimal digits with optional '.',
+// [eE][+-]digits exponent and [fFdD] suffix | 0x/0X hex significand with mandatory p exponent.
+// Results are correctly rounded straight to the target type (float is not rounded via double).
+// Errors are Java's NumberFormatException messages.
+Result<double> ParseDouble(std::string_view text);
+Result<float> ParseFloat(std::string_view text);
+
+// StringToDecimalCastRule: BinaryStringDataUtil.toDecimal(text, precision, scale), unscaled.
+// No trimming by the rule itself. Precision <= 18 and at most 18 bytes: Flink's lenient byte
+// parser (see the definition); otherwise new BigDecimal(trimmed chars) with BigDecimal's errors,
+// then DecimalData.fromBigDecimal (HALF_UP to `scale`). A result wider than `precision` is
+// Flink's NumberFormatException "Overflow.".
+Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale);
+
 // BinaryStringDataUtil.toBoolean: t/true/y/yes/1 and f/false/n/no/0, case-insensitive.
 Result<bool> ParseBoolean(std::string_view text);
 

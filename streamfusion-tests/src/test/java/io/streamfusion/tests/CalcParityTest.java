@@ -92,6 +92,15 @@ class CalcParityTest {
         "CAST(d10 AS STRING)", "CAST(d38 AS STRING)", "CAST(b AS STRING)", "CAST(i8 AS STRING)",
         "CAST(i32 AS VARCHAR(3))", "CAST(i32 AS CHAR(12))", "CAST(s AS VARCHAR(3))",
         "CAST(s AS CHAR(8))",
+        // String to number over numeric strings; CHAR(n) pads with spaces that the casts trim.
+        "CAST(CAST(i32 AS STRING) AS DOUBLE)", "CAST(CAST(i64 AS STRING) AS DOUBLE)",
+        "CAST(CAST(i64 AS STRING) AS FLOAT)", "CAST(CAST(d10 AS STRING) AS DOUBLE)",
+        "CAST(CAST(d38 AS STRING) AS DOUBLE)", "CAST(CAST(d38 AS STRING) AS FLOAT)",
+        "CAST(CAST(i32 AS CHAR(12)) AS DOUBLE)", "CAST(CAST(i32 AS CHAR(12)) AS INT)",
+        "CAST(CAST(i64 AS CHAR(21)) AS BIGINT)", "CAST(CAST(d10 AS STRING) AS DECIMAL(10, 1))",
+        "CAST(CAST(d10 AS CHAR(14)) AS DECIMAL(18, 4))", "CAST(CAST(i32 AS STRING) AS DECIMAL(12, 2))",
+        "CAST(CAST(d38 AS STRING) AS DECIMAL(38, 10))", "CAST(CAST(d38 AS STRING) AS DECIMAL(38, 2))",
+        "CAST(CAST(d38 AS CHAR(45)) AS DECIMAL(30, 1))", "CAST(CAST(d10 AS STRING) AS DECIMAL(20, 0))",
     };
 
     static Stream<Arguments> projectionGroups() {

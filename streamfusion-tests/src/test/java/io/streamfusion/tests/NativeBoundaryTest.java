@@ -109,6 +109,26 @@ class NativeBoundaryTest {
     }
 
     @Test
+    void castOfNonNumericStringFailsLikeFlink() {
+        // Row 0 holds s = 'hello': Double.parseDouble's message, then Flink's toDecimal "Overflow.".
+        String toDouble = "SELECT id, CAST(s AS DOUBLE) FROM t";
+        String message = "java.lang.NumberFormatException: For input string: \"hello\"";
+        ParityHarness harness = new ParityHarness();
+        assertThatThrownBy(() -> ParityHarness.run(harness.stock(), toDouble))
+                .hasStackTraceContaining(message);
+        assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), toDouble))
+                .hasStackTraceContaining(message)
+                .hasStackTraceContaining("USER_ERROR");
+        String toDecimal = "SELECT id, CAST(s AS DECIMAL(5, 2)) FROM t";
+        String overflow = "java.lang.NumberFormatException: For input string: 'hello'. Overflow.";
+        assertThatThrownBy(() -> ParityHarness.run(harness.stock(), toDecimal))
+                .hasStackTraceContaining(overflow);
+        assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), toDecimal))
+                .hasStackTraceContaining(overflow)
+                .hasStackTraceContaining("USER_ERROR");
+    }
+
+    @Test
     void decimalZeroByZeroFailsLikeFlink() {
         String sql = "SELECT id, d10 / d10 FROM t";
         ParityHarness harness = new ParityHarness();
