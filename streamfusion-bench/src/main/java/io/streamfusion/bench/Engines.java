@@ -10,16 +10,26 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import java.util.Map;
 
 /** Creates table environments for either engine on an embedded MiniCluster. */
-final class Engines {
+public final class Engines {
     private Engines() {}
 
-    enum Engine {
+    /** Which planner plans the job. */
+    public enum Engine {
         STOCK,
         NATIVE
     }
 
     static StreamTableEnvironment create(Engine engine, int parallelism, Map<String, String> options) {
-        Configuration conf = new Configuration();
+        return create(engine, parallelism, new Configuration(), options);
+    }
+
+    /**
+     * A table environment whose jobs each start a fresh MiniCluster configured by {@code
+     * cluster} (memory, state backend), with the table options {@code options}.
+     */
+    public static StreamTableEnvironment create(
+            Engine engine, int parallelism, Configuration cluster, Map<String, String> options) {
+        Configuration conf = new Configuration(cluster);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
         EnvironmentSettings settings = EnvironmentSettings.inStreamingMode();

@@ -1,0 +1,157 @@
+package io.streamfusion.bench.nexmark;
+
+import org.apache.flink.configuration.Configuration;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The settings of one {@code ./sf bench nexmark} run. Both engines get the same events,
+ * parallelism, cluster memory, state backend and table options.
+ */
+final class NexmarkConfig {
+    static final String USAGE =
+            "usage: ./sf bench nexmark [--queries q0,q5|all] [--events N] [--parallelism P] "
+                    + "[--warmups W] [--trials T] [--state heap|rocksdb] [--minibatch on|off] "
+                    + "[--out DIR] [--check-events N] [--tps N] [--check-tps N] "
+                    + "[--managed-memory SIZE]";
+
+    List<String> queries = new ArrayList<>(NexmarkQueries.ALL);
+    /** Events per timed job. */
+    long events = 10_000_000L;
+    /** Event-time rate of the timed jobs (the reference's TPS). */
+    long tps = 10_000_000L;
+    /** Events of the results check. */
+    long checkEvents = 100_000L;
+    /**
+     * Event-time rate of the results check: 1,000 events/s spreads 100k events over 100 s of
+     * event time, so windows fire many times and no two events share a millisecond (ties in
+     * ROW_NUMBER over `dateTime` would otherwise be broken by arrival order, which is not fixed).
+     */
+    long checkTps = 1_000L;
+    int parallelism = 2;
+    int warmups = 1;
+    int trials = 3;
+    String state = "heap";
+    boolean miniBatch = false;
+    /** Managed memory of each MiniCluster's TaskManager (RocksDB lives in it). */
+    String managedMemory = "512m";
+    Path out = Paths.get("nexmark-results");
+
+    static NexmarkConfig parse(String[] args) {
+        NexmarkConfig c = new NexmarkConfig();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value of " + arg + "\n" + USAGE);
+            }
+            String value = args[++i];
+            switch (arg) {
+                case "--queries": c.queries = queries(value); break;
+                case "--events": c.events = Long.parseLong(value); break;
+                case "--tps": c.tps = Long.parseLong(value); break;
+                case "--check-events": c.checkEvents = Long.parseLong(value); break;
+                case "--check-tps": c.checkTps = Long.parseLong(value); break;
+                case "--parallelism": c.parallelism = Integer.parseInt(value); break;
+                case "--warmups": c.warmups = Integer.parseInt(value); break;
+                case "--trials": c.trials = Integer.parseInt(value); break;
+                case "--state": c.state = oneOf(arg, value, "heap", "rocksdb"); break;
+                case "--minibatch": c.miniBatch = oneOf(arg, value, "on", "off").equals("on"); break;
+                case "--managed-memory": c.managedMemory = value; break;
+                case "--out": c.out = Paths.get(value); break;
+                default: throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
+            }
+        }
+        if (c.trials < 1 || c.warmups < 0 || c.parallelism < 1 || c.events < 1 || c.checkEvents < 1) {
+            throw new IllegalArgumentException("trials, parallelism and event counts must be positive\n" + USAGE);
+        }
+        return c;
+    }
+
+    private static List<String> queries(String value) {
+        if (value.equals("all")) {
+            return new ArrayList<>(NexmarkQueries.ALL);
+        }
+        List<String> queries = new ArrayList<>();
+        for (String q : value.split(",")) {
+            String name = q.trim().toLowerCase();
+            if (!NexmarkQueries.ALL.contains(name)) {
+                throw new IllegalArgumentException("unknown query " + q + "; known: " + NexmarkQueries.ALL);
+            }
+            queries.add(name);
+        }
+        return queries;
+    }
+
+    private static String oneOf(String arg, String value, String a, String b) {
+        if (!value.equals(a) && !value.equals(b)) {
+            throw new IllegalArgumentException(arg + " must be " + a + " or " + b + ", not " + value);
+        }
+        return value;
+    }
+
+    /** The MiniCluster configuration of every job. */
+    Configuration cluster() {
+        Configuration conf = new Configuration();
+        conf.setString("taskmanager.memory.managed.size", managedMemory);
+        conf.setString("state.backend.type", state.equals("rocksdb") ? "rocksdb" : "hashmap");
+        return conf;
+    }
+
+    /**
+     * The MiniCluster configuration of the results check: as {@link #cluster()}, but without
+     * periodic watermarks during the run (only the final one at end of input). Which events a
+     * periodic watermark makes late depends on timing (e.g. when each generator split reaches
+     * its reader), so even stock Flink against itself would not agree on q5 otherwise; with the
+     * watermark held back, every event-time result is fixed by the events alone.
+     */
+    Configuration checkCluster() {
+        Configuration conf = cluster();
+        conf.setString(CHECK_WATERMARK_INTERVAL_KEY, CHECK_WATERMARK_INTERVAL);
+        return conf;
+    }
+
+    static final String CHECK_WATERMARK_INTERVAL_KEY = "pipeline.auto-watermark-interval";
+    static final String CHECK_WATERMARK_INTERVAL = "1 h";
+
+    /** The table options of every job (both engines). */
+    Map<String, String> tableOptions() {
+        Map<String, String> options = new LinkedHashMap<>();
+        if (miniBatch) {
+            options.put("table.exec.mini-batch.enabled", "true");
+            options.put("table.exec.mini-batch.allow-latency", "2s");
+            options.put("table.exec.mini-batch.size", "5000");
+        }
+        return options;
+    }
+
+    /** Everything that shaped the run, for results.json. */
+    Map<String, Object> describe() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("queries", queries);
+        d.put("events", events);
+        d.put("tps", tps);
+        d.put("check_events", checkEvents);
+        d.put("check_tps", checkTps);
+        d.put("parallelism", parallelism);
+        d.put("warmups", warmups);
+        d.put("trials", trials);
+        d.put("state", state);
+        d.put("minibatch", miniBatch);
+        d.put("managed_memory", managedMemory);
+        d.put("cluster", cluster().toMap());
+        d.put("table_options", tableOptions());
+        d.put("check_cluster", checkCluster().toMap());
+        d.put("native_fallback", "allow");
+        d.put("timing",
+                "trials_s is the job's net runtime (JobManager: job accepted to job finished) on a "
+                        + "fresh MiniCluster; wall_s adds planning and MiniCluster start-up; cpu_s is "
+                        + "the process CPU time over wall_s; trials alternate which engine runs first");
+        d.put("out", out.toAbsolutePath().toString());
+        return d;
+    }
+}

@@ -1,0 +1,161 @@
+package io.streamfusion.bench.nexmark;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/** What one {@code ./sf bench nexmark} run measured, query by query. */
+final class NexmarkResults {
+    private NexmarkResults() {}
+
+    /** One timed job. */
+    static final class Trial {
+        final int index;
+        /** True when this engine ran first in its pair (trials alternate the order). */
+        final boolean ranFirst;
+        final double netRuntimeSeconds;
+        final double wallSeconds;
+        final double cpuSeconds;
+        final long peakHeapBytes;
+        final long peakNativeBytes;
+        /** Rows that entered native operators during this job (process-wide counter delta). */
+        final long nativeRecordsIn;
+
+        Trial(
+                int index,
+                boolean ranFirst,
+                double netRuntimeSeconds,
+                double wallSeconds,
+                double cpuSeconds,
+                long peakHeapBytes,
+                long peakNativeBytes,
+                long nativeRecordsIn) {
+            this.index = index;
+            this.ranFirst = ranFirst;
+            this.netRuntimeSeconds = netRuntimeSeconds;
+            this.wallSeconds = wallSeconds;
+            this.cpuSeconds = cpuSeconds;
+            this.peakHeapBytes = peakHeapBytes;
+            this.peakNativeBytes = peakNativeBytes;
+            this.nativeRecordsIn = nativeRecordsIn;
+        }
+    }
+
+    /** The trials of one engine on one query. */
+    static final class EngineRuns {
+        final List<Trial> trials = new ArrayList<>();
+
+        List<Double> seconds() {
+            List<Double> s = new ArrayList<>();
+            for (Trial t : trials) {
+                s.add(t.netRuntimeSeconds);
+            }
+            return s;
+        }
+
+        List<Double> cpuSeconds() {
+            List<Double> s = new ArrayList<>();
+            for (Trial t : trials) {
+                s.add(t.cpuSeconds);
+            }
+            return s;
+        }
+
+        double medianSeconds() {
+            return median(seconds());
+        }
+
+        double minSeconds() {
+            return Collections.min(seconds());
+        }
+
+        double maxSeconds() {
+            return Collections.max(seconds());
+        }
+
+        double medianCpuSeconds() {
+            return median(cpuSeconds());
+        }
+
+        long peakHeapBytes() {
+            long peak = 0;
+            for (Trial t : trials) {
+                peak = Math.max(peak, t.peakHeapBytes);
+            }
+            return peak;
+        }
+
+        long peakNativeBytes() {
+            long peak = 0;
+            for (Trial t : trials) {
+                peak = Math.max(peak, t.peakNativeBytes);
+            }
+            return peak;
+        }
+
+        boolean isEmpty() {
+            return trials.isEmpty();
+        }
+    }
+
+    /** Everything measured for one query. */
+    static final class QueryResult {
+        final String query;
+        /** Set when the query is not run (q6: Flink's own reason). */
+        String skipReason;
+        /** Set when a job failed; the query then has no speedup. */
+        String error;
+        ResultsCheck.Comparison check;
+        /** Set when the check failed: a second stock run against the first. */
+        ResultsCheck.Comparison stockSelfCheck;
+        int nativeOperators;
+        int totalOperators;
+        List<String> fallbackReasons = List.of();
+        final EngineRuns stock = new EngineRuns();
+        final EngineRuns nativeRuns = new EngineRuns();
+
+        QueryResult(String query) {
+            this.query = query;
+        }
+
+        boolean skipped() {
+            return skipReason != null;
+        }
+
+        boolean resultsMatch() {
+            return check != null && check.match;
+        }
+
+        /**
+         * "ok", "FAILED" (results differ), "UNVERIFIED" (they differ, but so do two stock runs:
+         * the query's results are not fixed by its input on this check), "error" or "skipped".
+         */
+        String status() {
+            if (skipped()) {
+                return "skipped";
+            }
+            if (error != null) {
+                return "error";
+            }
+            if (resultsMatch()) {
+                return "ok";
+            }
+            return stockSelfCheck != null && !stockSelfCheck.match ? "UNVERIFIED" : "FAILED";
+        }
+
+        /** Stock median over native median; null unless both ran and the results match. */
+        Double speedup() {
+            if (!status().equals("ok") || stock.isEmpty() || nativeRuns.isEmpty()) {
+                return null;
+            }
+            return stock.medianSeconds() / nativeRuns.medianSeconds();
+        }
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+}
