@@ -16,6 +16,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "arrow/c/bridge.h"
 #include "arrow/record_batch.h"
@@ -214,10 +215,8 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
 }
 
 // Copies the output of the last processRows into Java arrays sized from its return value.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(JNIEnv* env, jclass,
-                                                                             jlong handle,
-                                                                             jbyteArray rows,
-                                                                             jintArray offsets) {
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     const auto& out = h->output;
@@ -229,6 +228,18 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(JNI
                             reinterpret_cast<const jbyte*>(out.bytes.data()));
     env->SetIntArrayRegion(offsets, 0, static_cast<jsize>(out.offsets.size()),
                            reinterpret_cast<const jint*>(out.offsets.data()));
+    if (source_rows != nullptr) {
+      const jsize n = out.num_rows();
+      if (env->GetArrayLength(source_rows) < n) {
+        return InternalError("copyOutput: source row array too small for ", n, " rows");
+      }
+      std::vector<jint> sources(static_cast<size_t>(n));
+      const std::vector<int64_t>* mapped = h->pipeline->source_rows();
+      for (jsize i = 0; i < n; ++i) {
+        sources[i] = static_cast<jint>(mapped ? (*mapped)[static_cast<size_t>(i)] : i);
+      }
+      env->SetIntArrayRegion(source_rows, 0, n, sources.data());
+    }
     return true;
   });
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
@@ -22,6 +23,11 @@ class Operator {
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input) = 0;
   virtual const type::RowType& output_type() const = 0;
+
+  // After Process: for each output row, the input row it came from, when the operator dropped
+  // or reordered rows; null when output row i is input row i. Lets the JVM side give each output
+  // record its input record's timestamp.
+  virtual const std::vector<int64_t>* source_rows() const { return nullptr; }
 };
 
 }  // namespace streamfusion::operators

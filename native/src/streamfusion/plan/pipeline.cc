@@ -33,8 +33,22 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(
     const std::shared_ptr<arrow::RecordBatch>& input) {
   std::shared_ptr<arrow::RecordBatch> batch = input;
+  source_rows_identity_ = true;
   for (auto& op : operators_) {
     SF_ASSIGN_OR_RAISE(batch, op->Process(batch));
+    const std::vector<int64_t>* rows = op->source_rows();
+    if (rows == nullptr) continue;
+    if (source_rows_identity_) {
+      source_rows_ = *rows;
+      source_rows_identity_ = false;
+    } else {
+      // Output row j of this operator is its input row rows[j], itself source_rows_[rows[j]].
+      std::vector<int64_t> composed(rows->size());
+      for (size_t j = 0; j < rows->size(); ++j) {
+        composed[j] = source_rows_[static_cast<size_t>((*rows)[j])];
+      }
+      source_rows_ = std::move(composed);
+    }
   }
   return batch;
 }

@@ -24,6 +24,12 @@ class Pipeline {
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input);
 
+  // After Process: for each output row, the input row it came from; null when output row i is
+  // input row i.
+  const std::vector<int64_t>* source_rows() const {
+    return source_rows_identity_ ? nullptr : &source_rows_;
+  }
+
   const type::RowType& input_type() const { return input_type_; }
   const type::RowType& output_type() const { return output_type_; }
   memory::AccountingPool* pool() { return pool_.get(); }
@@ -35,6 +41,8 @@ class Pipeline {
   type::RowType input_type_;
   type::RowType output_type_;
   std::vector<std::unique_ptr<operators::Operator>> operators_;
+  std::vector<int64_t> source_rows_;
+  bool source_rows_identity_ = true;
 };
 
 }  // namespace streamfusion::plan

@@ -30,6 +30,7 @@ Result<std::unique_ptr<CalcOperator>> CalcOperator::Make(const plan::CalcNode& n
 Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Process(
     const std::shared_ptr<arrow::RecordBatch>& input) {
   std::shared_ptr<arrow::RecordBatch> batch = input;
+  filtered_ = false;
   if (condition_) {
     SF_ASSIGN_OR_RAISE(auto keep, condition_->Evaluate(*input, expression::Selection{}));
     const int64_t n = input->num_rows();
@@ -56,6 +57,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Process(
         columns.push_back(std::move(filtered));
       }
       batch = arrow::RecordBatch::Make(input->schema(), kept, std::move(columns));
+      kept_rows_ = std::move(rows);
+      filtered_ = true;
     }
   }
   std::vector<std::shared_ptr<arrow::Array>> outputs;

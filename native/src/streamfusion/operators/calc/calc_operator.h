@@ -23,6 +23,9 @@ class CalcOperator final : public Operator {
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input) override;
   const type::RowType& output_type() const override { return output_type_; }
+  const std::vector<int64_t>* source_rows() const override {
+    return filtered_ ? &kept_rows_ : nullptr;
+  }
 
  private:
   CalcOperator() = default;
@@ -32,6 +35,8 @@ class CalcOperator final : public Operator {
   std::vector<std::unique_ptr<expression::Expression>> projections_;
   type::RowType output_type_;
   std::shared_ptr<arrow::Schema> output_schema_;
+  std::vector<int64_t> kept_rows_;  // input rows kept by the last Process, when filtered_
+  bool filtered_ = false;
 };
 
 }  // namespace streamfusion::operators

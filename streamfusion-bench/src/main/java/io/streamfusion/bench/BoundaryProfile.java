@@ -41,7 +41,7 @@ public final class BoundaryProfile {
                     long t0 = System.nanoTime();
                     for (long i = start; i < Math.min(rows, start + batchSize); i++) {
                         RowData row = GenericRowData.of(i + 1, (int) (i + 1));
-                        batch.add(row);
+                        batch.add(row, RowImageBatch.NO_TIMESTAMP);
                     }
                     long t1 = System.nanoTime();
                     long result = pipeline.processRows(batch.bytes(), batch.offsets(), batch.numRows());
@@ -50,7 +50,7 @@ public final class BoundaryProfile {
                     int outRows = (int) result;
                     byte[] bytes = new byte[(int) (result >>> 32)];
                     int[] offsets = new int[outRows + 1];
-                    pipeline.copyOutput(bytes, offsets);
+                    pipeline.copyOutput(bytes, offsets, null);
                     emitter.emit(bytes, offsets, outRows, r -> sink[0] += r.getSizeInBytes());
                     long t3 = System.nanoTime();
                     entry += t1 - t0;

@@ -2,6 +2,8 @@ package io.streamfusion.runtime;
 
 import io.streamfusion.runtime.jni.NativeLib;
 
+import javax.annotation.Nullable;
+
 /** Owns one native pipeline handle (an island's compiled operators). */
 public final class NativePipeline implements AutoCloseable {
     private long handle;
@@ -15,8 +17,8 @@ public final class NativePipeline implements AutoCloseable {
         return NativeLib.processRows(checkedHandle(), rows, offsets, numRows);
     }
 
-    public void copyOutput(byte[] rows, int[] offsets) {
-        NativeLib.copyOutput(checkedHandle(), rows, offsets);
+    public void copyOutput(byte[] rows, int[] offsets, @Nullable int[] sourceRows) {
+        NativeLib.copyOutput(checkedHandle(), rows, offsets, sourceRows);
     }
 
     public void processArrow(long inArray, long inSchema, long outArray, long outSchema) {

@@ -45,7 +45,7 @@ class ArrowCDataBoundaryTest {
     }
 
     /** SELECT a + 1 FROM t WHERE a > 10 — built by hand, as the planner would. */
-    private static byte[] plan() {
+    static byte[] plan() {
         Expr a = Expr.newBuilder().setType(nullableInt()).setInputRef(0).build();
         Expr one = literal(1);
         Expr ten = literal(10);

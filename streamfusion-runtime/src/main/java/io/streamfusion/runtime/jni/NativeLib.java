@@ -1,5 +1,7 @@
 package io.streamfusion.runtime.jni;
 
+import javax.annotation.Nullable;
+
 /**
  * Every native method of StreamFusion. The entry points live in
  * native/src/streamfusion/jni/jni_entry.cc; each turns a native failure into a {@link
@@ -36,8 +38,12 @@ public final class NativeLib {
      */
     public static native long processRows(long handle, byte[] rows, int[] offsets, int numRows);
 
-    /** Copies the last output: row images into {@code rows}, outputRows + 1 offsets. */
-    public static native void copyOutput(long handle, byte[] rows, int[] offsets);
+    /**
+     * Copies the last output: row images into {@code rows}, outputRows + 1 offsets, and when
+     * {@code sourceRows} is not null the input row each output row came from.
+     */
+    public static native void copyOutput(
+            long handle, byte[] rows, int[] offsets, @Nullable int[] sourceRows);
 
     /**
      * Runs one Arrow batch given through the C Data Interface (addresses of ArrowArray and

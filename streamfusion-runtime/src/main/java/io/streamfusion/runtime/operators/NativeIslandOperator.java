@@ -76,7 +76,9 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
 
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
-        batch.add(element.getValue());
+        batch.add(
+                element.getValue(),
+                element.hasTimestamp() ? element.getTimestamp() : RowImageBatch.NO_TIMESTAMP);
         if (batch.numRows() >= batchSize) {
             flush();
         } else if (!flushTimerPending) {
@@ -98,15 +100,39 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
             return;
         }
         long result = pipeline.processRows(batch.bytes(), batch.offsets(), rows);
-        batch.clear();
         int outRows = (int) result;
         int outBytes = (int) (result >>> 32);
         if (outRows > 0) {
             byte[] bytes = new byte[outBytes];
             int[] offsets = new int[outRows + 1];
-            pipeline.copyOutput(bytes, offsets);
-            emitter.emit(bytes, offsets, outRows, row -> output.collect(outRecord.replace(row)));
+            if (batch.anyTimestamp()) {
+                // Each output record keeps the timestamp of the input record it came from, as
+                // Flink's Calc does.
+                int[] sources = new int[outRows];
+                pipeline.copyOutput(bytes, offsets, sources);
+                long[] timestamps = batch.timestamps();
+                int[] next = {0};
+                emitter.emit(
+                        bytes,
+                        offsets,
+                        outRows,
+                        row -> {
+                            long timestamp = timestamps[sources[next[0]++]];
+                            if (timestamp == RowImageBatch.NO_TIMESTAMP) {
+                                outRecord.eraseTimestamp();
+                            } else {
+                                outRecord.setTimestamp(timestamp);
+                            }
+                            output.collect(outRecord.replace(row));
+                        });
+            } else {
+                pipeline.copyOutput(bytes, offsets, null);
+                outRecord.eraseTimestamp();
+                emitter.emit(
+                        bytes, offsets, outRows, row -> output.collect(outRecord.replace(row)));
+            }
         }
+        batch.clear();
         nativeRecordsIn.inc(rows);
         nativeRecordsOut.inc(outRows);
         NativeMetrics.addBatch(rows, outRows);

@@ -26,6 +26,8 @@ public final class RowImageBatch {
     private byte[] bytes;
     private MemorySegment segment;
     private int[] offsets;
+    private long[] timestamps;
+    private boolean anyTimestamp;
     private int numRows;
     private int numBytes;
 
@@ -35,12 +37,22 @@ public final class RowImageBatch {
         this.bytes = new byte[Math.max(1024, expectedRows * 64)];
         this.segment = MemorySegmentFactory.wrap(bytes);
         this.offsets = new int[expectedRows + 1];
+        this.timestamps = new long[expectedRows];
     }
 
-    public void add(RowData row) {
+    /**
+     * Adds a row and its record's timestamp ({@link #NO_TIMESTAMP} for a record without one),
+     * which the exit transpose gives back to the output rows made from it.
+     */
+    public void add(RowData row, long timestamp) {
         if (numRows + 2 > offsets.length) {
             offsets = Arrays.copyOf(offsets, offsets.length * 2);
         }
+        if (numRows + 1 > timestamps.length) {
+            timestamps = Arrays.copyOf(timestamps, timestamps.length * 2);
+        }
+        timestamps[numRows] = timestamp;
+        anyTimestamp |= timestamp != NO_TIMESTAMP;
         if (row instanceof BinaryRowData) {
             BinaryRowData binary = (BinaryRowData) row;
             int size = binary.getSizeInBytes();
@@ -70,6 +82,18 @@ public final class RowImageBatch {
         }
     }
 
+    /** Marks a record without a timestamp. */
+    public static final long NO_TIMESTAMP = Long.MIN_VALUE;
+
+    /** Whether any row of this batch came with a record timestamp. */
+    public boolean anyTimestamp() {
+        return anyTimestamp;
+    }
+
+    public long[] timestamps() {
+        return timestamps;
+    }
+
     public int numRows() {
         return numRows;
     }
@@ -85,5 +109,6 @@ public final class RowImageBatch {
     public void clear() {
         numRows = 0;
         numBytes = 0;
+        anyTimestamp = false;
     }
 }
