@@ -42,8 +42,8 @@ TypeKind JavaPromote(TypeKind a, TypeKind b) {
 
 Result<ExprPtr> CastIfNeeded(ExprPtr e, const LogicalType& to, arrow::MemoryPool* pool) {
   const LogicalType& from = e->type();
-  if (from.kind == to.kind &&
-      (to.kind != TypeKind::kDecimal || (from.precision == to.precision && from.scale == to.scale))) {
+  if (from.kind == to.kind && (to.kind != TypeKind::kDecimal ||
+                               (from.precision == to.precision && from.scale == to.scale))) {
     return e;
   }
   return MakeCast(std::move(e), to, pool);
@@ -111,11 +111,13 @@ class PrimitiveArithmetic final : public Expression {
               }
               continue;
             }
-            out[i] = divide ? functions::JavaDivide(a[i], b[i]) : functions::JavaRemainder(a[i], b[i]);
+            out[i] =
+                divide ? functions::JavaDivide(a[i], b[i]) : functions::JavaRemainder(a[i], b[i]);
           }
         } else {
           for (int64_t i = 0; i < n; ++i) {
-            out[i] = divide ? functions::JavaDivide(a[i], b[i]) : functions::JavaRemainder(a[i], b[i]);
+            out[i] =
+                divide ? functions::JavaDivide(a[i], b[i]) : functions::JavaRemainder(a[i], b[i]);
           }
         }
         break;
@@ -265,7 +267,9 @@ inline bool ApplyCmp(CmpOp op, T a, T b) {
   return false;
 }
 
-inline bool CmpResult(CmpOp op, int c) { return ApplyCmp(op, c, 0); }
+inline bool CmpResult(CmpOp op, int c) {
+  return ApplyCmp(op, c, 0);
+}
 
 template <CmpOp kOp, typename T>
 inline bool ApplyCmp(T a, T b) {
@@ -311,12 +315,12 @@ void CompareValues(CmpOp op, const T* x, const T* y, int64_t n, uint8_t* out) {
 
 // How both operands are compared once cast to a common representation.
 enum class Domain {
-  kPrimitive,     // same primitive C type, Java's primitive operators (NaN != NaN, -0.0 == 0.0)
-  kDoubleTotal,   // Double.compare (DecimalDataUtils.compare(DecimalData, double))
-  kDecimal,       // by value, scales may differ
+  kPrimitive,    // same primitive C type, Java's primitive operators (NaN != NaN, -0.0 == 0.0)
+  kDoubleTotal,  // Double.compare (DecimalDataUtils.compare(DecimalData, double))
+  kDecimal,      // by value, scales may differ
   kBoolean,
-  kBytes,         // unsigned lexicographic (BinaryStringData.compareTo, byte[] comparison)
-  kTimestamp,     // (millis, nano_of_milli)
+  kBytes,      // unsigned lexicographic (BinaryStringData.compareTo, byte[] comparison)
+  kTimestamp,  // (millis, nano_of_milli)
 };
 
 struct TimestampReader {
@@ -347,8 +351,13 @@ class Comparison final : public Expression {
  public:
   Comparison(CmpOp op, Domain domain, TypeKind primitive, ExprPtr left, ExprPtr right,
              LogicalType type, arrow::MemoryPool* pool)
-      : op_(op), domain_(domain), primitive_(primitive), left_(std::move(left)),
-        right_(std::move(right)), type_(std::move(type)), pool_(pool) {}
+      : op_(op),
+        domain_(domain),
+        primitive_(primitive),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        type_(std::move(type)),
+        pool_(pool) {}
 
   const LogicalType& type() const override { return type_; }
 
@@ -391,8 +400,8 @@ class Comparison final : public Expression {
         const int xs = left_->type().scale;
         const int ys = right_->type().scale;
         for (int64_t i = 0; i < n; ++i) {
-          set(i, CmpResult(op_, functions::DecimalCompare(LoadDecimal(x, i), xs,
-                                                          LoadDecimal(y, i), ys)));
+          set(i, CmpResult(
+                     op_, functions::DecimalCompare(LoadDecimal(x, i), xs, LoadDecimal(y, i), ys)));
         }
         break;
       }
@@ -496,16 +505,20 @@ Result<ExprPtr> MakeArithmetic(const std::string& function, std::vector<ExprPtr>
   ExprPtr node;
   switch (compute) {
     case TypeKind::kInt:
-      node = std::make_unique<PrimitiveArithmetic<int32_t>>(op, std::move(operands), compute_type, pool);
+      node = std::make_unique<PrimitiveArithmetic<int32_t>>(op, std::move(operands), compute_type,
+                                                            pool);
       break;
     case TypeKind::kBigInt:
-      node = std::make_unique<PrimitiveArithmetic<int64_t>>(op, std::move(operands), compute_type, pool);
+      node = std::make_unique<PrimitiveArithmetic<int64_t>>(op, std::move(operands), compute_type,
+                                                            pool);
       break;
     case TypeKind::kFloat:
-      node = std::make_unique<PrimitiveArithmetic<float>>(op, std::move(operands), compute_type, pool);
+      node =
+          std::make_unique<PrimitiveArithmetic<float>>(op, std::move(operands), compute_type, pool);
       break;
     default:
-      node = std::make_unique<PrimitiveArithmetic<double>>(op, std::move(operands), compute_type, pool);
+      node = std::make_unique<PrimitiveArithmetic<double>>(op, std::move(operands), compute_type,
+                                                           pool);
       break;
   }
   return CastIfNeeded(std::move(node), result, pool);

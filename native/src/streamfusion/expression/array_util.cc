@@ -164,9 +164,9 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
     bool any_null = false;
     for (int64_t i = 0; i < length; ++i) {
       const int32_t s = source_of_row == nullptr ? 0 : source_of_row[i];
-      const bool valid = s >= 0 && (views[s].valid == nullptr ||
-                                    arrow::bit_util::GetBit(views[s].valid,
-                                                            views[s].offset + rows[i]));
+      const bool valid =
+          s >= 0 && (views[s].valid == nullptr ||
+                     arrow::bit_util::GetBit(views[s].valid, views[s].offset + rows[i]));
       arrow::bit_util::SetBitTo(bits, i, valid);
       any_null |= !valid;
     }
@@ -195,7 +195,8 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
       for (int64_t i = 0; i < length; ++i) {
         int32_t s = source_index(i);
         if (s < 0) continue;
-        const int32_t* offsets = reinterpret_cast<const int32_t*>(views[s].values) + views[s].offset;
+        const int32_t* offsets =
+            reinterpret_cast<const int32_t*>(views[s].values) + views[s].offset;
         total += offsets[rows[i] + 1] - offsets[rows[i]];
       }
       if (total > std::numeric_limits<int32_t>::max()) {
@@ -244,8 +245,7 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
       data->child_data = std::move(children);
       return arrow::MakeArray(data);
     }
-    default:
-      break;
+    default: break;
   }
   if (!arrow::is_fixed_width(type->id())) {
     return InternalError("Gather does not support Arrow type ", type->ToString());
@@ -255,9 +255,15 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
   uint8_t* out = values->mutable_data();
   switch (byte_width) {
     case 1: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint8_t*>(out)); break;
-    case 2: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint16_t*>(out)); break;
-    case 4: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint32_t*>(out)); break;
-    case 8: GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint64_t*>(out)); break;
+    case 2:
+      GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint16_t*>(out));
+      break;
+    case 4:
+      GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint32_t*>(out));
+      break;
+    case 8:
+      GatherFixed(views, source_of_row, rows, length, reinterpret_cast<uint64_t*>(out));
+      break;
     default:
       for (int64_t i = 0; i < length; ++i) {
         int32_t s = source_index(i);
@@ -265,8 +271,8 @@ Result<ArrayPtr> Gather(const std::shared_ptr<arrow::DataType>& type,
           std::memset(out + i * byte_width, 0, byte_width);
           continue;
         }
-        std::memcpy(out + i * byte_width, views[s].values + (views[s].offset + rows[i]) * byte_width,
-                    byte_width);
+        std::memcpy(out + i * byte_width,
+                    views[s].values + (views[s].offset + rows[i]) * byte_width, byte_width);
       }
   }
   return MakeFixedArray(type, length, out_validity, values);

@@ -87,7 +87,9 @@ Result<ArrayPtr> BuildBoolean(int64_t length, arrow::MemoryPool* pool, Fn&& fn) 
 // byte holding one of `length` bits (buffers from outside need not be padded); the bits of the
 // last word beyond `length` are unspecified in results.
 
-inline int64_t BitmapWords(int64_t length) { return (length + 63) / 64; }
+inline int64_t BitmapWords(int64_t length) {
+  return (length + 63) / 64;
+}
 
 // Word `word` of a bitmap of `length` bits; `absent` when `bits` is null.
 inline uint64_t LoadBitsWord(const uint8_t* bits, int64_t word, int64_t length,
@@ -157,7 +159,7 @@ Result<ArrayPtr> BuildBooleanWords(int64_t length, arrow::MemoryPool* pool, Fn&&
 // Per-row facts of a fixed-width array, hoisted out of row loops.
 template <typename T>
 struct FixedView {
-  const T* values = nullptr;     // already offset: values[i] is row i
+  const T* values = nullptr;       // already offset: values[i] is row i
   const uint8_t* valid = nullptr;  // null when no row is NULL
   int64_t valid_offset = 0;
 
@@ -187,9 +189,7 @@ class BoundArray final : public Expression {
  public:
   BoundArray(type::LogicalType type, std::shared_ptr<ArrayPtr> slot)
       : type_(std::move(type)), slot_(std::move(slot)) {}
-  Result<ArrayPtr> Evaluate(const arrow::RecordBatch&, const Selection&) override {
-    return *slot_;
-  }
+  Result<ArrayPtr> Evaluate(const arrow::RecordBatch&, const Selection&) override { return *slot_; }
   const type::LogicalType& type() const override { return type_; }
 
  private:

@@ -70,8 +70,11 @@ bool IsIdentity(const LogicalType& from, const LogicalType& to) {
 class CastExpr final : public Expression {
  public:
   CastExpr(ExprPtr child, LogicalType to, arrow::MemoryPool* pool)
-      : child_(std::move(child)), to_(std::move(to)), pool_(pool),
-        from_family_(FamilyOf(child_->type())), to_family_(FamilyOf(to_)),
+      : child_(std::move(child)),
+        to_(std::move(to)),
+        pool_(pool),
+        from_family_(FamilyOf(child_->type())),
+        to_family_(FamilyOf(to_)),
         arrow_type_(type::ToArrow(to_)) {}
 
   const LogicalType& type() const override { return to_; }
@@ -95,13 +98,13 @@ class CastExpr final : public Expression {
         }
       } else {
         SF_RETURN_NOT_OK(VisitNumeric(child_->type().kind, [&](auto tag) -> Result<ArrayPtr> {
-          using From = decltype(tag);
-          const From* v = in.GetValues<From>(1);
-          for (int64_t i = 0; i < n; ++i) {
-            if (v[i] != 0) arrow::bit_util::SetBit(out, i);
-          }
-          return ArrayPtr();
-        }).status());
+                           using From = decltype(tag);
+                           const From* v = in.GetValues<From>(1);
+                           for (int64_t i = 0; i < n; ++i) {
+                             if (v[i] != 0) arrow::bit_util::SetBit(out, i);
+                           }
+                           return ArrayPtr();
+                         }).status());
       }
       return MakeFixedArray(arrow_type_, n, validity, values);
     }
@@ -129,11 +132,11 @@ class CastExpr final : public Expression {
         }
       } else {
         SF_RETURN_NOT_OK(VisitNumeric(child_->type().kind, [&](auto from_tag) -> Result<ArrayPtr> {
-          using From = decltype(from_tag);
-          const From* v = in.GetValues<From>(1);
-          for (int64_t i = 0; i < n; ++i) out[i] = functions::JavaCast<To>(v[i]);
-          return ArrayPtr();
-        }).status());
+                           using From = decltype(from_tag);
+                           const From* v = in.GetValues<From>(1);
+                           for (int64_t i = 0; i < n; ++i) out[i] = functions::JavaCast<To>(v[i]);
+                           return ArrayPtr();
+                         }).status());
       }
       return MakeFixedArray(arrow_type_, n, validity, values);
     });
@@ -160,51 +163,53 @@ class CastExpr final : public Expression {
       const int from_scale = child_->type().scale;
       for (int64_t i = 0; i < n; ++i) {
         int128_t r = 0;
-        bool ok = IsValid(in, i) && functions::RescaleDecimal(LoadDecimal(v, i), from_scale, s, p, &r);
+        bool ok =
+            IsValid(in, i) && functions::RescaleDecimal(LoadDecimal(v, i), from_scale, s, p, &r);
         store(i, ok, r);
       }
     } else if (from_family_ == Family::kBoolean) {
       for (int64_t i = 0; i < n; ++i) {
         int128_t r = 0;
-        bool ok = IsValid(in, i) &&
-                  functions::RescaleDecimal(BoolValue(in, i) ? 1 : 0, 0, s, p, &r);
+        bool ok =
+            IsValid(in, i) && functions::RescaleDecimal(BoolValue(in, i) ? 1 : 0, 0, s, p, &r);
         store(i, ok, r);
       }
     } else {
-      SF_RETURN_NOT_OK(VisitNumeric(child_->type().kind, [&](auto tag) -> Result<ArrayPtr> {
-        using From = decltype(tag);
-        if constexpr (std::is_integral_v<From>) {
-          const auto view = FixedView<From>::Of(in);
-          if (s <= 18) {
-            // value * 10^s in int64 when it does not overflow; any int64 fits p >= 19 digits.
-            const int64_t multiplier = static_cast<int64_t>(functions::Pow10(s));
-            const int64_t limit = p >= 19 ? 0 : static_cast<int64_t>(functions::Pow10(p));
-            for (int64_t i = 0; i < n; ++i) {
-              int64_t scaled;
-              int128_t r = 0;
-              bool ok = view.IsValid(i);
-              if (!ok) {
-              } else if (!__builtin_mul_overflow(static_cast<int64_t>(view.values[i]), multiplier,
-                                                 &scaled)) {
-                ok = limit == 0 || (scaled < limit && scaled > -limit);
-                r = scaled;
-              } else {
-                ok = functions::RescaleDecimal(view.values[i], 0, s, p, &r);
+      SF_RETURN_NOT_OK(
+          VisitNumeric(child_->type().kind, [&](auto tag) -> Result<ArrayPtr> {
+            using From = decltype(tag);
+            if constexpr (std::is_integral_v<From>) {
+              const auto view = FixedView<From>::Of(in);
+              if (s <= 18) {
+                // value * 10^s in int64 when it does not overflow; any int64 fits p >= 19 digits.
+                const int64_t multiplier = static_cast<int64_t>(functions::Pow10(s));
+                const int64_t limit = p >= 19 ? 0 : static_cast<int64_t>(functions::Pow10(p));
+                for (int64_t i = 0; i < n; ++i) {
+                  int64_t scaled;
+                  int128_t r = 0;
+                  bool ok = view.IsValid(i);
+                  if (!ok) {
+                  } else if (!__builtin_mul_overflow(static_cast<int64_t>(view.values[i]),
+                                                     multiplier, &scaled)) {
+                    ok = limit == 0 || (scaled < limit && scaled > -limit);
+                    r = scaled;
+                  } else {
+                    ok = functions::RescaleDecimal(view.values[i], 0, s, p, &r);
+                  }
+                  store(i, ok, r);
+                }
+                return ArrayPtr();
               }
-              store(i, ok, r);
+              for (int64_t i = 0; i < n; ++i) {
+                int128_t r = 0;
+                bool ok = view.IsValid(i) && functions::RescaleDecimal(view.values[i], 0, s, p, &r);
+                store(i, ok, r);
+              }
+              return ArrayPtr();
+            } else {
+              return InternalError("FLOAT/DOUBLE to DECIMAL reached evaluation");
             }
-            return ArrayPtr();
-          }
-          for (int64_t i = 0; i < n; ++i) {
-            int128_t r = 0;
-            bool ok = view.IsValid(i) && functions::RescaleDecimal(view.values[i], 0, s, p, &r);
-            store(i, ok, r);
-          }
-          return ArrayPtr();
-        } else {
-          return InternalError("FLOAT/DOUBLE to DECIMAL reached evaluation");
-        }
-      }).status());
+          }).status());
     }
     return MakeFixedArray(arrow_type_, n, validity, values);
   }
@@ -232,8 +237,8 @@ class CastExpr final : public Expression {
           SF_RETURN_NOT_OK(append(BoolValue(in, i) ? "TRUE" : "FALSE"));
           break;
         case Family::kDecimal:
-          text = functions::DecimalToString(
-              LoadDecimal(in.buffers[1]->data() + in.offset * 16, i), from.scale);
+          text = functions::DecimalToString(LoadDecimal(in.buffers[1]->data() + in.offset * 16, i),
+                                            from.scale);
           SF_RETURN_NOT_OK(append(text));
           break;
         case Family::kString: {
@@ -345,8 +350,8 @@ class RetypedExpr final : public Expression {
 };
 
 Status UnsupportedCast(const LogicalType& from, const LogicalType& to, const char* why = "") {
-  return Unsupported("CAST(", from.ToString(), " AS ", to.ToString(),
-                     ") is not supported natively", why);
+  return Unsupported("CAST(", from.ToString(), " AS ", to.ToString(), ") is not supported natively",
+                     why);
 }
 
 }  // namespace

@@ -140,7 +140,10 @@ Result<std::shared_ptr<arrow::Scalar>> LiteralScalar(const plan::Literal& litera
 class Junction final : public Expression {
  public:
   Junction(bool is_and, ExprPtr left, ExprPtr right, LogicalType type, arrow::MemoryPool* pool)
-      : is_and_(is_and), left_(std::move(left)), right_(std::move(right)), type_(std::move(type)),
+      : is_and_(is_and),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        type_(std::move(type)),
         pool_(pool) {}
   const LogicalType& type() const override { return type_; }
 
@@ -194,7 +197,8 @@ class UnaryPredicate final : public Expression {
     const int64_t n = input.num_rows();
     SF_ASSIGN_OR_RAISE(auto v, operand_->Evaluate(input, selection));
     BufferPtr keep_valid;
-    SF_ASSIGN_OR_RAISE(const uint8_t* valid_bits, ValidityAtZero(*v->data(), n, pool_, &keep_valid));
+    SF_ASSIGN_OR_RAISE(const uint8_t* valid_bits,
+                       ValidityAtZero(*v->data(), n, pool_, &keep_valid));
     BooleanBits bits;
     if (v->type_id() == arrow::Type::BOOL) {
       SF_ASSIGN_OR_RAISE(bits, ReadBooleanBits(*v->data(), n, pool_));
@@ -233,8 +237,12 @@ class Conditional final : public Expression {
  public:
   Conditional(std::vector<ExprPtr> whens, std::vector<ExprPtr> values, bool coalesce,
               LogicalType type, arrow::MemoryPool* pool)
-      : whens_(std::move(whens)), values_(std::move(values)), coalesce_(coalesce),
-        type_(std::move(type)), pool_(pool), arrow_type_(type::ToArrow(type_)) {}
+      : whens_(std::move(whens)),
+        values_(std::move(values)),
+        coalesce_(coalesce),
+        type_(std::move(type)),
+        pool_(pool),
+        arrow_type_(type::ToArrow(type_)) {}
   const LogicalType& type() const override { return type_; }
 
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
@@ -324,8 +332,12 @@ class Search final : public Expression {
   Search(ExprPtr operand, std::shared_ptr<ArrayPtr> slot,
          std::vector<std::pair<ExprPtr, ExprPtr>> ranges, plan::Sarg::NullAs null_as,
          LogicalType type, arrow::MemoryPool* pool)
-      : operand_(std::move(operand)), slot_(std::move(slot)), ranges_(std::move(ranges)),
-        null_as_(null_as), type_(std::move(type)), pool_(pool) {}
+      : operand_(std::move(operand)),
+        slot_(std::move(slot)),
+        ranges_(std::move(ranges)),
+        null_as_(null_as),
+        type_(std::move(type)),
+        pool_(pool) {}
   const LogicalType& type() const override { return type_; }
 
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
@@ -381,8 +393,11 @@ class IntegralSearch final : public Expression {
   };
   IntegralSearch(ExprPtr operand, std::vector<Range> ranges, plan::Sarg::NullAs null_as,
                  LogicalType type, arrow::MemoryPool* pool)
-      : operand_(std::move(operand)), ranges_(std::move(ranges)), null_as_(null_as),
-        type_(std::move(type)), pool_(pool) {}
+      : operand_(std::move(operand)),
+        ranges_(std::move(ranges)),
+        null_as_(null_as),
+        type_(std::move(type)),
+        pool_(pool) {}
   const LogicalType& type() const override { return type_; }
 
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
@@ -565,9 +580,12 @@ Result<ExprPtr> CompileCall(const plan::Call& call, const LogicalType& result,
     return acc;
   }
   static const std::pair<const char*, Predicate> kPredicates[] = {
-      {"NOT", Predicate::kNot},           {"IS_NULL", Predicate::kIsNull},
-      {"IS_NOT_NULL", Predicate::kIsNotNull}, {"IS_TRUE", Predicate::kIsTrue},
-      {"IS_NOT_TRUE", Predicate::kIsNotTrue}, {"IS_FALSE", Predicate::kIsFalse},
+      {"NOT", Predicate::kNot},
+      {"IS_NULL", Predicate::kIsNull},
+      {"IS_NOT_NULL", Predicate::kIsNotNull},
+      {"IS_TRUE", Predicate::kIsTrue},
+      {"IS_NOT_TRUE", Predicate::kIsNotTrue},
+      {"IS_FALSE", Predicate::kIsFalse},
       {"IS_NOT_FALSE", Predicate::kIsNotFalse}};
   for (const auto& [name, predicate] : kPredicates) {
     if (fn == name) {
@@ -588,8 +606,8 @@ Result<ExprPtr> CompileCall(const plan::Call& call, const LogicalType& result,
     }
     SF_ASSIGN_OR_RAISE(auto otherwise, AlignBranch(std::move(operands.back()), result, ctx.pool));
     values.push_back(std::move(otherwise));
-    return ExprPtr(std::make_unique<Conditional>(std::move(whens), std::move(values), false,
-                                                 result, ctx.pool));
+    return ExprPtr(std::make_unique<Conditional>(std::move(whens), std::move(values), false, result,
+                                                 ctx.pool));
   }
   if (fn == "COALESCE") {
     if (operands.empty()) return InternalError("COALESCE without operands");
@@ -598,9 +616,8 @@ Result<ExprPtr> CompileCall(const plan::Call& call, const LogicalType& result,
       SF_ASSIGN_OR_RAISE(auto value, AlignBranch(std::move(operand), result, ctx.pool));
       values.push_back(std::move(value));
     }
-    return ExprPtr(
-        std::make_unique<Conditional>(std::vector<ExprPtr>{}, std::move(values), true, result,
-                                      ctx.pool));
+    return ExprPtr(std::make_unique<Conditional>(std::vector<ExprPtr>{}, std::move(values), true,
+                                                 result, ctx.pool));
   }
   return Unsupported("Function ", fn, " is not supported natively");
 }
@@ -638,8 +655,7 @@ Result<std::unique_ptr<Expression>> Compile(const plan::Expr& expr, const Compil
         return InternalError("Invalid field access ", index, " on ", row.ToString());
       }
       LogicalType field_type = row.fields[index].type;
-      return ExprPtr(
-          std::make_unique<FieldAccess>(std::move(input), index, field_type, ctx.pool));
+      return ExprPtr(std::make_unique<FieldAccess>(std::move(input), index, field_type, ctx.pool));
     }
     default: return InternalError("Expr without a node");
   }

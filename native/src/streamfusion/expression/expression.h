@@ -28,7 +28,9 @@ struct Selection {
   int64_t length = 0;
 
   bool all() const { return bits == nullptr; }
-  bool IsSelected(int64_t row) const { return bits == nullptr || arrow::bit_util::GetBit(bits, row); }
+  bool IsSelected(int64_t row) const {
+    return bits == nullptr || arrow::bit_util::GetBit(bits, row);
+  }
 };
 
 struct CompileContext {

@@ -15,8 +15,8 @@ plan::Expr Bin(const std::string& fn, const plan::DataType& t, plan::Expr a, pla
 }
 
 TEST(ArithmeticTest, IntegerWrapAndNulls) {
-  auto b = MakeBatch({kInt, kInt}, {Ints({1, std::nullopt, 2147483647, -2147483648}),
-                                    Ints({2, 3, 1, -1})});
+  auto b = MakeBatch({kInt, kInt},
+                     {Ints({1, std::nullopt, 2147483647, -2147483648}), Ints({2, 3, 1, -1})});
   EXPECT_EQ(EvalShow(Bin("PLUS", kInt, Ref(0, kInt), Ref(1, kInt)), b),
             "[3, null, -2147483648, 2147483647]");
   EXPECT_EQ(EvalShow(Bin("TIMES", kInt, Ref(0, kInt), Ref(0, kInt)), b), "[1, null, 1, 0]");
@@ -58,9 +58,9 @@ TEST(ArithmeticTest, DivisionByZeroOnlyForNeededRows) {
                        Bin("DIVIDE", kInt, Ref(0, kInt), Ref(1, kInt)), IntLit(-1)});
   EXPECT_EQ(EvalShow(guarded, b), "[1, -1, -1]");
   // AND short-circuit: b <> 0 AND a / b > 0.
-  auto conj = Bin("AND", kBool, Bin("NOT_EQUALS", kBool, Ref(1, kInt), IntLit(0)),
-                  Bin("GREATER_THAN", kBool, Bin("DIVIDE", kInt, Ref(0, kInt), Ref(1, kInt)),
-                      IntLit(0)));
+  auto conj =
+      Bin("AND", kBool, Bin("NOT_EQUALS", kBool, Ref(1, kInt), IntLit(0)),
+          Bin("GREATER_THAN", kBool, Bin("DIVIDE", kInt, Ref(0, kInt), Ref(1, kInt)), IntLit(0)));
   EXPECT_EQ(EvalShow(conj, b), "[true, false, false]");
   // Long division by zero too.
   auto b3 = MakeBatch({kBig}, {Longs({0})});
@@ -69,12 +69,11 @@ TEST(ArithmeticTest, DivisionByZeroOnlyForNeededRows) {
 }
 
 TEST(ArithmeticTest, FloatingPointLikeJava) {
-  auto b = MakeBatch({kDbl, kDbl}, {Doubles({1.0, -1.0, 0.0, 5.5, 1e308}),
-                                    Doubles({0.0, 0.0, 0.0, 2.0, 10.0})});
+  auto b = MakeBatch({kDbl, kDbl},
+                     {Doubles({1.0, -1.0, 0.0, 5.5, 1e308}), Doubles({0.0, 0.0, 0.0, 2.0, 10.0})});
   EXPECT_EQ(EvalShow(Bin("DIVIDE", kDbl, Ref(0, kDbl), Ref(1, kDbl)), b),
             "[inf, -inf, nan, 2.75, 9.9999999999999999e+306]");
-  EXPECT_EQ(EvalShow(Bin("MOD", kDbl, Ref(0, kDbl), Ref(1, kDbl)), b),
-            "[nan, nan, nan, 1.5, 6]");
+  EXPECT_EQ(EvalShow(Bin("MOD", kDbl, Ref(0, kDbl), Ref(1, kDbl)), b), "[nan, nan, nan, 1.5, 6]");
   // INT + DOUBLE -> DOUBLE.
   EXPECT_EQ(EvalShow(Bin("PLUS", kDbl, IntLit(1), Ref(1, kDbl)), b), "[1, 1, 1, 3, 11]");
 }
@@ -138,8 +137,7 @@ TEST(ComparisonTest, MixedNumeric) {
   auto d = Dec(10, 2);
   auto b = MakeBatch({kInt, d}, {Ints({1, 2, 3}), Decimals(10, 2, {"100", "250", "-1"})});
   EXPECT_EQ(EvalShow(Bin("EQUALS", kBool, Ref(0, kInt), Ref(1, d)), b), "[true, false, false]");
-  EXPECT_EQ(EvalShow(Bin("LESS_THAN", kBool, Ref(0, kInt), Ref(1, d)), b),
-            "[false, true, false]");
+  EXPECT_EQ(EvalShow(Bin("LESS_THAN", kBool, Ref(0, kInt), Ref(1, d)), b), "[false, true, false]");
   // INT vs DOUBLE compares as double; BIGINT vs BIGINT exact.
   EXPECT_EQ(EvalShow(Bin("LESS_THAN", kBool, Ref(0, kInt), DoubleLit(2.5)), b),
             "[true, true, false]");
@@ -147,8 +145,8 @@ TEST(ComparisonTest, MixedNumeric) {
   auto b2 = MakeBatch({d}, {Decimals(10, 2, {"0"})});
   EXPECT_EQ(EvalShow(Bin("GREATER_THAN", kBool, Ref(0, d), DoubleLit(-0.0)), b2), "[true]");
   auto dd = Dec(12, 4);
-  EXPECT_EQ(EvalShow(Bin("EQUALS", kBool, Ref(1, d),
-                         Lit(DecLiteral(dd, 10000))), b), "[true, false, false]");
+  EXPECT_EQ(EvalShow(Bin("EQUALS", kBool, Ref(1, d), Lit(DecLiteral(dd, 10000))), b),
+            "[true, false, false]");
 }
 
 TEST(ComparisonTest, StringsAreUnsignedBytewise) {
@@ -162,11 +160,10 @@ TEST(ComparisonTest, StringsAreUnsignedBytewise) {
 }
 
 TEST(LogicTest, ThreeValued) {
-  auto b = MakeBatch({kBool, kBool},
-                     {Bools({true, true, true, false, false, false, std::nullopt, std::nullopt,
-                             std::nullopt}),
-                      Bools({true, false, std::nullopt, true, false, std::nullopt, true, false,
-                             std::nullopt})});
+  auto b = MakeBatch(
+      {kBool, kBool},
+      {Bools({true, true, true, false, false, false, std::nullopt, std::nullopt, std::nullopt}),
+       Bools({true, false, std::nullopt, true, false, std::nullopt, true, false, std::nullopt})});
   EXPECT_EQ(EvalShow(Bin("AND", kBool, Ref(0, kBool), Ref(1, kBool)), b),
             "[true, false, null, false, false, false, null, false, null]");
   EXPECT_EQ(EvalShow(Bin("OR", kBool, Ref(0, kBool), Ref(1, kBool)), b),
@@ -184,9 +181,9 @@ TEST(LogicTest, ThreeValued) {
 TEST(LogicTest, OrShortCircuitsErrors) {
   auto b = MakeBatch({kInt}, {Ints({0, 2})});
   // a = 0 OR 10 / a > 1: the division is evaluated only where a <> 0.
-  auto e = Bin("OR", kBool, Bin("EQUALS", kBool, Ref(0, kInt), IntLit(0)),
-               Bin("GREATER_THAN", kBool, Bin("DIVIDE", kInt, IntLit(10), Ref(0, kInt)),
-                   IntLit(1)));
+  auto e =
+      Bin("OR", kBool, Bin("EQUALS", kBool, Ref(0, kInt), IntLit(0)),
+          Bin("GREATER_THAN", kBool, Bin("DIVIDE", kInt, IntLit(10), Ref(0, kInt)), IntLit(1)));
   EXPECT_EQ(EvalShow(e, b), "[true, true]");
 }
 
@@ -198,15 +195,17 @@ TEST(ConditionalTest, CaseAndCoalesce) {
   EXPECT_EQ(EvalShow(e, b), "[1, -1, null]");
   EXPECT_EQ(EvalShow(Call("COALESCE", kBig, {Ref(0, kInt), Ref(1, kBig), IntLit(7, kBig)}), b),
             "[1, 20, 3]");
-  EXPECT_EQ(EvalShow(Call("COALESCE", kBig, {Ref(1, kBig), NullLit(kBig)}), b),
-            "[10, 20, null]");
+  EXPECT_EQ(EvalShow(Call("COALESCE", kBig, {Ref(1, kBig), NullLit(kBig)}), b), "[10, 20, null]");
   auto s = VarChar();
-  EXPECT_EQ(EvalShow(Call("CASE", s, {Bin("GREATER_THAN", kBool, Ref(0, kInt), IntLit(1)),
-                                      StrLit("big"), StrLit("small")}), b),
+  EXPECT_EQ(EvalShow(Call("CASE", s,
+                          {Bin("GREATER_THAN", kBool, Ref(0, kInt), IntLit(1)), StrLit("big"),
+                           StrLit("small")}),
+                     b),
             "[small, small, big]");
 }
 
-plan::Expr SearchExpr(plan::Expr operand, const std::vector<std::pair<plan::Literal, plan::Literal>>& points,
+plan::Expr SearchExpr(plan::Expr operand,
+                      const std::vector<std::pair<plan::Literal, plan::Literal>>& points,
                       plan::Sarg::NullAs null_as) {
   plan::Expr e = Call("SEARCH", Bool(), {std::move(operand)});
   auto* sarg = e.mutable_call()->mutable_sarg();
@@ -250,8 +249,7 @@ TEST(CastTest, NumericCasts) {
 TEST(CastTest, DecimalCasts) {
   auto d = Dec(10, 3);
   auto b = MakeBatch({d}, {Decimals(10, 3, {"1555", "-1555", "-1", "9999999999"})});
-  EXPECT_EQ(EvalShow(Call("CAST", Dec(10, 2), {Ref(0, d)}), b),
-            "[1.56, -1.56, 0.00, 10000000.00]");
+  EXPECT_EQ(EvalShow(Call("CAST", Dec(10, 2), {Ref(0, d)}), b), "[1.56, -1.56, 0.00, 10000000.00]");
   EXPECT_EQ(EvalShow(Call("CAST", Dec(4, 2), {Ref(0, d)}), b), "[1.56, -1.56, 0.00, null]");
   EXPECT_EQ(EvalShow(Call("CAST", kInt, {Ref(0, d)}), b), "[1, -1, 0, 9999999]");
   EXPECT_EQ(EvalShow(Call("CAST", VarChar(), {Ref(0, d)}), b),

@@ -26,11 +26,21 @@ inline plan::DataType T(plan::DataType::Kind kind, int precision = 0, int scale 
   t.set_length(length);
   return t;
 }
-inline plan::DataType Int() { return T(plan::DataType::INT); }
-inline plan::DataType BigInt() { return T(plan::DataType::BIGINT); }
-inline plan::DataType Double() { return T(plan::DataType::DOUBLE); }
-inline plan::DataType Bool() { return T(plan::DataType::BOOLEAN); }
-inline plan::DataType Dec(int p, int s) { return T(plan::DataType::DECIMAL, p, s); }
+inline plan::DataType Int() {
+  return T(plan::DataType::INT);
+}
+inline plan::DataType BigInt() {
+  return T(plan::DataType::BIGINT);
+}
+inline plan::DataType Double() {
+  return T(plan::DataType::DOUBLE);
+}
+inline plan::DataType Bool() {
+  return T(plan::DataType::BOOLEAN);
+}
+inline plan::DataType Dec(int p, int s) {
+  return T(plan::DataType::DECIMAL, p, s);
+}
 inline plan::DataType VarChar(int n = std::numeric_limits<int32_t>::max()) {
   return T(plan::DataType::VARCHAR, 0, 0, n);
 }
@@ -145,10 +155,9 @@ inline std::shared_ptr<arrow::Array> Decimals(int p, int s,
   for (const auto& x : v) {
     if (x) {
       __int128 u = Dec128(*x);
-      EXPECT_TRUE(builder
-                      .Append(arrow::Decimal128(static_cast<int64_t>(u >> 64),
-                                                static_cast<uint64_t>(u)))
-                      .ok());
+      EXPECT_TRUE(
+          builder.Append(arrow::Decimal128(static_cast<int64_t>(u >> 64), static_cast<uint64_t>(u)))
+              .ok());
     } else {
       EXPECT_TRUE(builder.AppendNull().ok());
     }

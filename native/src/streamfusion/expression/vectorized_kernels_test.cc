@@ -174,10 +174,10 @@ TEST(VectorizedKernelsTest, ComparisonsOverRaggedTail) {
 }
 
 TEST(VectorizedKernelsTest, IntegralToDecimalAndExactTimes) {
-  auto b = MakeBatch({Int(), BigInt()},
-                     {Ints({999, 1000, -1000, std::nullopt, 2147483647}),
-                      Longs({9223372036854775807LL, -9223372036854775807LL - 1, 12, std::nullopt,
-                             -5})});
+  auto b =
+      MakeBatch({Int(), BigInt()},
+                {Ints({999, 1000, -1000, std::nullopt, 2147483647}),
+                 Longs({9223372036854775807LL, -9223372036854775807LL - 1, 12, std::nullopt, -5})});
   // Precision check after scaling (DECIMAL(5, 2) holds |x| < 1000).
   EXPECT_EQ(EvalShow(Call("CAST", Dec(5, 2), {Ref(0, Int())}), b),
             "[999.00, null, null, null, null]");
@@ -191,8 +191,7 @@ TEST(VectorizedKernelsTest, IntegralToDecimalAndExactTimes) {
   auto half = Lit(DecLiteral(Dec(2, 1), 15));
   EXPECT_EQ(EvalShow(Call("TIMES", Dec(21, 3), {price, half}), b),
             "[1498.500, 1500.000, -1500.000, null, 3221225470.500]");
-  EXPECT_EQ(EvalShow(Call("TIMES", Dec(6, 3), {price, half}), b),
-            "[null, null, null, null, null]");
+  EXPECT_EQ(EvalShow(Call("TIMES", Dec(6, 3), {price, half}), b), "[null, null, null, null, null]");
   auto small = Call("CAST", Dec(3, 2), {IntLit(1)});
   EXPECT_EQ(EvalShow(Call("TIMES", Dec(6, 3), {small, half}), b),
             "[1.500, 1.500, 1.500, 1.500, 1.500]");
@@ -221,8 +220,8 @@ TEST(VectorizedKernelsTest, CalcFilterGathersSlicedColumnsWithNulls) {
   auto b = MakeBatch({BigInt(), VarChar()}, {Longs(ids), Strings(names)});
   b.batch = b.batch->Slice(offset);
   plan::CalcNode node;
-  *node.mutable_condition() = Call(
-      "NOT_EQUALS", Bool(), {Call("MOD", Int(), {Ref(0, BigInt()), IntLit(3)}), IntLit(0)});
+  *node.mutable_condition() =
+      Call("NOT_EQUALS", Bool(), {Call("MOD", Int(), {Ref(0, BigInt()), IntLit(3)}), IntLit(0)});
   *node.add_projections() = Ref(0, BigInt());
   *node.add_projections() = Ref(1, VarChar());
   plan::SessionOptions session;

@@ -11,8 +11,7 @@ namespace {
 using Wide = arrow::Decimal256;
 
 Wide ToWide(int128_t v) {
-  return Wide(arrow::BasicDecimal128(static_cast<int64_t>(v >> 64),
-                                     static_cast<uint64_t>(v)));
+  return Wide(arrow::BasicDecimal128(static_cast<int64_t>(v >> 64), static_cast<uint64_t>(v)));
 }
 
 // Converts back; the caller guarantees |v| < 10^38.
@@ -21,7 +20,9 @@ int128_t FromWide(const Wide& v) {
   return static_cast<int128_t>((static_cast<unsigned __int128>(words[1]) << 64) | words[0]);
 }
 
-Wide WidePow10(int n) { return Wide(Wide::GetScaleMultiplier(n)); }
+Wide WidePow10(int n) {
+  return Wide(Wide::GetScaleMultiplier(n));
+}
 
 bool WideFits(const Wide& v, int precision) {
   return Wide::Abs(v) < WidePow10(precision);
@@ -118,10 +119,12 @@ bool DecimalAdd(int128_t a, int a_scale, int128_t b, int b_scale, int precision,
                 int128_t* out) {
   if (a_scale == b_scale) {
     int128_t sum;
-    if (!__builtin_add_overflow(a, b, &sum)) return RescaleDecimal(sum, a_scale, scale, precision, out);
+    if (!__builtin_add_overflow(a, b, &sum))
+      return RescaleDecimal(sum, a_scale, scale, precision, out);
   }
   int common = a_scale > b_scale ? a_scale : b_scale;
-  Wide sum = ToWide(a).IncreaseScaleBy(common - a_scale) + ToWide(b).IncreaseScaleBy(common - b_scale);
+  Wide sum =
+      ToWide(a).IncreaseScaleBy(common - a_scale) + ToWide(b).IncreaseScaleBy(common - b_scale);
   return FinishWide(sum, common, precision, scale, out);
 }
 
@@ -217,14 +220,14 @@ const char* DecimalDivideMessage(DecimalDivideResult result) {
 
 double DecimalToDouble(int128_t value, int precision, int scale) {
   if (precision <= 18) {
-    static const double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+    static const double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
                                     1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
     return static_cast<double>(static_cast<int64_t>(value)) / kPow10[scale];
   }
   // BigDecimal.doubleValue is correctly rounded; so is strtod on the exact decimal string.
-  std::string text = arrow::Decimal128(static_cast<int64_t>(value >> 64),
-                                       static_cast<uint64_t>(value))
-                         .ToIntegerString();
+  std::string text =
+      arrow::Decimal128(static_cast<int64_t>(value >> 64), static_cast<uint64_t>(value))
+          .ToIntegerString();
   text += "e-" + std::to_string(scale);
   return std::strtod(text.c_str(), nullptr);
 }
@@ -251,8 +254,9 @@ int DecimalCompare(int128_t a, int a_scale, int128_t b, int b_scale) {
 
 std::string DecimalToString(int128_t value, int scale) {
   bool negative = value < 0;
-  unsigned __int128 magnitude = negative ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(value)
-                                         : static_cast<unsigned __int128>(value);
+  unsigned __int128 magnitude =
+      negative ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(value)
+               : static_cast<unsigned __int128>(value);
   char digits[48];
   int n = 0;
   do {
@@ -278,7 +282,8 @@ Result<int128_t> DecimalFromBigEndian(const std::string& bytes) {
   if (bytes.empty() || bytes.size() > 16) {
     return InternalError("DECIMAL literal has ", bytes.size(), " unscaled bytes");
   }
-  unsigned __int128 v = (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  unsigned __int128 v =
+      (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
   return static_cast<int128_t>(v);
 }

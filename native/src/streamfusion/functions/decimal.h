@@ -34,8 +34,13 @@ bool DecimalSubtract(int128_t a, int a_scale, int128_t b, int b_scale, int preci
 bool DecimalMultiply(int128_t a, int a_scale, int128_t b, int b_scale, int precision, int scale,
                      int128_t* out);
 
-enum class DecimalDivideResult { kOk, kOverflow, kDivisionByZero, kDivisionUndefined,
-                                 kDivisionImpossible };
+enum class DecimalDivideResult {
+  kOk,
+  kOverflow,
+  kDivisionByZero,
+  kDivisionUndefined,
+  kDivisionImpossible
+};
 
 // DecimalDataUtils.divide: BigDecimal.divide(divisor, MathContext(38, HALF_UP)), then HALF_UP to
 // `scale`.

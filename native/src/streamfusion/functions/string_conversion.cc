@@ -13,8 +13,8 @@ namespace streamfusion::functions {
 namespace {
 
 Status NumberFormatError(std::string_view text, const char* reason) {
-  return UserError("java.lang.NumberFormatException: For input string: '", std::string(text),
-                   "'. ", reason);
+  return UserError("java.lang.NumberFormatException: For input string: '", std::string(text), "'. ",
+                   reason);
 }
 
 // Accumulates negatively like Flink (and Hive's LazyLong), so MIN_VALUE parses.
@@ -460,9 +460,13 @@ std::string_view TrimSpaces(std::string_view text) {
   return text.substr(begin, end - begin + 1);
 }
 
-Result<double> ParseDouble(std::string_view text) { return ParseJavaFloatingPoint<double>(text); }
+Result<double> ParseDouble(std::string_view text) {
+  return ParseJavaFloatingPoint<double>(text);
+}
 
-Result<float> ParseFloat(std::string_view text) { return ParseJavaFloatingPoint<float>(text); }
+Result<float> ParseFloat(std::string_view text) {
+  return ParseJavaFloatingPoint<float>(text);
+}
 
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
   std::optional<int128_t> value;
@@ -476,9 +480,13 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
   return *value;
 }
 
-Result<int64_t> ParseLong(std::string_view text) { return ParseIntegral<int64_t>(text); }
+Result<int64_t> ParseLong(std::string_view text) {
+  return ParseIntegral<int64_t>(text);
+}
 
-Result<int32_t> ParseInt(std::string_view text) { return ParseIntegral<int32_t>(text); }
+Result<int32_t> ParseInt(std::string_view text) {
+  return ParseIntegral<int32_t>(text);
+}
 
 Result<int16_t> ParseShort(std::string_view text) {
   SF_ASSIGN_OR_RAISE(int32_t value, ParseInt(text));
