@@ -67,13 +67,8 @@ class PrimitiveArithmetic final : public Expression {
 
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
     const int64_t n = input.num_rows();
-    std::vector<ArrayPtr> arrays;
-    std::vector<const arrow::ArrayData*> data;
-    for (auto& operand : operands_) {
-      SF_ASSIGN_OR_RAISE(auto a, operand->Evaluate(input, selection));
-      arrays.push_back(a);
-      data.push_back(a->data().get());
-    }
+    SF_ASSIGN_OR_RAISE(auto arrays, EvaluateAll(operands_, input, selection));
+    std::vector<const arrow::ArrayData*> data = DataOf(arrays);
     SF_ASSIGN_OR_RAISE(auto validity, AndValidity(data, n, pool_));
     SF_ASSIGN_OR_RAISE(auto values, AllocateBytes(n * static_cast<int64_t>(sizeof(T)), pool_));
     T* out = reinterpret_cast<T*>(values->mutable_data());
@@ -145,13 +140,8 @@ class DecimalArithmetic final : public Expression {
 
   Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
     const int64_t n = input.num_rows();
-    std::vector<ArrayPtr> arrays;
-    std::vector<const arrow::ArrayData*> data;
-    for (auto& operand : operands_) {
-      SF_ASSIGN_OR_RAISE(auto a, operand->Evaluate(input, selection));
-      arrays.push_back(a);
-      data.push_back(a->data().get());
-    }
+    SF_ASSIGN_OR_RAISE(auto arrays, EvaluateAll(operands_, input, selection));
+    std::vector<const arrow::ArrayData*> data = DataOf(arrays);
     auto arrow_type = type::ToArrow(type_);
     for (const auto* d : data) {
       if (d->type->id() == arrow::Type::NA) return arrow::MakeArrayOfNull(arrow_type, n, pool_);

@@ -30,6 +30,27 @@ inline bool IsValid(const arrow::ArrayData& data, int64_t row) {
   return bits == nullptr || arrow::bit_util::GetBit(bits, data.offset + row);
 }
 
+// Evaluates each of `operands` on the same rows.
+inline Result<std::vector<ArrayPtr>> EvaluateAll(
+    const std::vector<std::unique_ptr<Expression>>& operands, const arrow::RecordBatch& input,
+    const Selection& selection) {
+  std::vector<ArrayPtr> arrays;
+  arrays.reserve(operands.size());
+  for (const auto& operand : operands) {
+    SF_ASSIGN_OR_RAISE(auto array, operand->Evaluate(input, selection));
+    arrays.push_back(std::move(array));
+  }
+  return arrays;
+}
+
+// The ArrayData of each array (borrowed: valid while `arrays` lives).
+inline std::vector<const arrow::ArrayData*> DataOf(const std::vector<ArrayPtr>& arrays) {
+  std::vector<const arrow::ArrayData*> data;
+  data.reserve(arrays.size());
+  for (const auto& array : arrays) data.push_back(array->data().get());
+  return data;
+}
+
 // A bitmap of `length` bits, all zero or all one.
 Result<BufferPtr> AllocateBitmap(int64_t length, bool value, arrow::MemoryPool* pool);
 
