@@ -13,7 +13,6 @@ import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.ExceptionUtils;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -149,8 +148,13 @@ public final class NexmarkBenchmark {
                         s.netRuntimeSeconds, n.netRuntimeSeconds);
             }
         } catch (Exception e) {
-            Throwable root = ExceptionUtils.stripExecutionException(e);
-            result.error = root.getClass().getSimpleName() + ": " + root.getMessage();
+            // Which engine's job failed, and the deepest cause (a job failure's top exception
+            // only says "Job execution failed").
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            result.error = e.getMessage() + ": " + root.getClass().getSimpleName() + ": " + root.getMessage();
             progress("%s error: %s", query, result.error);
         }
         return result;
@@ -223,6 +227,16 @@ public final class NexmarkBenchmark {
     }
 
     private NexmarkResults.Trial time(
+            Engine engine, String query, int index, boolean ranFirst, NexmarkResults.QueryResult result)
+            throws Exception {
+        try {
+            return timeOnce(engine, query, index, ranFirst, result);
+        } catch (Exception e) {
+            throw new Exception(engine.name().toLowerCase() + " job failed", e);
+        }
+    }
+
+    private NexmarkResults.Trial timeOnce(
             Engine engine, String query, int index, boolean ranFirst, NexmarkResults.QueryResult result)
             throws Exception {
         settle();
