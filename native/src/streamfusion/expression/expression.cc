@@ -325,6 +325,25 @@ class Conditional final : public Expression {
 
 // ---- SEARCH ----
 
+// SEARCH's result from the rows whose value lies in one of the ranges (`matched`) and the
+// operand's validity (`valid`, null = no NULLs), both at bit 0: Calcite's nullAs decides what a
+// NULL operand gives (UNKNOWN: NULL, IS_TRUE: TRUE, IS_FALSE: FALSE).
+Result<ArrayPtr> SearchResult(const uint8_t* valid, const uint8_t* matched,
+                              plan::Sarg::NullAs null_as, int64_t n, arrow::MemoryPool* pool) {
+  const uint64_t null_value = null_as == plan::Sarg::IS_TRUE ? ~uint64_t{0} : 0;
+  const bool null_is_null = null_as != plan::Sarg::IS_TRUE && null_as != plan::Sarg::IS_FALSE;
+  return BuildBooleanWords(n, pool, [&](int64_t w, uint64_t* out, uint64_t* out_valid) {
+    const uint64_t ok = LoadBitsWord(valid, w, n);
+    const uint64_t hit = LoadBitsWord(matched, w, n);
+    if (null_is_null) {
+      *out_valid = ok;
+      *out = hit;
+    } else {
+      *out = (ok & hit) | (~ok & null_value);
+    }
+  });
+}
+
 // SEARCH(operand, sarg): the operand is evaluated once; each range is a conjunction of
 // comparisons against its literal bounds (comparison by value across precisions).
 class Search final : public Expression {
@@ -361,17 +380,9 @@ class Search final : public Expression {
       }
     }
     *slot_ = nullptr;
-    const arrow::ArrayData& vd = *value->data();
-    return BuildBoolean(n, pool_, [&](int64_t i) -> int8_t {
-      if (!IsValid(vd, i)) {
-        switch (null_as_) {
-          case plan::Sarg::IS_TRUE: return 1;
-          case plan::Sarg::IS_FALSE: return 0;
-          default: return -1;
-        }
-      }
-      return arrow::bit_util::GetBit(m, i) ? 1 : 0;
-    });
+    BufferPtr keep;
+    SF_ASSIGN_OR_RAISE(const uint8_t* valid, ValidityAtZero(*value->data(), n, pool_, &keep));
+    return SearchResult(valid, m, null_as_, n, pool_);
   }
 
  private:
@@ -416,18 +427,7 @@ class IntegralSearch final : public Expression {
       case arrow::Type::INT64: Match(vd.GetValues<int64_t>(1), n, m); break;
       default: return InternalError("Integral SEARCH on ", vd.type->ToString());
     }
-    const uint64_t null_value = null_as_ == plan::Sarg::IS_TRUE ? ~uint64_t{0} : 0;
-    const bool null_is_null = null_as_ != plan::Sarg::IS_TRUE && null_as_ != plan::Sarg::IS_FALSE;
-    return BuildBooleanWords(n, pool_, [&](int64_t w, uint64_t* out, uint64_t* out_valid) {
-      const uint64_t ok = LoadBitsWord(valid, w, n);
-      const uint64_t hit = LoadBitsWord(m, w, n);
-      if (null_is_null) {
-        *out_valid = ok;
-        *out = hit;
-      } else {
-        *out = (ok & hit) | (~ok & null_value);
-      }
-    });
+    return SearchResult(valid, m, null_as_, n, pool_);
   }
 
  private:
