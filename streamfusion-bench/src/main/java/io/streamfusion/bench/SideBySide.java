@@ -50,24 +50,17 @@ final class SideBySide {
             this.query = query;
         }
 
-        static double median(List<Double> values) {
-            List<Double> sorted = new ArrayList<>(values);
-            Collections.sort(sorted);
-            int n = sorted.size();
-            return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-        }
-
         String describe(List<Double> values) {
             return String.format(
                     "%.3fs [%.3f-%.3f] %.2fM rows/s",
-                    median(values),
+                    Trials.median(values),
                     Collections.min(values),
                     Collections.max(values),
-                    rows / median(values) / 1e6);
+                    rows / Trials.median(values) / 1e6);
         }
 
         double speedup() {
-            return median(stockSeconds) / median(nativeSeconds);
+            return Trials.median(stockSeconds) / Trials.median(nativeSeconds);
         }
     }
 
@@ -115,7 +108,7 @@ final class SideBySide {
 
     private double time(Engines.Engine engine, Query query, long rows, Outcome outcome)
             throws Exception {
-        settle();
+        Trials.settle();
         StreamTableEnvironment tEnv = environment(engine, query, rows);
         TableResult result =
                 tEnv.sqlQuery(query.select)
@@ -127,15 +120,6 @@ final class SideBySide {
             outcome.fallbackReasons = report.fallbackReasons();
         }
         return job.getNetRuntime(TimeUnit.MILLISECONDS) / 1000.0;
-    }
-
-    /**
-     * Lets the previous job's MiniCluster finish shutting down and its garbage be collected, so
-     * that neither engine's trial pays for the other's teardown (2 cores make this visible).
-     */
-    private static void settle() throws InterruptedException {
-        System.gc();
-        Thread.sleep(1000);
     }
 
     private List<String> collect(Engines.Engine engine, Query query, long rows) throws Exception {

@@ -1,5 +1,7 @@
 package io.streamfusion.bench.nexmark;
 
+import io.streamfusion.bench.Trials;
+
 import io.streamfusion.bench.Engines;
 import io.streamfusion.bench.Engines.Engine;
 import io.streamfusion.planner.StreamFusion;
@@ -239,7 +241,7 @@ public final class NexmarkBenchmark {
     private NexmarkResults.Trial timeOnce(
             Engine engine, String query, int index, boolean ranFirst, NexmarkResults.QueryResult result)
             throws Exception {
-        settle();
+        Trials.settle();
         StreamTableEnvironment tEnv = environment(engine, false);
         Path output = Files.createTempDirectory(config.out, query + "-output-");
         try {
@@ -276,15 +278,6 @@ public final class NexmarkBenchmark {
         } finally {
             deleteRecursively(output);
         }
-    }
-
-    /**
-     * Lets the previous job's MiniCluster finish shutting down and its garbage be collected, so
-     * that neither engine's trial pays for the other's teardown (2 cores make this visible).
-     */
-    private static void settle() throws InterruptedException {
-        System.gc();
-        Thread.sleep(1000);
     }
 
     private void progress(String format, Object... args) {

@@ -1,5 +1,7 @@
 package io.streamfusion.bench.nexmark;
 
+import io.streamfusion.bench.Trials;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -62,7 +64,7 @@ final class NexmarkResults {
         }
 
         double medianSeconds() {
-            return median(seconds());
+            return Trials.median(seconds());
         }
 
         double minSeconds() {
@@ -74,7 +76,7 @@ final class NexmarkResults {
         }
 
         double medianCpuSeconds() {
-            return median(cpuSeconds());
+            return Trials.median(cpuSeconds());
         }
 
         long peakHeapBytes() {
@@ -150,12 +152,5 @@ final class NexmarkResults {
             }
             return stock.medianSeconds() / nativeRuns.medianSeconds();
         }
-    }
-
-    static double median(List<Double> values) {
-        List<Double> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 }
