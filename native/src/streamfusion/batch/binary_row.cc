@@ -222,8 +222,10 @@ class RowDecoder {
       case TypeKind::kSmallInt: return DecodeFixedWidth<int16_t>(ctx, rows, arrow_type);
       case TypeKind::kInt:
       case TypeKind::kDate:
-      case TypeKind::kTime: return DecodeFixedWidth<int32_t>(ctx, rows, arrow_type);
-      case TypeKind::kBigInt: return DecodeFixedWidth<int64_t>(ctx, rows, arrow_type);
+      case TypeKind::kTime:
+      case TypeKind::kIntervalYearMonth: return DecodeFixedWidth<int32_t>(ctx, rows, arrow_type);
+      case TypeKind::kBigInt:
+      case TypeKind::kIntervalDayTime: return DecodeFixedWidth<int64_t>(ctx, rows, arrow_type);
       case TypeKind::kFloat: return DecodeFixedWidth<float>(ctx, rows, arrow_type);
       case TypeKind::kDouble: return DecodeFixedWidth<double>(ctx, rows, arrow_type);
       case TypeKind::kDecimal: return DecodeDecimal(ctx, rows, arrow_type);
@@ -236,7 +238,8 @@ class RowDecoder {
         if (t.IsCompactTimestamp()) return DecodeFixedWidth<int64_t>(ctx, rows, arrow_type);
         return DecodeTimestamp(ctx, rows, arrow_type);
       case TypeKind::kRow: return DecodeRow(ctx, rows, arrow_type);
-      case TypeKind::kNull: break;
+      case TypeKind::kNull:
+      case TypeKind::kSymbol: break;
     }
     return Unsupported("BinaryRowData decoding of ", t.ToString(), " for field '", ctx.path, "'");
   }
@@ -594,8 +597,11 @@ class RowEncoder {
         return WriteFixedWidth<int16_t>(column, index, slot_offset, row_starts);
       case TypeKind::kInt:
       case TypeKind::kDate:
-      case TypeKind::kTime: return WriteFixedWidth<int32_t>(column, index, slot_offset, row_starts);
+      case TypeKind::kTime:
+      case TypeKind::kIntervalYearMonth:
+        return WriteFixedWidth<int32_t>(column, index, slot_offset, row_starts);
       case TypeKind::kBigInt:
+      case TypeKind::kIntervalDayTime:
         return WriteFixedWidth<int64_t>(column, index, slot_offset, row_starts);
       case TypeKind::kFloat: return WriteFixedWidth<float>(column, index, slot_offset, row_starts);
       case TypeKind::kDouble:
@@ -613,7 +619,8 @@ class RowEncoder {
         }
         return WriteTimestamp(column, index, slot_offset, row_starts, null_layout, cursors);
       case TypeKind::kRow: return WriteRow(t, column, index, slot_offset, row_starts, cursors);
-      case TypeKind::kNull: break;
+      case TypeKind::kNull:
+      case TypeKind::kSymbol: break;
     }
     return Unsupported("BinaryRowData encoding of ", t.ToString());
   }

@@ -7,6 +7,7 @@
 #include "arrow/array/util.h"
 #include "arrow/scalar.h"
 #include "arrow/util/bitmap_ops.h"
+#include "streamfusion/expression/function_registry.h"
 #include "streamfusion/expression/nodes.h"
 #include "streamfusion/functions/decimal.h"
 
@@ -91,7 +92,10 @@ class ConstantCache final : public Expression {
 Result<std::shared_ptr<arrow::Scalar>> LiteralScalar(const plan::Literal& literal,
                                                      const LogicalType& t) {
   auto arrow_type = type::ToArrow(t);
-  if (literal.is_null() || t.kind == TypeKind::kNull) return arrow::MakeNullScalar(arrow_type);
+  // A SYMBOL (flag) operand has no value of its own: functions read it from the plan.
+  if (literal.is_null() || t.kind == TypeKind::kNull || t.kind == TypeKind::kSymbol) {
+    return arrow::MakeNullScalar(arrow_type);
+  }
   switch (t.kind) {
     case TypeKind::kBoolean: return std::make_shared<arrow::BooleanScalar>(literal.bool_value());
     case TypeKind::kTinyInt:
@@ -100,7 +104,11 @@ Result<std::shared_ptr<arrow::Scalar>> LiteralScalar(const plan::Literal& litera
       return std::make_shared<arrow::Int16Scalar>(static_cast<int16_t>(literal.int_value()));
     case TypeKind::kInt:
       return std::make_shared<arrow::Int32Scalar>(static_cast<int32_t>(literal.int_value()));
-    case TypeKind::kBigInt: return std::make_shared<arrow::Int64Scalar>(literal.int_value());
+    case TypeKind::kBigInt:
+    case TypeKind::kIntervalDayTime:
+      return std::make_shared<arrow::Int64Scalar>(literal.int_value());
+    case TypeKind::kIntervalYearMonth:
+      return std::make_shared<arrow::Int32Scalar>(static_cast<int32_t>(literal.int_value()));
     case TypeKind::kFloat:
       return std::make_shared<arrow::FloatScalar>(static_cast<float>(literal.double_value()));
     case TypeKind::kDouble: return std::make_shared<arrow::DoubleScalar>(literal.double_value());
@@ -486,9 +494,6 @@ std::optional<std::vector<IntegralSearch::Range>> IntegralRanges(const LogicalTy
   return ranges;
 }
 
-Result<ExprPtr> CompileCall(const plan::Call& call, const LogicalType& result,
-                            const CompileContext& ctx);
-
 Result<ExprPtr> CompileLiteral(const plan::Literal& literal, const LogicalType& t,
                                const CompileContext& ctx) {
   SF_ASSIGN_OR_RAISE(auto scalar, LiteralScalar(literal, t));
@@ -508,12 +513,12 @@ Result<ExprPtr> AlignBranch(ExprPtr branch, const LogicalType& result, arrow::Me
                      " is not supported natively");
 }
 
-Result<ExprPtr> CompileSearch(const plan::Call& call, const LogicalType& result,
-                              const CompileContext& ctx) {
-  if (call.operands_size() != 1) {
-    return InternalError("SEARCH expects 1 operand, got ", call.operands_size());
-  }
-  SF_ASSIGN_OR_RAISE(auto operand, Compile(call.operands(0), ctx));
+Result<ExprPtr> CompileSearch(FunctionCall& fc) {
+  SF_RETURN_NOT_OK(fc.ExpectOperands(1));
+  const plan::Call& call = fc.plan;
+  const LogicalType& result = fc.result;
+  const CompileContext& ctx = fc.ctx;
+  ExprPtr operand = std::move(fc.operands[0]);
   if (auto integral = IntegralRanges(operand->type(), call.sarg())) {
     return ExprPtr(std::make_unique<IntegralSearch>(std::move(operand), std::move(*integral),
                                                     call.sarg().null_as(), result, ctx.pool));
@@ -541,88 +546,105 @@ Result<ExprPtr> CompileSearch(const plan::Call& call, const LogicalType& result,
                                           call.sarg().null_as(), result, ctx.pool));
 }
 
-Result<ExprPtr> CompileCall(const plan::Call& call, const LogicalType& result,
-                            const CompileContext& ctx) {
-  const std::string& fn = call.function();
-  if (fn == "SEARCH") return CompileSearch(call, result, ctx);
-  std::vector<ExprPtr> operands;
-  for (const auto& operand : call.operands()) {
-    SF_ASSIGN_OR_RAISE(auto compiled, Compile(operand, ctx));
-    operands.push_back(std::move(compiled));
+// ---- Registration ----
+
+Result<ExprPtr> CompileArithmetic(FunctionCall& fc) {
+  return MakeArithmetic(fc.name, std::move(fc.operands), fc.result, fc.ctx.pool);
+}
+
+Result<ExprPtr> CompileComparison(FunctionCall& fc) {
+  SF_RETURN_NOT_OK(fc.ExpectOperands(2));
+  return MakeComparison(fc.name, std::move(fc.operands[0]), std::move(fc.operands[1]), fc.result,
+                        fc.ctx.pool);
+}
+
+Result<ExprPtr> CompileUnaryPlus(FunctionCall& fc) {
+  SF_RETURN_NOT_OK(fc.ExpectOperands(1));
+  return AlignBranch(std::move(fc.operands[0]), fc.result, fc.ctx.pool);
+}
+
+Result<ExprPtr> CompileCast(FunctionCall& fc) {
+  SF_RETURN_NOT_OK(fc.ExpectOperands(1));
+  return MakeCast(std::move(fc.operands[0]), fc.result, fc.ctx.pool);
+}
+
+Result<ExprPtr> CompileJunction(FunctionCall& fc) {
+  if (fc.operands.size() < 2) return InternalError(fc.name, " expects at least 2 operands");
+  // n-ary: fold left, preserving left-to-right short-circuit order.
+  ExprPtr acc = std::move(fc.operands[0]);
+  for (size_t i = 1; i < fc.operands.size(); ++i) {
+    acc = std::make_unique<Junction>(fc.name == "AND", std::move(acc), std::move(fc.operands[i]),
+                                     fc.result, fc.ctx.pool);
   }
-  auto expect = [&](size_t count) -> Status {
-    if (operands.size() != count) {
-      return InternalError(fn, " expects ", count, " operands, got ", operands.size());
-    }
-    return Status::OK();
-  };
-  if (IsArithmetic(fn)) return MakeArithmetic(fn, std::move(operands), result, ctx.pool);
-  if (IsComparison(fn)) {
-    SF_RETURN_NOT_OK(expect(2));
-    return MakeComparison(fn, std::move(operands[0]), std::move(operands[1]), result, ctx.pool);
+  return acc;
+}
+
+template <Predicate kPredicate>
+Result<ExprPtr> CompilePredicate(FunctionCall& fc) {
+  SF_RETURN_NOT_OK(fc.ExpectOperands(1));
+  return ExprPtr(
+      std::make_unique<UnaryPredicate>(kPredicate, std::move(fc.operands[0]), fc.result, fc.ctx.pool));
+}
+
+Result<ExprPtr> CompileCase(FunctionCall& fc) {
+  auto& operands = fc.operands;
+  if (operands.size() < 3 || operands.size() % 2 == 0) {
+    return InternalError("CASE expects when/then pairs and an else, got ", operands.size());
   }
-  if (fn == "UNARY_PLUS") {
-    SF_RETURN_NOT_OK(expect(1));
-    return AlignBranch(std::move(operands[0]), result, ctx.pool);
+  std::vector<ExprPtr> whens, values;
+  for (size_t i = 0; i + 1 < operands.size(); i += 2) {
+    whens.push_back(std::move(operands[i]));
+    SF_ASSIGN_OR_RAISE(auto value, AlignBranch(std::move(operands[i + 1]), fc.result, fc.ctx.pool));
+    values.push_back(std::move(value));
   }
-  if (fn == "CAST") {
-    SF_RETURN_NOT_OK(expect(1));
-    return MakeCast(std::move(operands[0]), result, ctx.pool);
+  SF_ASSIGN_OR_RAISE(auto otherwise, AlignBranch(std::move(operands.back()), fc.result, fc.ctx.pool));
+  values.push_back(std::move(otherwise));
+  return ExprPtr(std::make_unique<Conditional>(std::move(whens), std::move(values), false,
+                                               fc.result, fc.ctx.pool));
+}
+
+Result<ExprPtr> CompileCoalesce(FunctionCall& fc) {
+  if (fc.operands.empty()) return InternalError("COALESCE without operands");
+  std::vector<ExprPtr> values;
+  for (auto& operand : fc.operands) {
+    SF_ASSIGN_OR_RAISE(auto value, AlignBranch(std::move(operand), fc.result, fc.ctx.pool));
+    values.push_back(std::move(value));
   }
-  if (fn == "AND" || fn == "OR") {
-    if (operands.size() < 2) return InternalError(fn, " expects at least 2 operands");
-    // n-ary: fold left, preserving left-to-right short-circuit order.
-    ExprPtr acc = std::move(operands[0]);
-    for (size_t i = 1; i < operands.size(); ++i) {
-      acc = std::make_unique<Junction>(fn == "AND", std::move(acc), std::move(operands[i]), result,
-                                       ctx.pool);
-    }
-    return acc;
-  }
-  static const std::pair<const char*, Predicate> kPredicates[] = {
-      {"NOT", Predicate::kNot},
-      {"IS_NULL", Predicate::kIsNull},
-      {"IS_NOT_NULL", Predicate::kIsNotNull},
-      {"IS_TRUE", Predicate::kIsTrue},
-      {"IS_NOT_TRUE", Predicate::kIsNotTrue},
-      {"IS_FALSE", Predicate::kIsFalse},
-      {"IS_NOT_FALSE", Predicate::kIsNotFalse}};
-  for (const auto& [name, predicate] : kPredicates) {
-    if (fn == name) {
-      SF_RETURN_NOT_OK(expect(1));
-      return ExprPtr(
-          std::make_unique<UnaryPredicate>(predicate, std::move(operands[0]), result, ctx.pool));
-    }
-  }
-  if (fn == "CASE") {
-    if (operands.size() < 3 || operands.size() % 2 == 0) {
-      return InternalError("CASE expects when/then pairs and an else, got ", operands.size());
-    }
-    std::vector<ExprPtr> whens, values;
-    for (size_t i = 0; i + 1 < operands.size(); i += 2) {
-      whens.push_back(std::move(operands[i]));
-      SF_ASSIGN_OR_RAISE(auto value, AlignBranch(std::move(operands[i + 1]), result, ctx.pool));
-      values.push_back(std::move(value));
-    }
-    SF_ASSIGN_OR_RAISE(auto otherwise, AlignBranch(std::move(operands.back()), result, ctx.pool));
-    values.push_back(std::move(otherwise));
-    return ExprPtr(std::make_unique<Conditional>(std::move(whens), std::move(values), false, result,
-                                                 ctx.pool));
-  }
-  if (fn == "COALESCE") {
-    if (operands.empty()) return InternalError("COALESCE without operands");
-    std::vector<ExprPtr> values;
-    for (auto& operand : operands) {
-      SF_ASSIGN_OR_RAISE(auto value, AlignBranch(std::move(operand), result, ctx.pool));
-      values.push_back(std::move(value));
-    }
-    return ExprPtr(std::make_unique<Conditional>(std::vector<ExprPtr>{}, std::move(values), true,
-                                                 result, ctx.pool));
-  }
-  return Unsupported("Function ", fn, " is not supported natively");
+  return ExprPtr(std::make_unique<Conditional>(std::vector<ExprPtr>{}, std::move(values), true,
+                                               fc.result, fc.ctx.pool));
 }
 
 }  // namespace
+
+void RegisterCoreFunctions(FunctionRegistry& r) {
+  const char* kNumeric = "numeric operands (TINYINT..BIGINT, FLOAT, DOUBLE, DECIMAL)";
+  r.Add({"PLUS", "a + b (numeric)", std::string("Addition; integers wrap like Java, DECIMAL is NULL on overflow; ") + kNumeric, CompileArithmetic});
+  r.Add({"MINUS", "a - b (numeric)", "Subtraction with Flink's numeric result types", CompileArithmetic});
+  r.Add({"TIMES", "a * b (numeric)", "Multiplication; DECIMAL rounds HALF_UP to Flink's derived scale", CompileArithmetic});
+  r.Add({"DIVIDE", "a / b (numeric)", "Division; integer division by zero raises '/ by zero' as Java", CompileArithmetic});
+  r.Add({"MOD", "MOD(a, b) / a % b (numeric)", "Remainder with the sign of the dividend (Java %)", CompileArithmetic});
+  r.Add({"NEGATE", "-a (numeric)", "Unary minus; MIN_VALUE wraps like Java", CompileArithmetic});
+  r.Add({"UNARY_PLUS", "+a (numeric)", "Unary plus: the operand unchanged", CompileUnaryPlus});
+  for (const char* name : {"EQUALS", "NOT_EQUALS", "LESS_THAN", "LESS_THAN_OR_EQUAL",
+                           "GREATER_THAN", "GREATER_THAN_OR_EQUAL"}) {
+    r.Add({name, std::string(name) + "(a, b) -> BOOLEAN",
+           "Comparison of comparable operands by value (strings bytewise like BinaryStringData)",
+           CompileComparison});
+  }
+  r.Add({"AND", "a AND b ... -> BOOLEAN", "Three-valued AND, left to right with short-circuit", CompileJunction});
+  r.Add({"OR", "a OR b ... -> BOOLEAN", "Three-valued OR, left to right with short-circuit", CompileJunction});
+  r.Add({"NOT", "NOT a -> BOOLEAN", "Three-valued negation", CompilePredicate<Predicate::kNot>});
+  r.Add({"IS_NULL", "a IS NULL -> BOOLEAN NOT NULL", "TRUE when the operand is NULL", CompilePredicate<Predicate::kIsNull>});
+  r.Add({"IS_NOT_NULL", "a IS NOT NULL -> BOOLEAN NOT NULL", "TRUE when the operand is not NULL", CompilePredicate<Predicate::kIsNotNull>});
+  r.Add({"IS_TRUE", "a IS TRUE -> BOOLEAN NOT NULL", "TRUE only for TRUE", CompilePredicate<Predicate::kIsTrue>});
+  r.Add({"IS_NOT_TRUE", "a IS NOT TRUE -> BOOLEAN NOT NULL", "TRUE for FALSE and NULL", CompilePredicate<Predicate::kIsNotTrue>});
+  r.Add({"IS_FALSE", "a IS FALSE -> BOOLEAN NOT NULL", "TRUE only for FALSE", CompilePredicate<Predicate::kIsFalse>});
+  r.Add({"IS_NOT_FALSE", "a IS NOT FALSE -> BOOLEAN NOT NULL", "TRUE for TRUE and NULL", CompilePredicate<Predicate::kIsNotFalse>});
+  r.Add({"CASE", "CASE WHEN c THEN v ... ELSE e END", "First branch whose condition is TRUE; branches evaluated lazily", CompileCase});
+  r.Add({"COALESCE", "COALESCE(a, b, ...)", "First non-NULL operand; later operands evaluated lazily", CompileCoalesce});
+  r.Add({"CAST", "CAST(a AS type)", "Flink 2.x cast rules for the supported type pairs", CompileCast});
+  r.Add({"SEARCH", "SEARCH(a, sarg) -> BOOLEAN", "IN / BETWEEN / range sets (Calcite Sarg) with Calcite's nullAs", CompileSearch});
+}
 
 bool IsConstant(const Expression& expression) {
   return dynamic_cast<const Literal*>(&expression) != nullptr ||
@@ -645,7 +667,7 @@ Result<std::unique_ptr<Expression>> Compile(const plan::Expr& expr, const Compil
       return ExprPtr(std::make_unique<InputRef>(index, ctx.input_type[index].type));
     }
     case plan::Expr::kLiteral: return CompileLiteral(expr.literal(), result_type, ctx);
-    case plan::Expr::kCall: return CompileCall(expr.call(), result_type, ctx);
+    case plan::Expr::kCall: return CompileRegisteredCall(expr.call(), result_type, ctx);
     case plan::Expr::kFieldAccess: {
       SF_ASSIGN_OR_RAISE(auto input, Compile(expr.field_access().input(), ctx));
       const LogicalType& row = input->type();

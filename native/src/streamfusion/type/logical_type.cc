@@ -26,6 +26,9 @@ Result<TypeKind> KindFromProto(plan::DataType::Kind kind) {
     case plan::DataType::TIMESTAMP_LTZ: return TypeKind::kTimestampLtz;
     case plan::DataType::ROW: return TypeKind::kRow;
     case plan::DataType::NULL_: return TypeKind::kNull;
+    case plan::DataType::INTERVAL_YEAR_MONTH: return TypeKind::kIntervalYearMonth;
+    case plan::DataType::INTERVAL_DAY_TIME: return TypeKind::kIntervalDayTime;
+    case plan::DataType::SYMBOL: return TypeKind::kSymbol;
     default: return InternalError("Unknown DataType kind in plan: ", static_cast<int>(kind));
   }
 }
@@ -50,6 +53,9 @@ const char* KindName(TypeKind kind) {
     case TypeKind::kTimestampLtz: return "TIMESTAMP_LTZ";
     case TypeKind::kRow: return "ROW";
     case TypeKind::kNull: return "NULL";
+    case TypeKind::kIntervalYearMonth: return "INTERVAL YEAR TO MONTH";
+    case TypeKind::kIntervalDayTime: return "INTERVAL DAY TO SECOND";
+    case TypeKind::kSymbol: return "SYMBOL";
   }
   return "?";
 }
@@ -136,7 +142,10 @@ std::shared_ptr<arrow::DataType> ToArrow(const LogicalType& type) {
       }
       return arrow::struct_(children);
     }
-    case TypeKind::kNull: return arrow::null();
+    case TypeKind::kNull:
+    case TypeKind::kSymbol: return arrow::null();
+    case TypeKind::kIntervalYearMonth: return arrow::int32();
+    case TypeKind::kIntervalDayTime: return arrow::int64();
   }
   return arrow::null();
 }

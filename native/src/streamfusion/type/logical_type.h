@@ -11,6 +11,7 @@
 //       struct<millis: int64, nano_of_milli: int32> (Flink's TimestampData, exact for years
 //       0000-9999, which int64 nanoseconds are not)
 //   ROW struct of the fields
+//   INTERVAL YEAR TO MONTH int32 (months) | INTERVAL DAY TO SECOND int64 (milliseconds)
 // Every batch also carries the hidden last column "$row_kind" (int8, RowKind.toByteValue()).
 
 #include <memory>
@@ -42,6 +43,9 @@ enum class TypeKind : uint8_t {
   kTimestampLtz,
   kRow,
   kNull,
+  kIntervalYearMonth,  // int32 months
+  kIntervalDayTime,    // int64 milliseconds
+  kSymbol,             // a flag operand; never a column
 };
 
 struct Field;

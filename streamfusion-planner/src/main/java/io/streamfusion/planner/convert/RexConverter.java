@@ -9,7 +9,12 @@ import io.streamfusion.plan.Sarg;
 import io.streamfusion.plan.SargRange;
 import io.streamfusion.plan.TimestampValue;
 
+import org.apache.flink.table.functions.BuiltInFunctionDefinition;
+import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.functions.bridging.BridgingSqlAggFunction;
+import org.apache.flink.table.planner.functions.bridging.BridgingSqlFunction;
+import org.apache.flink.table.planner.functions.utils.ScalarSqlFunction;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
@@ -22,6 +27,8 @@ import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUnknownAs;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
 import org.apache.calcite.util.TimeString;
@@ -33,12 +40,16 @@ import org.apache.flink.calcite.shaded.com.google.common.collect.Range;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * Converts Calcite RexNodes of a Flink Calc into plan Exprs. Only the calls listed in {@link
- * #CALLS} are converted; anything else is refused with a reason naming it. The native compiler
- * validates the result again (types, cast pairs), so the two lists cannot drift apart silently.
+ * Converts Calcite RexNodes of a Flink Calc into plan Exprs. Operators are sent by name: the
+ * kinds in {@link #CALLS} by their plan name, any other built-in function by Flink's name for
+ * it in upper case (spaces as underscores, e.g. IS_DISTINCT_FROM). The native function registry
+ * is the one list of what runs natively: it refuses unknown names and unsupported operand types
+ * with a reason, which the planner shows as the fallback reason. User-defined functions are
+ * never sent by name (a temporary system function may shadow a built-in name).
  */
 public final class RexConverter {
 
@@ -75,6 +86,17 @@ public final class RexConverter {
     private RexConverter() {}
 
     public static Expr convert(RexNode node) throws UnsupportedNativeException {
+        if (node instanceof RexLiteral
+                && ((RexLiteral) node).getTypeName() == SqlTypeName.SYMBOL) {
+            // A flag operand (TimeUnitRange of EXTRACT/FLOOR, TRIM's BOTH/LEADING/TRAILING...).
+            Object value = ((RexLiteral) node).getValue();
+            String name = value instanceof Enum ? ((Enum<?>) value).name() : String.valueOf(value);
+            DataType symbol = DataType.newBuilder().setKind(DataType.Kind.SYMBOL).build();
+            return Expr.newBuilder()
+                    .setType(symbol)
+                    .setLiteral(Literal.newBuilder().setType(symbol).setSymbolValue(name))
+                    .build();
+        }
         LogicalType type = FlinkTypeFactory.toLogicalType(node.getType());
         Expr.Builder expr = Expr.newBuilder().setType(TypeConverter.toProto(type));
         if (node instanceof RexInputRef) {
@@ -101,16 +123,18 @@ public final class RexConverter {
     private static Call call(RexCall call) throws UnsupportedNativeException {
         SqlKind kind = call.getKind();
         String name = CALLS.get(kind);
-        if (name == null && "COALESCE".equals(call.getOperator().getName())) {
-            // Flink 2 plans COALESCE as its own built-in function (not SqlKind.COALESCE) with
-            // the same semantics: the first non-NULL operand, later ones evaluated lazily.
-            name = "COALESCE";
+        List<RexNode> operands = call.getOperands();
+        if ((kind == SqlKind.PLUS || kind == SqlKind.MINUS) && !allNumeric(call)) {
+            // Datetime arithmetic (DATE/TIME/TIMESTAMP plus or minus an INTERVAL).
+            name = kind == SqlKind.PLUS ? "DATETIME_PLUS" : "DATETIME_MINUS";
+        }
+        if (name == null) {
+            name = builtInName(call.getOperator());
         }
         if (name == null) {
             throw new UnsupportedNativeException(
                     "function " + call.getOperator().getName() + " is not supported natively");
         }
-        List<RexNode> operands = call.getOperands();
         if (kind == SqlKind.SEARCH) {
             return Call.newBuilder()
                     .setFunction(name)
@@ -136,7 +160,7 @@ public final class RexConverter {
             }
             return left.getCall();
         }
-        if ((kind == SqlKind.PLUS || kind == SqlKind.MINUS || kind == SqlKind.TIMES
+        if (("PLUS".equals(name) || "MINUS".equals(name) || kind == SqlKind.TIMES
                         || kind == SqlKind.DIVIDE || kind == SqlKind.MOD
                         || kind == SqlKind.MINUS_PREFIX || kind == SqlKind.PLUS_PREFIX)
                 && !allNumeric(call)) {
@@ -149,6 +173,28 @@ public final class RexConverter {
             b.addOperands(convert(operand));
         }
         return b.build();
+    }
+
+    /**
+     * The plan name of a built-in function (Flink's own name in upper case, spaces as
+     * underscores), or null for a user-defined function.
+     */
+    static String builtInName(SqlOperator operator) {
+        if (operator instanceof BridgingSqlFunction) {
+            FunctionDefinition definition = ((BridgingSqlFunction) operator).getDefinition();
+            if (!(definition instanceof BuiltInFunctionDefinition)) {
+                return null;
+            }
+            return ((BuiltInFunctionDefinition) definition).getName().toUpperCase(Locale.ROOT).replace(' ', '_');
+        }
+        if (operator instanceof ScalarSqlFunction || operator instanceof BridgingSqlAggFunction) {
+            return null;  // a legacy user-defined function, or an aggregate
+        }
+        String pkg = operator.getClass().getPackageName();
+        if (!pkg.startsWith("org.apache.calcite.sql") && !pkg.startsWith("org.apache.flink.table.planner.functions.sql")) {
+            return null;
+        }
+        return operator.getName().toUpperCase(Locale.ROOT).replace(' ', '_');
     }
 
     private static boolean allNumeric(RexCall call) {
@@ -272,6 +318,10 @@ public final class RexConverter {
                         .build();
             case DATE:
                 return b.setIntValue(((DateString) value).getDaysSinceEpoch()).build();
+            case INTERVAL_YEAR_MONTH:
+            case INTERVAL_DAY_TIME:
+                // Calcite holds months / milliseconds.
+                return b.setIntValue(((BigDecimal) value).longValueExact()).build();
             case TIME_WITHOUT_TIME_ZONE:
                 return b.setIntValue(((TimeString) value).getMillisOfDay()).build();
             case TIMESTAMP_WITHOUT_TIME_ZONE:

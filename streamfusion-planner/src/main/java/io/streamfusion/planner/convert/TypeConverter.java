@@ -80,6 +80,10 @@ public final class TypeConverter {
                 return b.build();
             case NULL:
                 return b.setKind(DataType.Kind.NULL).build();
+            case INTERVAL_YEAR_MONTH:
+                return b.setKind(DataType.Kind.INTERVAL_YEAR_MONTH).build();
+            case INTERVAL_DAY_TIME:
+                return b.setKind(DataType.Kind.INTERVAL_DAY_TIME).build();
             default:
                 throw new UnsupportedNativeException(
                         "type " + type.asSummaryString() + " is not supported natively");
