@@ -377,4 +377,15 @@ Result<ExprPtr> MakeCast(ExprPtr child, const LogicalType& to, arrow::MemoryPool
   return constant ? MakeConstant(std::move(cast)) : std::move(cast);
 }
 
+Result<ExprPtr> MakeSessionCast(ExprPtr child, const LogicalType& to, const CompileContext& ctx) {
+  const LogicalType& from = child->type();
+  auto temporal = [](const LogicalType& t) {
+    return t.kind == TypeKind::kDate || t.kind == TypeKind::kTime || t.IsTimestamp();
+  };
+  if ((temporal(from) || temporal(to)) && !IsIdentity(from, to) && from.kind != TypeKind::kNull) {
+    return MakeTemporalCast(std::move(child), to, ctx);
+  }
+  return MakeCast(std::move(child), to, ctx.pool);
+}
+
 }  // namespace streamfusion::expression

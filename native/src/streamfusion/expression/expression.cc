@@ -565,7 +565,7 @@ Result<ExprPtr> CompileUnaryPlus(FunctionCall& fc) {
 
 Result<ExprPtr> CompileCast(FunctionCall& fc) {
   SF_RETURN_NOT_OK(fc.ExpectOperands(1));
-  return MakeCast(std::move(fc.operands[0]), fc.result, fc.ctx.pool);
+  return MakeSessionCast(std::move(fc.operands[0]), fc.result, fc.ctx);
 }
 
 Result<ExprPtr> CompileJunction(FunctionCall& fc) {

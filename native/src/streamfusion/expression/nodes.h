@@ -17,6 +17,16 @@ using ExprPtr = std::unique_ptr<Expression>;
 // CAST(child AS to) with Flink 2.x cast rules; Unsupported for pairs outside the native set.
 Result<ExprPtr> MakeCast(ExprPtr child, const type::LogicalType& to, arrow::MemoryPool* pool);
 
+// CAST as planned in a session: pairs involving DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ (other
+// than identities) go to MakeTemporalCast, the rest to MakeCast.
+Result<ExprPtr> MakeSessionCast(ExprPtr child, const type::LogicalType& to,
+                                const CompileContext& ctx);
+
+// CAST from or to a temporal type, using the session time zone for TIMESTAMP_LTZ
+// (temporal_cast.cc); Unsupported for pairs outside the native set.
+Result<ExprPtr> MakeTemporalCast(ExprPtr child, const type::LogicalType& to,
+                                 const CompileContext& ctx);
+
 // PLUS MINUS TIMES DIVIDE MOD (two operands) and NEGATE (one operand), result type `result`.
 Result<ExprPtr> MakeArithmetic(const std::string& function, std::vector<ExprPtr> operands,
                                const type::LogicalType& result, arrow::MemoryPool* pool);

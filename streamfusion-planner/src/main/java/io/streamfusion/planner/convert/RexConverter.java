@@ -131,6 +131,10 @@ public final class RexConverter {
         if (name == null) {
             name = builtInName(call.getOperator());
         }
+        if ((kind == SqlKind.FLOOR || kind == SqlKind.CEIL) && operands.size() == 2) {
+            // FLOOR/CEIL(datetime TO unit): a different function from numeric FLOOR/CEIL.
+            name = kind == SqlKind.FLOOR ? "FLOOR_DATETIME" : "CEIL_DATETIME";
+        }
         if (name == null) {
             throw new UnsupportedNativeException(
                     "function " + call.getOperator().getName() + " is not supported natively");
