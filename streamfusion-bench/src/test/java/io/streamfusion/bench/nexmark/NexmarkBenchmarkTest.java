@@ -133,6 +133,23 @@ class NexmarkBenchmarkTest {
     }
 
     @Test
+    void resultsCheckIgnoresOnlyTheNamedTieBrokenColumns() {
+        java.util.LinkedHashMap<String, Integer> positions = new java.util.LinkedHashMap<>();
+        positions.put("auction", 0);
+        positions.put("bidder", 1);
+        positions.put("price", 2);
+        Row stockWinner = org.apache.flink.types.RowUtils.createRowWithNamedPositions(
+                RowKind.INSERT, new Object[] {7L, 100L, 50L}, positions);
+        Row tiedWinner = org.apache.flink.types.RowUtils.createRowWithNamedPositions(
+                RowKind.INSERT, new Object[] {7L, 200L, 50L}, positions);
+        Row otherPrice = org.apache.flink.types.RowUtils.createRowWithNamedPositions(
+                RowKind.INSERT, new Object[] {7L, 100L, 51L}, positions);
+        assertFalse(ResultsCheck.compare(List.of(stockWinner), List.of(tiedWinner)).match);
+        assertTrue(ResultsCheck.compare(List.of(stockWinner), List.of(tiedWinner), List.of("bidder")).match);
+        assertFalse(ResultsCheck.compare(List.of(stockWinner), List.of(otherPrice), List.of("bidder")).match);
+    }
+
+    @Test
     void selectOfStripsTheInsertTarget() {
         assertEquals(
                 "SELECT a FROM t",
