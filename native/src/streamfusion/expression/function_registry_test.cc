@@ -4,6 +4,7 @@
 #include <set>
 
 #include "gtest/gtest.h"
+#include "streamfusion/expression/rowwise.h"
 
 namespace streamfusion::expression {
 namespace {
@@ -37,6 +38,20 @@ TEST(FunctionRegistryTest, UnknownFunctionIsUnsupportedWithItsName) {
   EXPECT_TRUE(result.status().IsNotImplemented());
   EXPECT_NE(result.status().message().find("Function NO_SUCH_FUNCTION is not supported natively"),
             std::string::npos);
+}
+
+TEST(RowwiseTest, StringWriterKeepsTheRequestedType) {
+  for (const auto& type : {arrow::utf8(), arrow::binary()}) {
+    StringWriter out(type, arrow::default_memory_pool());
+    ASSERT_TRUE(out.Reserve(2).ok());
+    ASSERT_TRUE(out.Append("ab").ok());
+    ASSERT_TRUE(out.AppendNull().ok());
+    auto array = out.Finish();
+    ASSERT_TRUE(array.ok());
+    EXPECT_TRUE((*array)->type()->Equals(*type));
+    EXPECT_EQ((*array)->length(), 2);
+    EXPECT_EQ((*array)->null_count(), 1);
+  }
 }
 
 }  // namespace

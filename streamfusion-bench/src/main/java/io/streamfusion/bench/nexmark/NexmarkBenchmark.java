@@ -120,11 +120,12 @@ public final class NexmarkBenchmark {
             List<Row> stock = collect(Engine.STOCK, query);
             List<Row> nativeRows = nativeResultsHook.apply(query, collect(Engine.NATIVE, query));
             List<String> ties = NexmarkQueries.TIE_BROKEN_COLUMNS.getOrDefault(query, List.of());
-            result.check = ResultsCheck.compare(stock, nativeRows, ties);
+            List<String> key = NexmarkQueries.UPSERT_KEYS.getOrDefault(query, List.of());
+            result.check = ResultsCheck.compare(stock, nativeRows, ties, key);
             if (!result.check.match) {
                 // Before blaming StreamFusion, see whether stock Flink agrees with itself.
                 progress("%s results differ; running stock again to see whether it agrees with itself", query);
-                result.stockSelfCheck = ResultsCheck.compare(stock, collect(Engine.STOCK, query), ties);
+                result.stockSelfCheck = ResultsCheck.compare(stock, collect(Engine.STOCK, query), ties, key);
             }
             progress(
                     "%s results %s (%d stock changes, %d native changes, %d final rows)",

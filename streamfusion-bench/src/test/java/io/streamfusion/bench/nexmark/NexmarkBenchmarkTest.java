@@ -150,6 +150,30 @@ class NexmarkBenchmarkTest {
     }
 
     @Test
+    void upsertChangelogsFoldByKeyAndAreRefusedWithoutOne() {
+        java.util.LinkedHashMap<String, Integer> positions = new java.util.LinkedHashMap<>();
+        positions.put("id", 0);
+        positions.put("price", 1);
+        java.util.function.BiFunction<RowKind, Object[], Row> row =
+                (kind, values) -> org.apache.flink.types.RowUtils.createRowWithNamedPositions(kind, values, positions);
+        // Rank's upsert output: +U replaces the row of its key, with no -U.
+        List<Row> stock = List.of(
+                row.apply(RowKind.INSERT, new Object[] {1L, 10L}),
+                row.apply(RowKind.UPDATE_AFTER, new Object[] {1L, 30L}),
+                row.apply(RowKind.INSERT, new Object[] {2L, 5L}));
+        List<Row> fewerUpdates = List.of(
+                row.apply(RowKind.INSERT, new Object[] {2L, 5L}),
+                row.apply(RowKind.INSERT, new Object[] {1L, 30L}));
+        List<Row> otherFinal = List.of(
+                row.apply(RowKind.INSERT, new Object[] {1L, 30L}),
+                row.apply(RowKind.UPDATE_AFTER, new Object[] {2L, 6L}));
+        assertTrue(ResultsCheck.compare(stock, fewerUpdates, List.of(), List.of("id")).match);
+        assertFalse(ResultsCheck.compare(stock, otherFinal, List.of(), List.of("id")).match);
+        org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalStateException.class, () -> ResultsCheck.compare(stock, fewerUpdates));
+    }
+
+    @Test
     void selectOfStripsTheInsertTarget() {
         assertEquals(
                 "SELECT a FROM t",
