@@ -103,9 +103,7 @@ std::string Hex(uint32_t c) {
 CodePointSet PredefinedClass(uint32_t letter) {
   CodePointSet set;
   switch (letter | 0x20) {
-    case 'd':
-      set.Add('0', '9');
-      break;
+    case 'd': set.Add('0', '9'); break;
     case 'w':
       set.Add('0', '9');
       set.Add('A', 'Z');
@@ -256,8 +254,7 @@ class Translator {
     const uint32_t c = Peek();
     Atom atom;
     switch (c) {
-      case '(':
-        return ParseGroup(present);
+      case '(': return ParseGroup(present);
       case '[': {
         ++pos_;
         SF_ASSIGN_OR_RAISE(CodePointSet set, ParseClass());
@@ -284,13 +281,11 @@ class Translator {
         atom.text = kJavaDollar;
         atom.nullable = atom.zero_width = true;
         return atom;
-      case '\\':
-        return ParseEscape();
+      case '\\': return ParseEscape();
       case '*':
       case '+':
       case '?':
-      case '{':
-        return Refuse("a dangling quantifier");
+      case '{': return Refuse("a dangling quantifier");
       default:
         ++pos_;
         SF_ASSIGN_OR_RAISE(atom.text, EmitLiteral(c));
@@ -398,8 +393,7 @@ class Translator {
         atom.text = kJavaDollar;
         atom.nullable = atom.zero_width = true;
         return atom;
-      default:
-        break;
+      default: break;
     }
     if (c >= '1' && c <= '9') {
       ++pos_;
@@ -430,18 +424,12 @@ class Translator {
     const uint32_t c = Peek();
     ++pos_;
     switch (c) {
-      case 't':
-        return uint32_t{'\t'};
-      case 'n':
-        return uint32_t{'\n'};
-      case 'r':
-        return uint32_t{'\r'};
-      case 'f':
-        return uint32_t{'\f'};
-      case 'a':
-        return uint32_t{0x07};
-      case 'e':
-        return uint32_t{0x1B};
+      case 't': return uint32_t{'\t'};
+      case 'n': return uint32_t{'\n'};
+      case 'r': return uint32_t{'\r'};
+      case 'f': return uint32_t{'\f'};
+      case 'a': return uint32_t{0x07};
+      case 'e': return uint32_t{0x1B};
       case '0': {
         const uint32_t n = Peek();
         if (n < '0' || n > '7') return Refuse("an illegal octal escape");
@@ -488,8 +476,7 @@ class Translator {
         }
         return v;
       }
-      default:
-        break;
+      default: break;
     }
     if (c < 0x80 && !IsAsciiLetter(c) && !IsAsciiDigit(c)) return c;  // quoted punctuation
     std::string name(1, c < 0x80 ? static_cast<char>(c) : '?');
@@ -699,8 +686,8 @@ Result<bool> JavaRegex::Find(std::string_view text, size_t start) {
                              static_cast<pcre2_match_context*>(match_context_));
   if (rc >= 0) return true;
   if (rc == PCRE2_ERROR_NOMATCH) return false;
-  if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-      rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+  if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+      rc == PCRE2_ERROR_JIT_STACKLIMIT) {
     return UserError("Regular expression '", java_,
                      "' exceeded the backtracking limit (java.util.regex would backtrack "
                      "for very long or overflow its stack) on a value of ",

@@ -30,8 +30,8 @@ namespace streamfusion::functions {
 
 // The PCRE2 rewrite of a Java pattern.
 struct TranslatedRegex {
-  std::string pcre2;         // pattern for pcre2_compile (PCRE2_UTF)
-  int32_t groups = 0;        // capturing groups
+  std::string pcre2;            // pattern for pcre2_compile (PCRE2_UTF)
+  int32_t groups = 0;           // capturing groups
   bool can_match_empty = true;  // whether a match may be empty (conservative: true if unsure)
 };
 

@@ -79,8 +79,7 @@ bool IsWellFormedUtf8(std::string_view bytes) {
       if (b1 == 0xED && p[1] >= 0xA0) return false;  // surrogate
       p += 3;
     } else if (b1 >= 0xF0 && b1 <= 0xF4) {
-      if (end - p < 4 || !IsContinuation(p[1]) || !IsContinuation(p[2]) ||
-          !IsContinuation(p[3])) {
+      if (end - p < 4 || !IsContinuation(p[1]) || !IsContinuation(p[2]) || !IsContinuation(p[3])) {
         return false;
       }
       if (b1 == 0xF0 && p[1] < 0x90) return false;   // overlong

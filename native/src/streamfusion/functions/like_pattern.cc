@@ -192,18 +192,14 @@ Result<LikePattern> LikePattern::Make(std::string_view pattern_bytes,
 
 bool LikePattern::Matches(std::string_view s, std::string* scratch) const {
   switch (mode_) {
-    case Mode::kEquals:
-      return s == literal_;
+    case Mode::kEquals: return s == literal_;
     case Mode::kStartsWith:
       return s.size() >= literal_.size() && s.substr(0, literal_.size()) == literal_;
     case Mode::kEndsWith:
       return s.size() >= literal_.size() && s.substr(s.size() - literal_.size()) == literal_;
-    case Mode::kContains:
-      return s.find(literal_) != std::string_view::npos;
-    case Mode::kChain:
-      return MatchesChain(s);
-    case Mode::kRegex:
-      return MatchesRegex(JavaText(s, scratch));
+    case Mode::kContains: return s.find(literal_) != std::string_view::npos;
+    case Mode::kChain: return MatchesChain(s);
+    case Mode::kRegex: return MatchesRegex(JavaText(s, scratch));
   }
   return false;
 }
@@ -343,12 +339,8 @@ Result<std::string> SimilarToJavaRegex(std::string_view pattern_utf8,
       continue;
     }
     switch (c) {
-      case '_':
-        out.push_back('.');
-        break;
-      case '%':
-        out.append("(?s:.*)");
-        break;
+      case '_': out.push_back('.'); break;
+      case '%': out.append("(?s:.*)"); break;
       case '[': {
         out.push_back('[');
         inside = true;
@@ -398,14 +390,9 @@ Result<std::string> SimilarToJavaRegex(std::string_view pattern_utf8,
         inside = false;
         out.push_back(']');
         break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '$':
-        out.append("\\$");
-        break;
-      default:
-        AppendUtf8(c, &out);
+      case '\\': out.append("\\\\"); break;
+      case '$': out.append("\\$"); break;
+      default: AppendUtf8(c, &out);
     }
   }
   if (inside) return fails();

@@ -277,8 +277,9 @@ Result<ExprPtr> CompileRegexpReplace(FunctionCall& call) {
   if (pattern) {
     SF_ASSIGN_OR_RAISE(regex, CompilePattern(call, *pattern, false));
     if (regex->can_match_empty()) {
-      return call.Refuse("a pattern that can match the empty string (Java then resumes inside "
-                         "surrogate pairs)");
+      return call.Refuse(
+          "a pattern that can match the empty string (Java then resumes inside "
+          "surrogate pairs)");
     }
   }
   std::vector<ExprPtr> operands;
@@ -341,8 +342,9 @@ Result<ExprPtr> CompileMatcherFunction(FunctionCall& call) {
   if (pattern) {
     SF_ASSIGN_OR_RAISE(regex, CompilePattern(call, *pattern, false));
     if (kFunction == MatcherFunction::kCount && regex->can_match_empty()) {
-      return call.Refuse("a pattern that can match the empty string (Java then resumes inside "
-                         "surrogate pairs)");
+      return call.Refuse(
+          "a pattern that can match the empty string (Java then resumes inside "
+          "surrogate pairs)");
     }
   }
   std::vector<ExprPtr> operands;

@@ -112,8 +112,7 @@ std::string Render(const arrow::Array& array, int64_t row) {
       return std::to_string(static_cast<const arrow::Int32Array&>(array).Value(row));
     case arrow::Type::STRING:
       return "S:" + Escape(static_cast<const arrow::StringArray&>(array).GetView(row));
-    default:
-      return "?";
+    default: return "?";
   }
 }
 
@@ -127,8 +126,8 @@ TEST(RegexFunctionsTest, FlinkEstablishedCases) {
     for (const auto& c : cases) subjects.push_back(c.subject);
     const auto batch = MakeBatch({VarChar()}, {Strings(subjects)});
     auto result = Eval(PlanOf(key), batch);
-    const std::string call = std::get<0>(key) + " pattern '" + std::get<1>(key) + "' extra '" +
-                             std::get<2>(key) + "'";
+    const std::string call =
+        std::get<0>(key) + " pattern '" + std::get<1>(key) + "' extra '" + std::get<2>(key) + "'";
     if (!result.ok() && result.status().IsNotImplemented()) {
       ++refused_calls;
       continue;
