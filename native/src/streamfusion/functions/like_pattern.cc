@@ -1,5 +1,7 @@
 #include "streamfusion/functions/like_pattern.h"
 
+#include <string.h>  // memmem
+
 #include "streamfusion/functions/java_string.h"
 
 namespace streamfusion::functions {
@@ -53,6 +55,13 @@ uint32_t CodePointAt(std::string_view s, size_t pos, size_t* length) {
   for (int i = 1; i <= extra; ++i) c = (c << 6) | (p[i] & 0x3F);
   *length = static_cast<size_t>(extra) + 1;
   return c;
+}
+
+// The first occurrence of non-empty `needle` in `haystack` (glibc's two-way memmem).
+size_t Find(std::string_view haystack, std::string_view needle) {
+  const void* at = memmem(haystack.data(), haystack.size(), needle.data(), needle.size());
+  return at == nullptr ? std::string_view::npos
+                       : static_cast<size_t>(static_cast<const char*>(at) - haystack.data());
 }
 
 bool IsJavaLineTerminator(uint32_t c) {
@@ -224,7 +233,7 @@ bool LikePattern::MatchesChain(std::string_view s) const {
     mark -= end_->size();
   }
   for (const auto& middle : middles_) {
-    const size_t index = s.substr(pos, mark).find(middle);
+    const size_t index = Find(s.substr(pos, mark), middle);
     if (index == std::string_view::npos) return false;
     mark -= index + middle.size();
     pos += index + middle.size();

@@ -75,7 +75,7 @@ class RegexFunctionParityTest {
         "s LIKE 'abc'", "s LIKE ''", "s LIKE 'a%'", "s LIKE '%c'", "s LIKE '%b%'", "s LIKE '%'",
         "s LIKE '%%'", "s LIKE 'a%c'", "s LIKE '%b%c'", "s LIKE 'h%o%d'", "s LIKE '%l%o%'",
         "s LIKE 'a%%'", "s LIKE '%%c'", "s LIKE 'hé%'", "s LIKE '%世界'", "s LIKE '%\uD83D\uDE00%'",
-        "s LIKE '%\\%'", "s LIKE 'back\\%'", "s LIKE '%''%'", "s NOT LIKE 'a%'", "s NOT LIKE '%b%'",
+        "s LIKE '%\\%'", "s LIKE 'back\\%'", "s LIKE '%(%'", "s LIKE '%$%'", "s LIKE '%[%]%'", "s LIKE '%''%'", "s NOT LIKE 'a%'", "s NOT LIKE '%b%'",
         // the java.util.regex path ('_'): one code point, not a line terminator
         "s LIKE '_'", "s LIKE '__'", "s LIKE 'a_c'", "s LIKE '%_'", "s LIKE '_%'", "s LIKE 'line_'",
         "s LIKE 'line__'", "s LIKE '_nd_'", "s LIKE 'a_'", "s LIKE '%.%'", "s LIKE '%*%'",
@@ -103,6 +103,7 @@ class RegexFunctionParityTest {
         "REGEXP(s, 'é|你')", "REGEXP(s, '(a)\\1')", "REGEXP(s, 'a(?=b)')", "REGEXP(s, 'a(?!b)')",
         "REGEXP(s, '(?>a+)b')", "REGEXP(s, '[\\]]')", "REGEXP(s, '\\x41')", "REGEXP(s, '\\u00e9')",
         "REGEXP(s, 'i(ss)+')", "REGEXP(s, '^\\s+')", "REGEXP(s, '\\Z')", "REGEXP(s, 'a\\z')",
+        "REGEXP(s, CAST(NULL AS STRING))", "REGEXP(s, '(?i)É|K')", "REGEXP(s, '[\\s\\S]{12}')",
     };
 
     static final String[] EXTRACT = {
@@ -120,6 +121,7 @@ class RegexFunctionParityTest {
         "REGEXP_REPLACE(s, 'ss', '$1\\\\')", "REGEXP_REPLACE(s, '.', '.')", "REGEXP_REPLACE(s, '(?s).', '-')",
         "REGEXP_REPLACE(s, '\\s+', ' ')", "REGEXP_REPLACE(s, 'l+', s)", "REGEXP_REPLACE(s, '$x', 'y')",
         "REGEXP_REPLACE(s, '[\\r\\n]', '|')", "REGEXP_REPLACE(s, 'é', 'e')",
+        "REGEXP_REPLACE(s, 'a', CAST(NULL AS STRING))", "REGEXP_REPLACE(s, '(.)\\1', '<$0>')",
     };
 
     static final String[] MATCHERS = {
@@ -155,7 +157,8 @@ class RegexFunctionParityTest {
                 "s LIKE 'a%'", "s LIKE '%o%'", "s LIKE 'a_c'", "s NOT LIKE '%b%'", "s SIMILAR TO '[a-c]+'",
                 "REGEXP(s, '^\\w+$')", "REGEXP_EXTRACT(s, '(&|^)channel_id=([^&]*)', 2) <> ''",
                 "REGEXP_EXTRACT(s, '(\\d)(\\d)?', n) IS NOT NULL", "REGEXP_COUNT(s, 'a') > 1",
-                "REGEXP_INSTR(s, 'b') = 2", "REGEXP_REPLACE(s, 'l', '') = 'heo word'");
+                "REGEXP_INSTR(s, 'b') = 2", "REGEXP_REPLACE(s, 'l', '') = 'heo word'",
+                "REGEXP(s, 'l') AND id > 3 OR s LIKE '%\uD83D\uDE00'");
     }
 
     @ParameterizedTest
