@@ -99,14 +99,13 @@ void Run(benchmark::State& state, const plan::Expr& expr) {
 }
 
 void BM_LikeContains(benchmark::State& state) {
-  Run(state, Call("LIKE", plan::DataType::BOOLEAN, {Column(), StringLiteral("%channel_id%")}));
+  Run(state, Call("LIKE", plan::DataType::BOOLEAN, {Column(), StringLiteral("%channel%")}));
 }
 void BM_LikeChain(benchmark::State& state) {
   Run(state, Call("LIKE", plan::DataType::BOOLEAN, {Column(), StringLiteral("https:%item%=1%")}));
 }
 void BM_LikeRegexPath(benchmark::State& state) {
-  Run(state,
-      Call("LIKE", plan::DataType::BOOLEAN, {Column(), StringLiteral("https://www._%id=_%")}));
+  Run(state, Call("LIKE", plan::DataType::BOOLEAN, {Column(), StringLiteral("%channel_id=1_%")}));
 }
 void BM_SimilarTo(benchmark::State& state) {
   Run(state, Call("SIMILAR_TO", plan::DataType::BOOLEAN,

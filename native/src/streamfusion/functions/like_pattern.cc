@@ -196,6 +196,11 @@ Result<LikePattern> LikePattern::Make(std::string_view pattern_bytes,
       like.tokens_.push_back(c);
     }
   }
+  for (uint32_t token : like.tokens_) {
+    std::string bytes;
+    if (token < kAnyString) AppendUtf8(token, &bytes);
+    like.literal_bytes_.push_back(std::move(bytes));
+  }
   return like;
 }
 
@@ -268,6 +273,13 @@ bool LikePattern::MatchesRegex(std::string_view text) const {
     size_t length;
     CodePointAt(text, star_t, &length);
     star_t += length;
+    // The '%' must be followed by a literal: jump to its next occurrence.
+    if (star_p + 1 < m && tokens_[star_p + 1] < kAnyString) {
+      const std::string& next = literal_bytes_[star_p + 1];
+      const size_t at = Find(text.substr(star_t), next);
+      if (at == std::string_view::npos) return false;
+      star_t += at;
+    }
     t = star_t;
     p = star_p + 1;
   }

@@ -51,6 +51,7 @@ class LikePattern {
   static constexpr uint32_t kAnyChar = 0xFFFFFFFF;
   static constexpr uint32_t kAnyString = 0xFFFFFFFE;
   std::vector<uint32_t> tokens_;
+  std::vector<std::string> literal_bytes_;  // per token: the literal's UTF-8, else empty
 };
 
 // SqlLikeUtils.sqlToRegexSimilar: the Java regular expression of a SIMILAR TO pattern (both
