@@ -118,6 +118,57 @@ CodePointSet PredefinedClass(uint32_t letter) {
   return (letter >= 'A' && letter <= 'Z') ? set.Complement() : set;
 }
 
+// Java's POSIX classes \p{Name} (US-ASCII only); false for any other name.
+bool PosixClass(std::string_view name, CodePointSet* set) {
+  const auto add_alpha = [&] {
+    set->Add('A', 'Z');
+    set->Add('a', 'z');
+  };
+  const auto add_punct = [&] {
+    set->Add('!', '/');
+    set->Add(':', '@');
+    set->Add('[', '`');
+    set->Add('{', '~');
+  };
+  if (name == "Lower") {
+    set->Add('a', 'z');
+  } else if (name == "Upper") {
+    set->Add('A', 'Z');
+  } else if (name == "ASCII") {
+    set->Add(0, 0x7F);
+  } else if (name == "Alpha") {
+    add_alpha();
+  } else if (name == "Digit") {
+    set->Add('0', '9');
+  } else if (name == "Alnum") {
+    add_alpha();
+    set->Add('0', '9');
+  } else if (name == "Punct") {
+    add_punct();
+  } else if (name == "Graph" || name == "Print") {
+    add_alpha();
+    set->Add('0', '9');
+    add_punct();
+    if (name == "Print") set->Add(' ', ' ');
+  } else if (name == "Blank") {
+    set->Add(' ', ' ');
+    set->Add('\t', '\t');
+  } else if (name == "Cntrl") {
+    set->Add(0, 0x1F);
+    set->Add(0x7F, 0x7F);
+  } else if (name == "XDigit") {
+    set->Add('0', '9');
+    set->Add('A', 'F');
+    set->Add('a', 'f');
+  } else if (name == "Space") {
+    set->Add('\t', '\r');
+    set->Add(' ', ' ');
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // Java's line terminators, which '.' does not match without DOTALL.
 CodePointSet DotClass() {
   CodePointSet set;
@@ -378,6 +429,12 @@ class Translator {
         SF_ASSIGN_OR_RAISE(atom.text, EmitSet(set));
         return atom;
       }
+      case 'p':
+      case 'P': {
+        SF_ASSIGN_OR_RAISE(CodePointSet set, ParseProperty());
+        SF_ASSIGN_OR_RAISE(atom.text, EmitSet(set));
+        return atom;
+      }
       case 'A':
         ++pos_;
         atom.text = "\\A";
@@ -417,6 +474,27 @@ class Translator {
     SF_ASSIGN_OR_RAISE(uint32_t cp, ParseCharEscape());
     SF_ASSIGN_OR_RAISE(atom.text, EmitLiteral(cp));
     return atom;
+  }
+
+  // \p{Name} or \P{Name} (pos_ at 'p' or 'P'): Java's ASCII POSIX classes only. Under (?i)
+  // \p{Lower} and \p{Upper} changed meaning in JDK 16 (JDK-8214245), so all are refused there.
+  Result<CodePointSet> ParseProperty() {
+    const bool negated = Peek() == 'P';
+    ++pos_;
+    if (Peek() != '{') return Refuse("a one-letter Unicode property");
+    ++pos_;
+    std::string name;
+    while (!AtEnd() && Peek() != '}') {
+      if (Peek() >= 0x80) return Refuse("a Unicode property");
+      name.push_back(static_cast<char>(Peek()));
+      ++pos_;
+    }
+    if (AtEnd()) return Refuse("an unclosed property");
+    ++pos_;
+    if (flags_.case_insensitive) return Refuse("a property class under (?i)");
+    CodePointSet set;
+    if (!PosixClass(name, &set)) return Refuse("the property \\p{" + name + "}");
+    return negated ? set.Complement() : set;
   }
 
   // An escape that denotes one character (pos_ at the character after '\').
@@ -512,6 +590,12 @@ class Translator {
         if (e == 'd' || e == 'D' || e == 'w' || e == 'W' || e == 's' || e == 'S') {
           ++pos_;
           set.AddAll(PredefinedClass(e));
+          if (Peek() == '-' && Peek(1) != ']') return Refuse("a range from a class escape");
+          continue;
+        }
+        if (e == 'p' || e == 'P') {
+          SF_ASSIGN_OR_RAISE(CodePointSet property, ParseProperty());
+          set.AddAll(property);
           if (Peek() == '-' && Peek(1) != ']') return Refuse("a range from a class escape");
           continue;
         }

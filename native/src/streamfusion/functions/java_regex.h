@@ -7,7 +7,8 @@
 // Java's syntax and rewritten into an explicit PCRE2 pattern (every class as explicit code point
 // ranges with Java's ASCII-only \d \w \s and ASCII-only (?i); '.' and '$' with Java's line
 // terminators). Anything else is refused with a reason:
-//   * code points outside the BMP or surrogates in the pattern, Unicode properties (\p, \P),
+//   * code points outside the BMP or surrogates in the pattern, Unicode properties (\p, \P
+//     other than Java's US-ASCII POSIX classes such as \p{Alpha}, and those under (?i)),
 //     word boundaries (\b, \B: their definition changed in JDK 19), lookbehind, named groups,
 //     \G \Q \R \X \h \v \c \k, class unions and intersections ([a[b]], &&), flags other than
 //     (?i) and (?s), backreferences under (?i), quantifiers on groups that can match empty.

@@ -17,7 +17,9 @@ TEST(JavaRegexTest, RefusesWhatItCannotMatchExactly) {
   EXPECT_EQ(Refusal("\\bword\\b"), "the escape \\b");
   EXPECT_EQ(Refusal("(?<=a)b"), "lookbehind and named groups");
   EXPECT_EQ(Refusal("[a-z&&[^e]]"), "character class intersections");
-  EXPECT_EQ(Refusal("\\p{L}"), "the escape \\p");
+  EXPECT_EQ(Refusal("\\p{L}"), "the property \\p{L}");
+  EXPECT_EQ(Refusal("\\p{Alpha}+"), "accepted");
+  EXPECT_EQ(Refusal("(?i)\\p{Lower}"), "a property class under (?i)");
   EXPECT_EQ(Refusal("(?m)^a"), "inline flags other than i and s");
   EXPECT_EQ(Refusal("(a*)*"), "a quantifier on a group that can match the empty string");
   EXPECT_EQ(Refusal("(?i)(a)\\1"), "a backreference under (?i)");

@@ -92,7 +92,8 @@ class RegexFunctionParityTest {
         "s SIMILAR TO '(a|b)+'", "s SIMILAR TO '[a-c]+'", "s SIMILAR TO '[^a]%'",
         "s SIMILAR TO '%[0-9]+%'", "s SIMILAR TO 'h(e|a)llo%'", "s SIMILAR TO '%[[:digit:]]%'",
         "s SIMILAR TO '[[:space:]]%'", "s SIMILAR TO 'a.c'", "s SIMILAR TO 'line%'",
-        "s NOT SIMILAR TO '%b%'", "s SIMILAR TO 'a!%' ESCAPE '!'",
+        "s NOT SIMILAR TO '%b%'", "s SIMILAR TO 'a!%' ESCAPE '!'", "s SIMILAR TO '%[[:alpha:]]%'",
+        "s SIMILAR TO '[[:upper:]][[:alnum:]]+'",
     };
 
     static final String[] REGEXP = {
@@ -103,7 +104,7 @@ class RegexFunctionParityTest {
         "REGEXP(s, 'é|你')", "REGEXP(s, '(a)\\1')", "REGEXP(s, 'a(?=b)')", "REGEXP(s, 'a(?!b)')",
         "REGEXP(s, '(?>a+)b')", "REGEXP(s, '[\\]]')", "REGEXP(s, '\\x41')", "REGEXP(s, '\\u00e9')",
         "REGEXP(s, 'i(ss)+')", "REGEXP(s, '^\\s+')", "REGEXP(s, '\\Z')", "REGEXP(s, 'a\\z')",
-        "REGEXP(s, CAST(NULL AS STRING))", "REGEXP(s, '(?i)É|K')", "REGEXP(s, '[\\s\\S]{12}')",
+        "REGEXP(s, CAST(NULL AS STRING))", "REGEXP(s, '^\\p{Alpha}+$')", "REGEXP(s, '\\p{Punct}')", "REGEXP(s, '(?i)É|K')", "REGEXP(s, '[\\s\\S]{12}')",
     };
 
     static final String[] EXTRACT = {
