@@ -1,6 +1,7 @@
 package io.streamfusion.tests;
 
 import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
@@ -188,9 +189,35 @@ class RegexFunctionParityTest {
                         + " OR s IN ('abc', 'aaa')");
     }
 
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                Arguments.of("REGEXP(s, '\\bhello')", "the escape \\b"),
+                Arguments.of("REGEXP(s, '(?<=a)b')", "lookbehind"),
+                Arguments.of("REGEXP_EXTRACT(s, s)", "the pattern is not a literal"),
+                Arguments.of("s LIKE s", "the pattern is not a literal"),
+                Arguments.of("REGEXP_REPLACE(s, 'x*', '-')", "can match the empty string"),
+                Arguments.of("REGEXP(s, '\uD83D\uDE00')", "beyond U+FFFF"));
+    }
+
+    /** What cannot be matched exactly falls back to Flink, with stock results and a reason. */
+    @ParameterizedTest
+    @MethodSource("refusals")
+    void refusedCallsFallBackWithTheirReason(String expression, String reason) {
+        String sql = "SELECT id, " + expression + " FROM rx";
+        ParityHarness.Result stock = run(false, sql);
+        StreamTableEnvironment tEnv = environment(true, "allow");
+        ParityHarness.Result fallback = ParityHarness.run(tEnv, sql);
+        assertEquals(stock.rows, fallback.rows);
+        SupportReport report = StreamFusion.planner(tEnv).lastReport();
+        assertEquals(0, report.nativeCount());
+        assertTrue(
+                report.fallbackReasons().get(0).contains(reason),
+                "reason " + report.fallbackReasons() + " lacks: " + reason);
+    }
+
     // ---- the harness, on the rx table ----
 
-    private static ParityHarness.Result run(boolean nativeEngine, String sql) {
+    private static StreamTableEnvironment environment(boolean nativeEngine, String fallback) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         StreamTableEnvironment tEnv =
@@ -198,10 +225,14 @@ class RegexFunctionParityTest {
                         ? StreamFusion.create(env, EnvironmentSettings.inStreamingMode())
                         : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         if (nativeEngine) {
-            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
+            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), fallback);
         }
         tEnv.createTemporaryView("rx", tEnv.fromDataStream(env.fromData(rxRows(), rxTypeInfo())));
-        return ParityHarness.run(tEnv, sql);
+        return tEnv;
+    }
+
+    private static ParityHarness.Result run(boolean nativeEngine, String sql) {
+        return ParityHarness.run(environment(nativeEngine, "forbid"), sql);
     }
 
     private static void assertParity(String sql) {
