@@ -146,7 +146,7 @@ TEST(RegexFunctionsTest, FlinkEstablishedCases) {
   for (const auto& [function, n] : native_by_function) {
     std::cout << "  " << function << ": " << n << " native calls" << std::endl;
   }
-  EXPECT_GT(native_calls, refused_calls);
+  EXPECT_GT(native_values, 10000);
 }
 
 }  // namespace
