@@ -286,6 +286,9 @@ class Translator {
       return atom->nullable;
     }
     if (atom->zero_width) return Refuse("a quantified assertion");
+    if (lookbehind_depth_ > 0 && (q.front() != '{' || q.find(',') != std::string::npos)) {
+      return Refuse("a variable-length lookbehind");
+    }
     if (atom->nullable) {
       return Refuse("a quantifier on a group that can match the empty string");
     }
@@ -315,6 +318,7 @@ class Translator {
       case '.': {
         ++pos_;
         if (flags_.dotall) {
+          if (lookbehind_depth_ > 0) return Refuse("'.' inside a lookbehind");
           atom.text = "(?s:.)";
         } else {
           CodePointSet set = DotClass();
@@ -323,11 +327,13 @@ class Translator {
         return atom;
       }
       case '^':
+        if (lookbehind_depth_ > 0) return Refuse("an anchor inside a lookbehind");
         ++pos_;
         atom.text = "\\A";
         atom.nullable = atom.zero_width = true;
         return atom;
       case '$':
+        if (lookbehind_depth_ > 0) return Refuse("an anchor inside a lookbehind");
         ++pos_;
         atom.text = kJavaDollar;
         atom.nullable = atom.zero_width = true;
@@ -349,7 +355,8 @@ class Translator {
     Atom atom;
     std::string open;
     bool capturing = false;
-    bool lookahead = false;
+    bool lookahead = false;  // any lookaround
+    bool lookbehind = false;
     const Flags saved = flags_;
     if (Peek() == '?') {
       ++pos_;
@@ -358,14 +365,23 @@ class Translator {
         ++pos_;
         open = "(?:";
       } else if (kind == '=' || kind == '!') {
+        if (lookbehind_depth_ > 0) return Refuse("a nested lookaround");
         ++pos_;
         open = kind == '=' ? "(?=" : "(?!";
         lookahead = true;
       } else if (kind == '>') {
         ++pos_;
         open = "(?>";
+      } else if (kind == '<' && (Peek(1) == '=' || Peek(1) == '!')) {
+        // Lookbehind of BMP characters only: Java steps back in chars, PCRE2 in code points,
+        // which agree when every atom inside matches exactly one BMP character.
+        if (lookaround_depth_ > 0) return Refuse("a nested lookaround");
+        open = Peek(1) == '=' ? "(?<=" : "(?<!";
+        pos_ += 2;
+        lookahead = true;
+        lookbehind = true;
       } else if (kind == '<') {
-        return Refuse("lookbehind and named groups");
+        return Refuse("named groups");
       } else {
         // Inline flags: (?is-is) or (?is-is:X).
         bool on = true;
@@ -392,16 +408,18 @@ class Translator {
         open = "(?:";
       }
     } else {
-      if (lookaround_depth_ > 0) return Refuse("a capturing group inside a lookahead");
+      if (lookaround_depth_ > 0) return Refuse("a capturing group inside a lookaround");
       capturing = true;
       ++opened_groups_;
       open = "(";
     }
     const int32_t index = opened_groups_;
     if (lookahead) ++lookaround_depth_;
+    if (lookbehind) ++lookbehind_depth_;
     atom.text = open;
     SF_ASSIGN_OR_RAISE(bool nullable, ParseAlternation(&atom.text));
     if (lookahead) --lookaround_depth_;
+    if (lookbehind) --lookbehind_depth_;
     if (AtEnd() || Peek() != ')') return Refuse("an unclosed group");
     ++pos_;
     atom.text.push_back(')');
@@ -417,6 +435,9 @@ class Translator {
     if (AtEnd()) return Refuse("a trailing backslash");
     const uint32_t c = Peek();
     Atom atom;
+    if (lookbehind_depth_ > 0 && (c == 'A' || c == 'z' || c == 'Z')) {
+      return Refuse("an anchor inside a lookbehind");
+    }
     switch (c) {
       case 'd':
       case 'D':
@@ -453,6 +474,7 @@ class Translator {
       default: break;
     }
     if (c >= '1' && c <= '9') {
+      if (lookbehind_depth_ > 0) return Refuse("a backreference inside a lookbehind");
       ++pos_;
       // Java reads more digits while the number stays a group that has been opened.
       uint32_t ref = c - '0';
@@ -650,6 +672,9 @@ class Translator {
     if (!none && !all) {
       return Refuse("a character class with surrogates or code points beyond U+FFFF");
     }
+    if (all && lookbehind_depth_ > 0) {
+      return Refuse("a class matching characters beyond U+FFFF inside a lookbehind");
+    }
     CodePointSet listed = all ? set.Complement() : set;
     const auto& ranges = listed.Ranges();
     if (ranges.empty()) return std::string(all ? "(?s:.)" : "(?!)");
@@ -682,6 +707,7 @@ class Translator {
   int32_t opened_groups_ = 0;
   std::vector<int32_t> closed_groups_;
   int lookaround_depth_ = 0;
+  int lookbehind_depth_ = 0;
 };
 
 // Decodes well-formed UTF-8 into code points; false for anything else.

@@ -9,7 +9,9 @@
 // terminators). Anything else is refused with a reason:
 //   * code points outside the BMP or surrogates in the pattern, Unicode properties (\p, \P
 //     other than Java's US-ASCII POSIX classes such as \p{Alpha}, and those under (?i)),
-//     word boundaries (\b, \B: their definition changed in JDK 19), lookbehind, named groups,
+//     word boundaries (\b, \B: their definition changed in JDK 19), named groups, lookbehind
+//     other than of fixed-length BMP-only atoms (literals, classes without supplementary code
+//     points, {n}), nested lookarounds,
 //     \G \Q \R \X \h \v \c \k, class unions and intersections ([a[b]], &&), flags other than
 //     (?i) and (?s), backreferences under (?i), quantifiers on groups that can match empty.
 //   Java matches on UTF-16 chars: with these refused, every atom consumes whole code points and

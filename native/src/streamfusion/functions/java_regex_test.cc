@@ -15,7 +15,10 @@ std::string Refusal(std::string_view java) {
 TEST(JavaRegexTest, RefusesWhatItCannotMatchExactly) {
   EXPECT_EQ(Refusal("(&|^)channel_id=([^&]*)"), "accepted");
   EXPECT_EQ(Refusal("\\bword\\b"), "the escape \\b");
-  EXPECT_EQ(Refusal("(?<=a)b"), "lookbehind and named groups");
+  EXPECT_EQ(Refusal("(?<=a|bc)d(?<![x-z]{2})"), "accepted");
+  EXPECT_EQ(Refusal("(?<=a.)b"), "a class matching characters beyond U+FFFF inside a lookbehind");
+  EXPECT_EQ(Refusal("(?<=a+)b"), "a variable-length lookbehind");
+  EXPECT_EQ(Refusal("(?<n>a)"), "named groups");
   EXPECT_EQ(Refusal("[a-z&&[^e]]"), "character class intersections");
   EXPECT_EQ(Refusal("\\p{L}"), "the property \\p{L}");
   EXPECT_EQ(Refusal("\\p{Alpha}+"), "accepted");
