@@ -41,6 +41,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
   static const FunctionRegistry registry = [] {
     FunctionRegistry r;
     RegisterCoreFunctions(r);
+    RegisterRegexFunctions(r);
     return r;
   }();
   return registry;
