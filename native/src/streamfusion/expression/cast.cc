@@ -5,6 +5,7 @@
 // StringToNumericPrimitiveCastRule, StringToDecimalCastRule, StringToBooleanCastRule,
 // BinaryToBinaryCastRule, StringToBinaryCastRule), plus TRY_CAST and TYPEOF.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,11 +84,12 @@ bool IsIdentity(const LogicalType& from, const LogicalType& to) {
 class CastExpr final : public Expression {
  public:
   CastExpr(ExprPtr child, LogicalType to, arrow::MemoryPool* pool,
-           std::optional<JavaFloatAlgorithm> float_algorithm)
+           std::optional<JavaFloatAlgorithm> float_algorithm, bool null_on_failure = false)
       : child_(std::move(child)),
         to_(std::move(to)),
         pool_(pool),
         float_algorithm_(float_algorithm),
+        null_on_failure_(null_on_failure),
         from_family_(FamilyOf(child_->type())),
         to_family_(FamilyOf(to_)),
         arrow_type_(type::ToArrow(to_)) {}
@@ -366,20 +368,35 @@ class CastExpr final : public Expression {
     return out;
   }
 
-  // CHAR/VARCHAR -> numeric / BOOLEAN. Parse errors are raised for selected rows only.
+  // CHAR/VARCHAR -> numeric / BOOLEAN. Parse errors are raised for selected rows only; with
+  // null_on_failure_ (TRY_CAST) a failing row becomes NULL instead.
   Result<ArrayPtr> FromString(const arrow::ArrayData& in, int64_t n, const Selection& selection) {
     SF_ASSIGN_OR_RAISE(auto validity, CopyValidity(in, n, pool_));
+    if (null_on_failure_ && validity == nullptr) {
+      SF_ASSIGN_OR_RAISE(validity, AllocateBitmap(n, true, pool_));
+    }
     const int32_t* offsets = in.GetValues<int32_t>(1);
     const char* data = in.buffers[2] ? reinterpret_cast<const char*>(in.buffers[2]->data()) : "";
     auto text = [&](int64_t i) {
       return std::string_view(data + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i]));
     };
     auto needed = [&](int64_t i) { return selection.IsSelected(i) && IsValid(in, i); };
+    // Stores a parse result of row i, or turns its error into NULL under null_on_failure_.
+    auto take = [&](int64_t i, auto parsed, auto* out) -> Status {
+      if (parsed.ok()) {
+        *out = *parsed;
+        return Status::OK();
+      }
+      if (!null_on_failure_ || !parsed.status().IsInvalid()) return parsed.status();
+      arrow::bit_util::ClearBit(validity->mutable_data(), i);
+      return Status::OK();
+    };
     if (to_.kind == TypeKind::kBoolean) {
       SF_ASSIGN_OR_RAISE(auto values, AllocateBitmap(n, false, pool_));
       for (int64_t i = 0; i < n; ++i) {
         if (!needed(i)) continue;
-        SF_ASSIGN_OR_RAISE(bool v, functions::ParseBoolean(text(i)));
+        bool v = false;
+        SF_RETURN_NOT_OK(take(i, functions::ParseBoolean(text(i)), &v));
         if (v) arrow::bit_util::SetBit(values->mutable_data(), i);
       }
       return MakeFixedArray(arrow_type_, n, validity, values);
@@ -391,7 +408,7 @@ class CastExpr final : public Expression {
       for (int64_t i = 0; i < n; ++i) {
         int128_t v = 0;
         if (needed(i)) {
-          SF_ASSIGN_OR_RAISE(v, functions::ParseDecimal(text(i), to_.precision, to_.scale));
+          SF_RETURN_NOT_OK(take(i, functions::ParseDecimal(text(i), to_.precision, to_.scale), &v));
         }
         std::memcpy(out + i * 16, &v, 16);
       }
@@ -407,17 +424,17 @@ class CastExpr final : public Expression {
         // StringToNumericPrimitiveCastRule parses BinaryStringData.trim() of the input.
         const std::string_view trimmed = functions::TrimSpaces(text(i));
         if constexpr (std::is_same_v<To, int8_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseByte(trimmed));
+          SF_RETURN_NOT_OK(take(i, functions::ParseByte(trimmed), &out[i]));
         } else if constexpr (std::is_same_v<To, int16_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseShort(trimmed));
+          SF_RETURN_NOT_OK(take(i, functions::ParseShort(trimmed), &out[i]));
         } else if constexpr (std::is_same_v<To, int32_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseInt(trimmed));
+          SF_RETURN_NOT_OK(take(i, functions::ParseInt(trimmed), &out[i]));
         } else if constexpr (std::is_same_v<To, int64_t>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseLong(trimmed));
+          SF_RETURN_NOT_OK(take(i, functions::ParseLong(trimmed), &out[i]));
         } else if constexpr (std::is_same_v<To, float>) {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseFloat(trimmed));
+          SF_RETURN_NOT_OK(take(i, functions::ParseFloat(trimmed), &out[i]));
         } else {
-          SF_ASSIGN_OR_RAISE(out[i], functions::ParseDouble(trimmed));
+          SF_RETURN_NOT_OK(take(i, functions::ParseDouble(trimmed), &out[i]));
         }
       }
       return MakeFixedArray(arrow_type_, n, validity, values);
@@ -428,6 +445,7 @@ class CastExpr final : public Expression {
   LogicalType to_;
   arrow::MemoryPool* pool_;
   std::optional<JavaFloatAlgorithm> float_algorithm_;
+  bool null_on_failure_;
   Family from_family_;
   Family to_family_;
   std::shared_ptr<arrow::DataType> arrow_type_;
@@ -479,10 +497,10 @@ class OperandView final : public Expression {
   ProvidedOperand* target_;
 };
 
-// Flink's generated code for a cast rule that can fail, with nullOnFailure (TRY_CAST, or CAST
-// under table.exec.legacy-cast-behaviour): the cast runs in try { } catch (Throwable) { NULL }
-// per row. The whole batch is cast first; when some row raises a UserError, the rows are cast
-// again in halves down to single rows, so that only failing rows become NULL.
+// Flink's generated code for a cast rule that can fail, with nullOnFailure (TRY_CAST): the cast
+// runs in try { } catch (Throwable) { NULL } per row. For casts that do not report failures per
+// row (the temporal ones): the whole batch is cast first; when some row raises a UserError, the
+// rows are cast again in halves down to single rows, so that only failing rows become NULL.
 class TryCastExpr final : public Expression {
  public:
   TryCastExpr(ExprPtr child, std::unique_ptr<ProvidedOperand> operand, ExprPtr cast,
@@ -532,7 +550,7 @@ class TryCastExpr final : public Expression {
 
 Result<ExprPtr> MakeCastWith(ExprPtr child, const LogicalType& to, arrow::MemoryPool* pool,
                              std::optional<JavaFloatAlgorithm> float_algorithm,
-                             std::string_view no_algorithm_reason) {
+                             std::string_view no_algorithm_reason, bool null_on_failure = false) {
   const LogicalType& from = child->type();
   if (from.kind == TypeKind::kNull) {
     return std::make_unique<CastExpr>(std::move(child), to, pool, float_algorithm);
@@ -556,7 +574,8 @@ Result<ExprPtr> MakeCastWith(ExprPtr child, const LogicalType& to, arrow::Memory
   }
   // Casts from non-string types never fail, so a cast literal is computed once.
   const bool constant = f != Family::kString && f != Family::kFloating && IsConstant(*child);
-  ExprPtr cast = std::make_unique<CastExpr>(std::move(child), to, pool, float_algorithm);
+  ExprPtr cast =
+      std::make_unique<CastExpr>(std::move(child), to, pool, float_algorithm, null_on_failure);
   return constant ? MakeConstant(std::move(cast)) : std::move(cast);
 }
 
@@ -576,29 +595,20 @@ Result<ExprPtr> MakeSessionCastImpl(ExprPtr child, const LogicalType& to, const 
   }
   // CastRule.canFail: only the rules parsing a CHAR/VARCHAR into another type can fail.
   const bool can_fail = from.IsString() && !to.IsString() && !to.IsBinary();
-  std::unique_ptr<ProvidedOperand> operand;
-  ExprPtr cast_operand;
-  if (null_on_failure && can_fail) {
-    operand = std::make_unique<ProvidedOperand>(from);
-    cast_operand = std::make_unique<OperandView>(operand.get());
-  } else {
-    cast_operand = std::move(child);
-  }
-  ExprPtr cast;
-  if (IsTemporal(from) || IsTemporal(to)) {
-    SF_ASSIGN_OR_RAISE(cast, MakeTemporalCast(std::move(cast_operand), to, ctx));
-  } else {
+  if (!IsTemporal(from) && !IsTemporal(to)) {
     const int version = ctx.session.java_feature_version();
     const auto algorithm = functions::JavaFloatAlgorithmFor(version);
     const std::string reason = version == 0 ? " (the JVM's Double.toString algorithm is unknown)"
                                             : " (Double.toString of Java " +
                                                   std::to_string(version) + " is not reproduced)";
-    SF_ASSIGN_OR_RAISE(cast,
-                       MakeCastWith(std::move(cast_operand), to, ctx.pool, algorithm, reason));
+    // CastExpr turns its own parse failures into NULL row by row.
+    return MakeCastWith(std::move(child), to, ctx.pool, algorithm, reason,
+                        null_on_failure && can_fail);
   }
-  if (!operand) return cast;
-  return ExprPtr(std::make_unique<TryCastExpr>(std::move(child), std::move(operand),
-                                               std::move(cast), to, ctx.pool));
+  if (!null_on_failure || !can_fail) return MakeTemporalCast(std::move(child), to, ctx);
+  return MakeNullOnFailure(
+      std::move(child), to,
+      [&](ExprPtr operand) { return MakeTemporalCast(std::move(operand), to, ctx); }, ctx.pool);
 }
 
 Result<ExprPtr> CompileTryCast(FunctionCall& fc) {
@@ -682,6 +692,15 @@ Result<ExprPtr> CompileTypeOf(FunctionCall& fc) {
 Result<ExprPtr> MakeCast(ExprPtr child, const LogicalType& to, arrow::MemoryPool* pool) {
   return MakeCastWith(std::move(child), to, pool, std::nullopt,
                       " (Double.toString digits need the session's JVM version)");
+}
+
+Result<ExprPtr> MakeNullOnFailure(ExprPtr child, const LogicalType& to,
+                                  const std::function<Result<ExprPtr>(ExprPtr)>& make_cast,
+                                  arrow::MemoryPool* pool) {
+  auto operand = std::make_unique<ProvidedOperand>(child->type());
+  SF_ASSIGN_OR_RAISE(auto cast, make_cast(std::make_unique<OperandView>(operand.get())));
+  return ExprPtr(std::make_unique<TryCastExpr>(std::move(child), std::move(operand),
+                                               std::move(cast), to, pool));
 }
 
 Result<ExprPtr> MakeSessionCast(ExprPtr child, const LogicalType& to, const CompileContext& ctx) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "streamfusion/expression/nodes.h"
 #include "streamfusion/expression/test_util.h"
 
 namespace streamfusion::expression::testing {
@@ -119,6 +120,45 @@ TEST(CastFunctionTest, TryCastNullsOnlyFailingRows) {
             "[null, null, 1.50, null, 0.00, 12.35]");  // Flink's lenient parser reads "a" as 0
   // Casts that cannot fail are plain casts under TRY_CAST.
   EXPECT_EQ(Show17(Call("TRY_CAST", VarChar(2), {Ref(0, s)}), words), "[ye, ma,  1, 1e, a, 12]");
+}
+
+// The generic wrapper (used for casts that fail batch-wise, e.g. the temporal ones): a plain
+// CAST(VARCHAR AS INT), which raises for the batch, wrapped so that only failing rows are NULL.
+TEST(CastFunctionTest, NullOnFailureWrapperBisectsToFailingRows) {
+  auto s = VarChar();
+  std::vector<std::optional<std::string>> values;
+  for (int i = 0; i < 1000; ++i) {
+    values.push_back(i % 97 == 5 || i == 999 ? "bad" : std::to_string(i));
+  }
+  auto b = MakeBatch({s}, {Strings(values)});
+  plan::SessionOptions session;
+  CompileContext ctx{b.row_type, session, arrow::default_memory_pool()};
+  plan::Expr ref = Ref(0, s);
+  auto child = Compile(ref, ctx);
+  ASSERT_TRUE(child.ok());
+  const type::LogicalType to = *type::FromProto(Int());
+  auto wrapped = MakeNullOnFailure(
+      std::move(*child), to,
+      [&](ExprPtr operand) { return MakeCast(std::move(operand), to, ctx.pool); }, ctx.pool);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.status().ToString();
+  // Rows 0..499 only: a selection excluding the rest.
+  auto bits = *AllocateBitmap(1000, false, ctx.pool);
+  for (int i = 0; i < 500; ++i) arrow::bit_util::SetBit(bits->mutable_data(), i);
+  for (Selection selection : {Selection{}, Selection{bits->data(), 1000}}) {
+    auto r = (*wrapped)->Evaluate(*b.batch, selection);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE((*r)->ValidateFull().ok());
+    const auto& ints = static_cast<const arrow::Int32Array&>(**r);
+    const int rows = selection.all() ? 1000 : 500;
+    for (int i = 0; i < rows; ++i) {
+      if (i % 97 == 5 || i == 999) {
+        EXPECT_TRUE(ints.IsNull(i)) << i;
+      } else {
+        ASSERT_TRUE(ints.IsValid(i)) << i;
+        EXPECT_EQ(ints.Value(i), i);
+      }
+    }
+  }
 }
 
 TEST(CastFunctionTest, TryCastUnderASelection) {

@@ -82,7 +82,15 @@ class BigNum {
     Trim();
   }
 
-  bool IsZero() const { return size_ == 0; }
+  // Replaces *this by *this % divisor and returns the quotient (below 10 here).
+  int DivideStep(const BigNum& divisor) {
+    int q = 0;
+    while (Compare(*this, divisor) >= 0) {
+      Subtract(divisor);
+      ++q;
+    }
+    return q;
+  }
 
   static int Compare(const BigNum& a, const BigNum& b) {
     if (a.size_ != b.size_) return a.size_ < b.size_ ? -1 : 1;
@@ -114,6 +122,32 @@ class BigNum {
   }
   uint32_t limbs_[kLimbs + 1];
   int size_;
+};
+
+// BigNum's interface over an unsigned 128-bit value, for operands known to stay below 2^125.
+class U128 {
+ public:
+  explicit U128(uint64_t value) : v_(value) {}
+  void MultiplySmall(uint32_t factor) { v_ *= factor; }
+  void MultiplyPow5(int n) {
+    for (; n > 0; --n) v_ *= 5;
+  }
+  void ShiftLeft(int bits) { v_ <<= bits; }
+  int DivideStep(const U128& divisor) {
+    const unsigned __int128 q = v_ / divisor.v_;
+    v_ -= q * divisor.v_;
+    return static_cast<int>(q);
+  }
+  static int Compare(const U128& a, const U128& b) {
+    return a.v_ < b.v_ ? -1 : (a.v_ > b.v_ ? 1 : 0);
+  }
+  static int CompareSum(const U128& a, const U128& b, const U128& c) {
+    const unsigned __int128 sum = a.v_ + b.v_;
+    return sum < c.v_ ? -1 : (sum > c.v_ ? 1 : 0);
+  }
+
+ private:
+  unsigned __int128 v_;
 };
 
 // Bit length of 5^i (0 for i = 0), FloatingDecimal's "approximately ceil(log2(5^i))".
@@ -218,6 +252,52 @@ void GenerateDigitsPrimitive(T b, T s, T m, int* dec_exp, JavaDecimalDigits* out
   out->count = n;
 }
 
+// The exact variant (FloatingDecimal's big-integer arithmetic, whose stopping test is
+// B + M >= 10S rather than the primitive variants' B + M > 10S), over BigNum or, when every
+// value stays below 2^125, over unsigned 128-bit integers.
+template <typename Num>
+void GenerateDigitsExact(uint64_t f, int b5, int b2, int s5, int s2, int m5, int m2, int* dec_exp,
+                         JavaDecimalDigits* out, bool* low, bool* high, int* low_digit_difference) {
+  Num s(1);
+  s.MultiplyPow5(s5);
+  s.ShiftLeft(s2);
+  Num b(f);
+  b.MultiplyPow5(b5);
+  b.ShiftLeft(b2);
+  Num m(1);
+  m.MultiplyPow5(m5);
+  m.ShiftLeft(m2);
+  Num ten_s = s;
+  ten_s.MultiplySmall(10);
+  // One step: q = B / S, B = 10 * (B % S), M *= 10.
+  auto step = [&]() {
+    const int q = b.DivideStep(s);
+    b.MultiplySmall(10);
+    m.MultiplySmall(10);
+    *low = Num::Compare(b, m) < 0;
+    *high = Num::CompareSum(b, m, ten_s) >= 0;
+    return q;
+  };
+  int n = 0;
+  int q = step();
+  if (q == 0 && !*high) {
+    --*dec_exp;
+  } else {
+    out->digits[n++] = static_cast<char>('0' + q);
+  }
+  if (*dec_exp < -3 || *dec_exp >= 8) *high = *low = false;
+  while (!*low && !*high) {
+    q = step();
+    out->digits[n++] = static_cast<char>('0' + q);
+  }
+  out->count = n;
+  if (*high && *low) {
+    Num twice = b;
+    twice.ShiftLeft(1);
+    *low_digit_difference = Num::Compare(twice, ten_s);
+  }
+}
+
 void FloatingDecimalDigits(int bin_exp, uint64_t fract_bits, int n_significant_bits,
                            JavaDecimalDigits* out) {
   const int tail_zeros = std::countr_zero(fract_bits);
@@ -288,49 +368,12 @@ void FloatingDecimalDigits(int bin_exp, uint64_t fract_bits, int n_significant_b
       GenerateDigitsPrimitive<int64_t>(b, s, m, &dec_exp, out, &low, &high, &diff);
       low_digit_difference = diff > 0 ? 1 : (diff < 0 ? -1 : 0);
     }
+  } else if (b_bits <= 120 && ten_s_bits <= 120) {
+    GenerateDigitsExact<U128>(f, b5, b2, s5, s2, m5, m2, &dec_exp, out, &low, &high,
+                              &low_digit_difference);
   } else {
-    BigNum s(1);
-    s.MultiplyPow5(s5);
-    s.ShiftLeft(s2);
-    BigNum b(f);
-    b.MultiplyPow5(b5);
-    b.ShiftLeft(b2);
-    BigNum m(1);
-    m.MultiplyPow5(m5);
-    m.ShiftLeft(m2);
-    BigNum ten_s = s;
-    ten_s.MultiplySmall(10);
-    // One step: q = B / S, B = 10 * (B % S), M *= 10.
-    auto step = [&]() {
-      int q = 0;
-      while (BigNum::Compare(b, s) >= 0) {
-        b.Subtract(s);
-        ++q;
-      }
-      b.MultiplySmall(10);
-      m.MultiplySmall(10);
-      low = BigNum::Compare(b, m) < 0;
-      high = BigNum::CompareSum(b, m, ten_s) >= 0;
-      return q;
-    };
-    int n = 0;
-    int q = step();
-    if (q == 0 && !high) {
-      --dec_exp;
-    } else {
-      out->digits[n++] = static_cast<char>('0' + q);
-    }
-    if (dec_exp < -3 || dec_exp >= 8) high = low = false;
-    while (!low && !high) {
-      q = step();
-      out->digits[n++] = static_cast<char>('0' + q);
-    }
-    out->count = n;
-    if (high && low) {
-      BigNum twice = b;
-      twice.ShiftLeft(1);
-      low_digit_difference = BigNum::Compare(twice, ten_s);
-    }
+    GenerateDigitsExact<BigNum>(f, b5, b2, s5, s2, m5, m2, &dec_exp, out, &low, &high,
+                                &low_digit_difference);
   }
   out->exponent = dec_exp + 1;
   if (high) {
