@@ -3,12 +3,14 @@
 // DecimalToNumericPrimitiveCastRule, DecimalToDecimalCastRule, BooleanToNumericCastRule,
 // NumericToBooleanCastRule, *ToStringCastRule + CharVarCharTrimPadCastRule,
 // StringToNumericPrimitiveCastRule, StringToDecimalCastRule, StringToBooleanCastRule,
-// BinaryToBinaryCastRule, StringToBinaryCastRule), plus TRY_CAST and TYPEOF.
+// BinaryToBinaryCastRule, StringToBinaryCastRule, BinaryToStringCastRule), plus TRY_CAST and
+// TYPEOF.
 
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "arrow/array/concatenate.h"
 #include "arrow/builder.h"
@@ -17,6 +19,7 @@
 #include "streamfusion/functions/decimal.h"
 #include "streamfusion/functions/java_float_format.h"
 #include "streamfusion/functions/java_numeric.h"
+#include "streamfusion/functions/java_utf8.h"
 #include "streamfusion/functions/string_conversion.h"
 
 namespace streamfusion::expression {
@@ -310,6 +313,7 @@ class CastExpr final : public Expression {
     std::string text;
     std::string fitted;
     char digits[40];
+    std::vector<uint16_t> units;
     const bool pad = to_.kind == TypeKind::kChar;
     const LogicalType& from = child_->type();
     auto append = [&](std::string_view value) -> Status {
@@ -348,6 +352,15 @@ class CastExpr final : public Expression {
           }
           int size = functions::FormatLong(v, digits);
           SF_RETURN_NOT_OK(append(std::string_view(digits, static_cast<size_t>(size))));
+          break;
+        }
+        case Family::kBinary: {
+          // BinaryToStringCastRule: new String(bytes, UTF_8), trimmed or padded in UTF-16 units.
+          const int32_t* offsets = in.GetValues<int32_t>(1);
+          std::string_view value(reinterpret_cast<const char*>(in.buffers[2]->data()) + offsets[i],
+                                 static_cast<size_t>(offsets[i + 1] - offsets[i]));
+          functions::BinaryToJavaString(value, to_.length, pad, &units, &text);
+          SF_RETURN_NOT_OK(builder.Append(text));
           break;
         }
         case Family::kFloating: {
@@ -564,9 +577,8 @@ Result<ExprPtr> MakeCastWith(ExprPtr child, const LogicalType& to, arrow::Memory
   if (t == Family::kBinary && f != Family::kBinary && f != Family::kString) {
     return UnsupportedCast(from, to);
   }
-  if (f == Family::kBinary && t != Family::kBinary) {
-    return UnsupportedCast(
-        from, to, " (new String(bytes, UTF_8)'s replacement of malformed input is not reproduced)");
+  if (f == Family::kBinary && t != Family::kBinary && t != Family::kString) {
+    return UnsupportedCast(from, to);
   }
   if (f == Family::kFloating && (t == Family::kDecimal || t == Family::kString) &&
       !float_algorithm) {

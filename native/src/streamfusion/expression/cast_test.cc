@@ -186,7 +186,20 @@ TEST(CastFunctionTest, BinaryCasts) {
   // StringToBinaryCastRule works on the UTF-8 bytes.
   EXPECT_EQ(Show17(Call("CAST", T(plan::DataType::BINARY, 0, 0, 3), {Ref(0, s)}), strings),
             std::string("[\xC3\xA9t, a\0\0, null]", 16));
-  EXPECT_TRUE(EvalIn(Call("CAST", s, {Ref(0, bytes)}), b, 17).status().IsNotImplemented());
+  // BinaryToStringCastRule: Java decoding (U+FFFD for malformed input, one for the surrogate
+  // ED A0 80), trimming/padding in UTF-16 units, an unpaired surrogate encoded as '?'.
+  auto raw = BuildArray<arrow::BinaryBuilder>(
+      arrow::binary(),
+      std::vector<std::optional<std::string>>{"a\xFF", "\xED\xA0\x80z", "\xF0\x9F\x8E\x89x",
+                                              "\xE0\x80", std::nullopt});
+  auto rb = MakeBatch({bytes}, {raw});
+  EXPECT_EQ(Show17(Call("CAST", s, {Ref(0, bytes)}), rb),
+            "[a\xEF\xBF\xBD, \xEF\xBF\xBDz, \xF0\x9F\x8E\x89x, \xEF\xBF\xBD\xEF\xBF\xBD, null]");
+  EXPECT_EQ(Show17(Call("CAST", T(plan::DataType::CHAR, 0, 0, 1), {Ref(0, bytes)}), rb),
+            "[a, \xEF\xBF\xBD, ?, \xEF\xBF\xBD, null]");
+  EXPECT_EQ(
+      Show17(Call("CAST", T(plan::DataType::CHAR, 0, 0, 4), {Ref(0, bytes)}), rb),
+      "[a\xEF\xBF\xBD  , \xEF\xBF\xBDz  , \xF0\x9F\x8E\x89x , \xEF\xBF\xBD\xEF\xBF\xBD  , null]");
 }
 
 TEST(CastFunctionTest, TypeOf) {

@@ -61,6 +61,9 @@ class CastFunctionParityTest {
     static final String[] OTHERS = {
         "CAST(bin AS BINARY(2))", "CAST(bin AS VARBINARY(1))", "CAST(bin AS BINARY(8))",
         "CAST(s AS BYTES)", "CAST(s AS BINARY(3))", "CAST(s AS VARBINARY(2))",
+        "CAST(bin AS STRING)", "CAST(bin AS VARCHAR(1))", "CAST(bin AS CHAR(4))",
+        "CAST(CAST(s AS BINARY(3)) AS STRING)", "CAST(CAST(s AS BYTES) AS CHAR(12))",
+        "CAST(CAST(s AS VARBINARY(5)) AS VARCHAR(2))",
         "CAST(b AS STRING)", "CAST(b AS CHAR(6))", "CAST(d10 AS VARCHAR(4))", "CAST(i64 AS CHAR(3))",
         "TRY_CAST(s AS INT)", "TRY_CAST(s AS DOUBLE)", "TRY_CAST(s AS BOOLEAN)",
         "TRY_CAST(s AS DECIMAL(5, 2))", "TRY_CAST(s AS BIGINT)", "TRY_CAST(s AS FLOAT)",
