@@ -1,6 +1,6 @@
 // Micro-benchmarks of the CASTs of the cast area on batches of 4096 rows: FLOAT/DOUBLE to STRING
 // (both Java algorithms), DOUBLE to DECIMAL, TRY_CAST of strings with and without failing rows,
-// BINARY(n) padding. items = rows.
+// BINARY(n) padding, BINARY to STRING. items = rows.
 
 #include <cmath>
 #include <cstdint>
@@ -122,6 +122,18 @@ void BM_StringToBinary8(benchmark::State& s) {
   RunCast(s, "CAST", kString, CastType(plan::DataType::BINARY, 0, 0, 8), NumericStrings(0), 17);
 }
 
+void BM_BinaryToString(benchmark::State& s) {
+  // Mostly valid UTF-8 with a malformed byte every 64 rows.
+  arrow::BinaryBuilder b;
+  for (int64_t i = 0; i < kRows; ++i) {
+    std::string v = "value-\xC3\xA9-" + std::to_string(i);
+    if (i % 64 == 0) v.push_back('\xFF');
+    (void)b.Append(v);
+  }
+  RunCast(s, "CAST", CastType(plan::DataType::VARBINARY, 0, 0, 2147483647), kString, *b.Finish(),
+          17);
+}
+
 BENCHMARK(BM_DoubleToStringJdk17);
 BENCHMARK(BM_DoubleToStringJdk17Plain);
 BENCHMARK(BM_DoubleToStringJdk25);
@@ -130,6 +142,7 @@ BENCHMARK(BM_DoubleToDecimalJdk17);
 BENCHMARK(BM_TryCastStringToIntAllValid);
 BENCHMARK(BM_TryCastStringToIntOneInHundredFails);
 BENCHMARK(BM_StringToBinary8);
+BENCHMARK(BM_BinaryToString);
 
 }  // namespace
 }  // namespace streamfusion

@@ -70,6 +70,22 @@ class BigNum {
     Trim();
   }
 
+  // *this -= other * factor; requires *this >= other * factor.
+  void SubtractMultiple(const BigNum& other, uint32_t factor) {
+    uint64_t carry = 0;
+    int64_t borrow = 0;
+    for (int i = 0; i < size_; ++i) {
+      uint64_t product =
+          (i < other.size_ ? static_cast<uint64_t>(other.limbs_[i]) * factor : 0) + carry;
+      carry = product >> 32;
+      int64_t d =
+          static_cast<int64_t>(limbs_[i]) - static_cast<int64_t>(product & 0xFFFFFFFFu) - borrow;
+      borrow = d < 0 ? 1 : 0;
+      limbs_[i] = static_cast<uint32_t>(d + (borrow << 32));
+    }
+    Trim();
+  }
+
   // *this -= other; requires *this >= other.
   void Subtract(const BigNum& other) {
     int64_t borrow = 0;
@@ -82,9 +98,22 @@ class BigNum {
     Trim();
   }
 
-  // Replaces *this by *this % divisor and returns the quotient (below 10 here).
+  // Replaces *this by *this % divisor and returns the quotient (below 10 here). The quotient is
+  // estimated from the leading limbs (never above the true one), then corrected.
   int DivideStep(const BigNum& divisor) {
-    int q = 0;
+    const int k = divisor.size_;
+    if (size_ < k) return 0;
+    unsigned __int128 top = 0;
+    uint64_t divisor_top = 0;
+    const int low = k >= 3 ? k - 2 : 0;
+    for (int i = size_ - 1; i >= low; --i) top = (top << 32) | limbs_[i];
+    for (int i = k - 1; i >= low; --i) divisor_top = (divisor_top << 32) | divisor.limbs_[i];
+    // With all limbs in view (k <= 2) the division is exact; otherwise +1 bounds the dropped
+    // lower limbs of the divisor.
+    const uint64_t estimate = static_cast<uint64_t>(
+        top / (k >= 3 ? static_cast<unsigned __int128>(divisor_top) + 1 : divisor_top));
+    int q = static_cast<int>(estimate);
+    if (q > 0) SubtractMultiple(divisor, static_cast<uint32_t>(q));
     while (Compare(*this, divisor) >= 0) {
       Subtract(divisor);
       ++q;
