@@ -357,7 +357,9 @@ class CastExpr final : public Expression {
         case Family::kBinary: {
           // BinaryToStringCastRule: new String(bytes, UTF_8), trimmed or padded in UTF-16 units.
           const int32_t* offsets = in.GetValues<int32_t>(1);
-          std::string_view value(reinterpret_cast<const char*>(in.buffers[2]->data()) + offsets[i],
+          const char* data =
+              in.buffers[2] ? reinterpret_cast<const char*>(in.buffers[2]->data()) : "";
+          std::string_view value(data + offsets[i],
                                  static_cast<size_t>(offsets[i + 1] - offsets[i]));
           functions::BinaryToJavaString(value, to_.length, pad, &units, &text);
           SF_RETURN_NOT_OK(builder.Append(text));
