@@ -277,7 +277,7 @@ void GenerateDigitsPrimitive(T b, T s, T m, int* dec_exp, JavaDecimalDigits* out
     }
     out->digits[n++] = static_cast<char>('0' + q);
   }
-  *low_digit_difference = static_cast<T>(static_cast<U>(b) << 1) - tens;
+  *low_digit_difference = static_cast<T>((static_cast<U>(b) << 1) - static_cast<U>(tens));
   out->count = n;
 }
 
