@@ -42,6 +42,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
     FunctionRegistry r;
     RegisterCoreFunctions(r);
     RegisterRegexFunctions(r);
+    RegisterCastFunctions(r);
     return r;
   }();
   return registry;

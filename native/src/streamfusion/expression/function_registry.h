@@ -65,6 +65,7 @@ class FunctionRegistry {
 // One per area, each defined in the area's own file.
 void RegisterCoreFunctions(FunctionRegistry& registry);  // expression.cc
 void RegisterRegexFunctions(FunctionRegistry& registry);  // functions/regex_functions.cc
+void RegisterCastFunctions(FunctionRegistry& registry);  // cast.cc
 
 // Compiles a call through the registry (used by Compile).
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,

@@ -3,6 +3,7 @@
 // Factories of the compiled expression nodes, shared by the compiler (expression.cc) and the
 // node implementations (arithmetic.cc, comparison.cc, cast.cc).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,14 @@ Result<ExprPtr> MakeCast(ExprPtr child, const type::LogicalType& to, arrow::Memo
 // than identities) go to MakeTemporalCast, the rest to MakeCast.
 Result<ExprPtr> MakeSessionCast(ExprPtr child, const type::LogicalType& to,
                                 const CompileContext& ctx);
+
+// TRY_CAST's row-wise NULL on failure for a cast that raises its errors for the whole batch:
+// `make_cast` builds the cast over a stand-in operand; rows whose cast fails with a UserError
+// become NULL, other rows keep their value (failing batches are re-cast in halves down to single
+// rows). `to` is the (nullable) result type.
+Result<ExprPtr> MakeNullOnFailure(ExprPtr child, const type::LogicalType& to,
+                                  const std::function<Result<ExprPtr>(ExprPtr)>& make_cast,
+                                  arrow::MemoryPool* pool);
 
 // CAST from or to a temporal type, using the session time zone for TIMESTAMP_LTZ
 // (temporal_cast.cc); Unsupported for pairs outside the native set.

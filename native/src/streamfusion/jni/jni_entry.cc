@@ -113,6 +113,26 @@ class CriticalArray {
   void* data_;
 };
 
+// Runtime.version().feature() of this JVM, or 0 when it cannot be read. Flink's generated code
+// runs here, so results that depend on the JDK (Double.toString digits) follow this JVM, not the
+// one that planned the job.
+int RunningJavaFeatureVersion(JNIEnv* env) {
+  jclass runtime = env->FindClass("java/lang/Runtime");
+  jmethodID version = runtime == nullptr ? nullptr
+                                         : env->GetStaticMethodID(runtime, "version",
+                                                                  "()Ljava/lang/Runtime$Version;");
+  jobject value = version == nullptr ? nullptr : env->CallStaticObjectMethod(runtime, version);
+  jclass version_class = value == nullptr ? nullptr : env->GetObjectClass(value);
+  jmethodID feature =
+      version_class == nullptr ? nullptr : env->GetMethodID(version_class, "feature", "()I");
+  const int result = feature == nullptr ? 0 : env->CallIntMethod(value, feature);
+  if (env->ExceptionCheck()) {
+    env->ExceptionClear();
+    return 0;
+  }
+  return result;
+}
+
 }  // namespace
 }  // namespace streamfusion::jni
 
@@ -169,6 +189,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipelin
     env->GetByteArrayRegion(plan_bytes, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
     plan::Plan plan;
     if (!plan.ParseFromString(bytes)) return InternalError("Cannot parse the native plan");
+    plan.mutable_session()->set_java_feature_version(RunningJavaFeatureVersion(env));
     auto handle = std::make_unique<PipelineHandle>();
     SF_ASSIGN_OR_RAISE(handle->pipeline, plan::Pipeline::Make(plan, memory_budget_bytes));
     handle->input_schema = type::ToArrowSchema(handle->pipeline->input_type());

@@ -13,6 +13,7 @@ import io.streamfusion.runtime.jni.NativeLib;
 
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
@@ -185,7 +186,13 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
 
         private SessionOptions session() {
             ZoneId zone = config.getLocalTimeZone();
-            return SessionOptions.newBuilder().setLocalTimeZone(zone.getId()).build();
+            return SessionOptions.newBuilder()
+                    .setLocalTimeZone(zone.getId())
+                    .setJavaFeatureVersion(Runtime.version().feature())
+                    .setLegacyCastBehaviour(
+                            config.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR)
+                                    .isEnabled())
+                    .build();
         }
     }
 
