@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "arrow/array.h"
+#include "arrow/builder.h"
 #include "streamfusion/expression/array_util.h"
 #include "streamfusion/functions/temporal.h"
 #include "streamfusion/functions/time_zone.h"
@@ -79,6 +80,19 @@ class TimestampWriter {
   int64_t length_ = 0;
   int64_t next_ = 0;
   bool any_null_ = false;
+};
+
+// Writes a STRING result in row order (the MapRows writer concept).
+class Utf8Writer {
+ public:
+  explicit Utf8Writer(arrow::MemoryPool* pool) : builder_(pool) {}
+  Status Reserve(int64_t rows) { return builder_.Reserve(rows); }
+  Status Append(std::string_view value) { return builder_.Append(value); }
+  Status AppendNull() { return builder_.AppendNull(); }
+  Result<ArrayPtr> Finish() { return builder_.Finish(); }
+
+ private:
+  arrow::StringBuilder builder_;
 };
 
 // The session time zone (table.local-time-zone) of `ctx`; Unsupported when it cannot be loaded.

@@ -193,16 +193,16 @@ class TemporalCast final : public Expression {
     const bool pad = to_.kind == TypeKind::kChar;
     std::string text;
     std::string fitted;
-    auto emit = [&](StringWriter& w) {
+    auto emit = [&](Utf8Writer& w) {
       functions::FitToLength(text, to_.length, pad, &fitted);
       return w.Append(fitted);
     };
-    StringWriter writer(arrow::utf8(), pool_);
+    Utf8Writer writer(pool_);
     switch (kind_) {
       case TemporalCastKind::kDateToString: {
         FixedReader<int32_t> d(in);
         return MapRows(args, selection, n, std::move(writer), pool_,
-                       [&](int64_t i, StringWriter& w) {
+                       [&](int64_t i, Utf8Writer& w) {
                          text.clear();
                          functions::FormatDate(d[i], &text);
                          return emit(w);
@@ -211,7 +211,7 @@ class TemporalCast final : public Expression {
       case TemporalCastKind::kTimeToString: {
         FixedReader<int32_t> t(in);
         return MapRows(args, selection, n, std::move(writer), pool_,
-                       [&](int64_t i, StringWriter& w) {
+                       [&](int64_t i, Utf8Writer& w) {
                          text.clear();
                          functions::FormatTime(t[i], from.precision, &text);
                          return emit(w);
@@ -221,7 +221,7 @@ class TemporalCast final : public Expression {
         TimestampReader ts(in);
         const bool ltz = kind_ == TemporalCastKind::kLtzToString;
         return MapRows(args, selection, n, std::move(writer), pool_,
-                       [&](int64_t i, StringWriter& w) {
+                       [&](int64_t i, Utf8Writer& w) {
                          TimestampValue v = ts[i];
                          if (ltz) v.millis = Local(v.millis);
                          text.clear();

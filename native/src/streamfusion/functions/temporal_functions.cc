@@ -286,8 +286,8 @@ class DateFormat final : public TemporalFunction {
                            int64_t n) override {
     TimestampReader ts(*args[0]->data());
     std::string text;
-    return MapRows(args, selection, n, StringWriter(arrow::utf8(), pool_), pool_,
-                   [&](int64_t i, StringWriter& w) {
+    return MapRows(args, selection, n, Utf8Writer(pool_), pool_,
+                   [&](int64_t i, Utf8Writer& w) {
                      TimestampValue v = ts[i];
                      // LocalDateTime.ofInstant(ts.toInstant(), zone): UTC for TIMESTAMP.
                      if (zone_ != nullptr) v.millis += zone_->OffsetMillisAt(v.millis);
@@ -639,8 +639,8 @@ class FromUnixtime final : public TemporalFunction {
                            int64_t n) override {
     FixedReader<int64_t> seconds(*args[0]->data());
     std::string text;
-    return MapRows(args, selection, n, StringWriter(arrow::utf8(), pool_), pool_,
-                   [&](int64_t i, StringWriter& w) {
+    return MapRows(args, selection, n, Utf8Writer(pool_), pool_,
+                   [&](int64_t i, Utf8Writer& w) {
                      const int64_t millis =
                          static_cast<int64_t>(static_cast<uint64_t>(seconds[i]) * 1000u);
                      const int64_t local = millis + zone_->LegacyOffsetMillisAt(millis);
