@@ -54,8 +54,7 @@ plan::Expr Literal(const plan::DataType& type, const std::function<void(plan::Li
 }
 
 plan::Expr Symbol(const std::string& name) {
-  return Literal(Type(plan::DataType::SYMBOL),
-                 [&](plan::Literal& l) { l.set_symbol_value(name); });
+  return Literal(Type(plan::DataType::SYMBOL), [&](plan::Literal& l) { l.set_symbol_value(name); });
 }
 
 plan::Expr String(const std::string& s) {
@@ -63,7 +62,8 @@ plan::Expr String(const std::string& s) {
                  [&](plan::Literal& l) { l.set_string_value(s); });
 }
 
-// Input columns: ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3), dt DATE, s STRING (CAST(ts AS STRING)).
+// Input columns: ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3), dt DATE, s STRING (a timestamp text) and
+// seq TIMESTAMP(3), 50 ms apart row after row (a stream's event times).
 struct Input {
   type::RowType row_type;
   std::shared_ptr<arrow::RecordBatch> batch;
@@ -71,17 +71,22 @@ struct Input {
 
 Input MakeInput() {
   Input in;
-  const plan::DataType types[] = {Type(plan::DataType::TIMESTAMP, 3),
-                                  Type(plan::DataType::TIMESTAMP_LTZ, 3),
-                                  Type(plan::DataType::DATE), Type(plan::DataType::VARCHAR, 0, 1 << 30)};
-  const char* names[] = {"ts", "ltz", "dt", "s"};
-  for (int i = 0; i < 4; ++i) {
+  const plan::DataType types[] = {
+      Type(plan::DataType::TIMESTAMP, 3), Type(plan::DataType::TIMESTAMP_LTZ, 3),
+      Type(plan::DataType::DATE), Type(plan::DataType::VARCHAR, 0, 1 << 30),
+      Type(plan::DataType::TIMESTAMP, 3)};
+  const char* names[] = {"ts", "ltz", "dt", "s", "seq"};
+  for (int i = 0; i < 5; ++i) {
     in.row_type.push_back(type::Field{names[i], *type::FromProto(types[i])});
   }
-  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI), arrow::default_memory_pool());
-  arrow::TimestampBuilder ltz(arrow::timestamp(arrow::TimeUnit::MILLI), arrow::default_memory_pool());
+  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI),
+                             arrow::default_memory_pool());
+  arrow::TimestampBuilder ltz(arrow::timestamp(arrow::TimeUnit::MILLI),
+                              arrow::default_memory_pool());
   arrow::Date32Builder dt;
   arrow::StringBuilder s;
+  arrow::TimestampBuilder seq(arrow::timestamp(arrow::TimeUnit::MILLI),
+                              arrow::default_memory_pool());
   arrow::Int8Builder kinds;
   uint64_t x = 42;
   for (int64_t i = 0; i < kRows; ++i) {
@@ -98,14 +103,16 @@ Input MakeInput() {
       (void)dt.Append(static_cast<int32_t>(millis / 86400000));
       (void)s.Append("2024-02-29 12:30:15.123");
     }
+    (void)seq.Append(1709209815123LL + i * 50);
     (void)kinds.Append(0);
   }
-  std::vector<std::shared_ptr<arrow::Array>> columns(5);
+  std::vector<std::shared_ptr<arrow::Array>> columns(6);
   (void)ts.Finish(&columns[0]);
   (void)ltz.Finish(&columns[1]);
   (void)dt.Finish(&columns[2]);
   (void)s.Finish(&columns[3]);
-  (void)kinds.Finish(&columns[4]);
+  (void)seq.Finish(&columns[4]);
+  (void)kinds.Finish(&columns[5]);
   in.batch = arrow::RecordBatch::Make(type::ToArrowSchema(in.row_type), kRows, columns);
   return in;
 }
@@ -152,6 +159,12 @@ void BM_ExtractHourLtzNewYork(benchmark::State& state) {
 void BM_DateFormatMinutes(benchmark::State& state) {
   Run(state, Call("DATE_FORMAT", kString, {Ref(0, kTs), String("yyyy-MM-dd HH:mm")}));
 }
+void BM_DateFormatMinutesInOrder(benchmark::State& state) {
+  Run(state, Call("DATE_FORMAT", kString, {Ref(4, kTs), String("yyyy-MM-dd HH:mm")}));
+}
+void BM_DateFormatMillisInOrder(benchmark::State& state) {
+  Run(state, Call("DATE_FORMAT", kString, {Ref(4, kTs), String("yyyy-MM-dd HH:mm:ss.SSS")}));
+}
 void BM_DateFormatLtzNewYork(benchmark::State& state) {
   Run(state, Call("DATE_FORMAT", kString, {Ref(1, kLtz), String("yyyy-MM-dd HH:mm:ss")}),
       "America/New_York");
@@ -180,8 +193,8 @@ void BM_CastTimestampToDate(benchmark::State& state) {
   Run(state, Call("CAST", kDate, {Ref(0, kTs)}));
 }
 void BM_FromUnixtime(benchmark::State& state) {
-  Run(state, Call("FROM_UNIXTIME", kString,
-                  {Call("EXTRACT", kBigInt, {Symbol("EPOCH"), Ref(0, kTs)})}));
+  Run(state,
+      Call("FROM_UNIXTIME", kString, {Call("EXTRACT", kBigInt, {Symbol("EPOCH"), Ref(0, kTs)})}));
 }
 
 BENCHMARK(BM_ExtractHour);
@@ -189,6 +202,8 @@ BENCHMARK(BM_ExtractYear);
 BENCHMARK(BM_ExtractDayOfWeekOfDate);
 BENCHMARK(BM_ExtractHourLtzNewYork);
 BENCHMARK(BM_DateFormatMinutes);
+BENCHMARK(BM_DateFormatMinutesInOrder);
+BENCHMARK(BM_DateFormatMillisInOrder);
 BENCHMARK(BM_DateFormatLtzNewYork);
 BENCHMARK(BM_FloorToHour);
 BENCHMARK(BM_FloorToMonth);

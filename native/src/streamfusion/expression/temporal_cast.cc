@@ -69,11 +69,11 @@ class TemporalCast final : public Expression {
       }
       case TemporalCastKind::kDateToLtz: {
         FixedReader<int32_t> d(in);
-        return MapRows(args, selection, n, TimestampWriter(to_, pool_), pool_,
-                       [&](int64_t i, TimestampWriter& w) {
-                         return w.Append(
-                             {zone_->LocalToEpochMillis(d[i] * functions::kMillisPerDay), 0});
-                       });
+        return MapRows(
+            args, selection, n, TimestampWriter(to_, pool_), pool_,
+            [&](int64_t i, TimestampWriter& w) {
+              return w.Append({zone_->LocalToEpochMillis(d[i] * functions::kMillisPerDay), 0});
+            });
       }
       case TemporalCastKind::kTimeToTimestamp:
       case TemporalCastKind::kTimeToLtz: {
@@ -87,12 +87,12 @@ class TemporalCast final : public Expression {
       }
       case TemporalCastKind::kTimestampToDate: {
         TimestampReader ts(in);
-        return MapRows(args, selection, n, FixedWriter<int32_t>(arrow::date32(), pool_), pool_,
-                       [&](int64_t i, FixedWriter<int32_t>& w) {
-                         // (int) (getMillisecond() / MILLIS_PER_DAY): truncating.
-                         return w.Append(
-                             static_cast<int32_t>(ts.millis(i) / functions::kMillisPerDay));
-                       });
+        return MapRows(
+            args, selection, n, FixedWriter<int32_t>(arrow::date32(), pool_), pool_,
+            [&](int64_t i, FixedWriter<int32_t>& w) {
+              // (int) (getMillisecond() / MILLIS_PER_DAY): truncating.
+              return w.Append(static_cast<int32_t>(ts.millis(i) / functions::kMillisPerDay));
+            });
       }
       case TemporalCastKind::kLtzToDate: {
         TimestampReader ts(in);
@@ -112,10 +112,9 @@ class TemporalCast final : public Expression {
                          const int64_t m = ts.millis(i);
                          // TIMESTAMP: (int) (millis % MILLIS_PER_DAY), negative before 1970;
                          // LTZ: the local time of day.
-                         const int32_t t =
-                             ltz ? static_cast<int32_t>(
-                                       functions::FloorMod(Local(m), functions::kMillisPerDay))
-                                 : static_cast<int32_t>(m % functions::kMillisPerDay);
+                         const int32_t t = ltz ? static_cast<int32_t>(functions::FloorMod(
+                                                     Local(m), functions::kMillisPerDay))
+                                               : static_cast<int32_t>(m % functions::kMillisPerDay);
                          return w.Append(functions::TruncateTime(t, p));
                        });
       }
@@ -201,33 +200,30 @@ class TemporalCast final : public Expression {
     switch (kind_) {
       case TemporalCastKind::kDateToString: {
         FixedReader<int32_t> d(in);
-        return MapRows(args, selection, n, std::move(writer), pool_,
-                       [&](int64_t i, Utf8Writer& w) {
-                         text.clear();
-                         functions::FormatDate(d[i], &text);
-                         return emit(w);
-                       });
+        return MapRows(args, selection, n, std::move(writer), pool_, [&](int64_t i, Utf8Writer& w) {
+          text.clear();
+          functions::FormatDate(d[i], &text);
+          return emit(w);
+        });
       }
       case TemporalCastKind::kTimeToString: {
         FixedReader<int32_t> t(in);
-        return MapRows(args, selection, n, std::move(writer), pool_,
-                       [&](int64_t i, Utf8Writer& w) {
-                         text.clear();
-                         functions::FormatTime(t[i], from.precision, &text);
-                         return emit(w);
-                       });
+        return MapRows(args, selection, n, std::move(writer), pool_, [&](int64_t i, Utf8Writer& w) {
+          text.clear();
+          functions::FormatTime(t[i], from.precision, &text);
+          return emit(w);
+        });
       }
       default: {
         TimestampReader ts(in);
         const bool ltz = kind_ == TemporalCastKind::kLtzToString;
-        return MapRows(args, selection, n, std::move(writer), pool_,
-                       [&](int64_t i, Utf8Writer& w) {
-                         TimestampValue v = ts[i];
-                         if (ltz) v.millis = Local(v.millis);
-                         text.clear();
-                         functions::FormatTimestamp(v, from.precision, &text);
-                         return emit(w);
-                       });
+        return MapRows(args, selection, n, std::move(writer), pool_, [&](int64_t i, Utf8Writer& w) {
+          TimestampValue v = ts[i];
+          if (ltz) v.millis = Local(v.millis);
+          text.clear();
+          functions::FormatTimestamp(v, from.precision, &text);
+          return emit(w);
+        });
       }
     }
   }
@@ -296,8 +292,8 @@ Result<ExprPtr> MakeTemporalCast(ExprPtr child, const type::LogicalType& to,
   if (zoned) {
     SF_ASSIGN_OR_RAISE(zone, SessionTimeZone(ctx));
   }
-  return ExprPtr(std::make_unique<TemporalCast>(std::move(child), *kind, to, std::move(zone),
-                                                ctx.pool));
+  return ExprPtr(
+      std::make_unique<TemporalCast>(std::move(child), *kind, to, std::move(zone), ctx.pool));
 }
 
 }  // namespace streamfusion::expression

@@ -1,5 +1,6 @@
 #include "streamfusion/functions/temporal.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "streamfusion/functions/string_conversion.h"
@@ -393,8 +394,8 @@ int64_t TimestampFloorCeil(TimeUnit unit, int64_t millis, int32_t nano_of_milli,
     case TimeUnit::kSecond:
       return floor ? SqlFloor(millis, UnitMillis(unit)) : SqlCeil(millis, UnitMillis(unit));
     case TimeUnit::kMillisecond:
-      return millis + (floor ? SqlFloor(nano_of_milli, 1000000) : SqlCeil(nano_of_milli, 1000000)) /
-                          1000000;
+      return millis +
+             (floor ? SqlFloor(nano_of_milli, 1000000) : SqlCeil(nano_of_milli, 1000000)) / 1000000;
     default: {
       const int32_t date = static_cast<int32_t>(millis / kMillisPerDay);
       return JulianDateFloor(unit, date + kEpochJulian, floor) * kMillisPerDay;
@@ -442,8 +443,8 @@ int32_t AddMonthsToDate(int32_t date, int32_t m) {
     y0 -= 1;
     m0 += 12;
   }
-  const int32_t last = m0 == 2 ? (IsLeapYear(y0) ? 29 : 28)
-                               : (m0 == 4 || m0 == 6 || m0 == 9 || m0 == 11 ? 30 : 31);
+  const int32_t last =
+      m0 == 2 ? (IsLeapYear(y0) ? 29 : 28) : (m0 == 4 || m0 == 6 || m0 == 9 || m0 == 11 ? 30 : 31);
   if (d0 > last) d0 = last;
   return YmdToUnixDate(y0, m0, d0);
 }
@@ -482,8 +483,8 @@ TimestampValue TruncateTimestamp(TimestampValue ts, int32_t precision) {
   int digits = 1;
   for (int32_t n = f.nano; n >= 10; n /= 10) ++digits;
   if (digits <= precision) return ts;
-  static constexpr int64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                       100000000, 1000000000};
+  static constexpr int64_t kPow10[] = {1,      10,      100,      1000,      10000,
+                                       100000, 1000000, 10000000, 100000000, 1000000000};
   if (precision <= 3) {
     const int64_t p = kPow10[3 - precision];
     return {(ts.millis / p) * p, 0};
@@ -784,8 +785,8 @@ std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t prec
   if (precision == 0) {
     nano = 0;
   } else if (precision < 9) {
-    static constexpr int64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                         100000000, 1000000000};
+    static constexpr int64_t kPow10[] = {1,      10,      100,      1000,      10000,
+                                         100000, 1000000, 10000000, 100000000, 1000000000};
     const int64_t p = kPow10[9 - precision];
     nano -= nano % p;
   }
@@ -837,8 +838,8 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
         case 'Q':
         case 'q':
           if (count > 2) return refuse();
-          out.steps_.push_back({ch == 'M' || ch == 'L' ? Field::kMonth : Field::kQuarter, count,
-                                false, {}});
+          out.steps_.push_back(
+              {ch == 'M' || ch == 'L' ? Field::kMonth : Field::kQuarter, count, false, {}});
           break;
         case 'd':
         case 'h':
@@ -876,7 +877,9 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
           if (count != 1) return refuse();
           out.steps_.push_back({ch == 'A' ? Field::kMilliOfDay
                                           : (ch == 'n' ? Field::kNanoOfSecond : Field::kNanoOfDay),
-                                1, false, {}});
+                                1,
+                                false,
+                                {}});
           break;
         default: return refuse();
       }
@@ -943,6 +946,26 @@ void AppendPadded(std::string* out, int64_t value, int width, bool exceeds_pad) 
 
 }  // namespace
 
+int64_t DateTimePattern::ResolutionMillis() const {
+  int64_t resolution = kMillisPerDay;
+  for (const Step& step : steps_) {
+    switch (step.field) {
+      case Field::kHourOfDay:
+      case Field::kClockHourOfAmPm:
+      case Field::kHourOfAmPm:
+      case Field::kClockHourOfDay: resolution = std::min(resolution, kMillisPerHour); break;
+      case Field::kMinute: resolution = std::min(resolution, kMillisPerMinute); break;
+      case Field::kSecond: resolution = std::min(resolution, kMillisPerSecond); break;
+      case Field::kFraction:
+      case Field::kNanoOfSecond:
+      case Field::kMilliOfDay:
+      case Field::kNanoOfDay: return 0;
+      default: break;
+    }
+  }
+  return resolution;
+}
+
 void DateTimePattern::Format(const LocalDateTimeFields& f, std::string* out) const {
   for (const Step& step : steps_) {
     switch (step.field) {
@@ -989,11 +1012,11 @@ void DateTimePattern::Format(const LocalDateTimeFields& f, std::string* out) con
                      1, false);
         break;
       case Field::kNanoOfDay:
-        AppendPadded(out,
-                     (static_cast<int64_t>(f.hour) * 3600 + f.minute * 60 + f.second) *
-                             1000000000LL +
-                         f.nano,
-                     1, false);
+        AppendPadded(
+            out,
+            (static_cast<int64_t>(f.hour) * 3600 + f.minute * 60 + f.second) * 1000000000LL +
+                f.nano,
+            1, false);
         break;
       case Field::kDayOfWeek: AppendPadded(out, f.day_of_week, step.width, false); break;
     }

@@ -150,6 +150,10 @@ class DateTimePattern {
   static Result<DateTimePattern> Compile(std::string_view pattern);
   // Appends the formatted local date-time.
   void Format(const LocalDateTimeFields& fields, std::string* out) const;
+  // The coarsest unit, in milliseconds, that no field of the pattern looks below (86400000 for
+  // date-only patterns, 60000 for "yyyy-MM-dd HH:mm", ...); 0 when a field depends on the
+  // nanoseconds. Local times in the same such unit format to the same text.
+  int64_t ResolutionMillis() const;
 
  private:
   enum class Field : uint8_t {
@@ -175,8 +179,8 @@ class DateTimePattern {
   };
   struct Step {
     Field field;
-    int32_t width;      // minimum digits (fraction: exact digits)
-    bool exceeds_pad;   // SignStyle.EXCEEDS_PAD: '+' when wider than `width`
+    int32_t width;     // minimum digits (fraction: exact digits)
+    bool exceeds_pad;  // SignStyle.EXCEEDS_PAD: '+' when wider than `width`
     std::string literal;
   };
   std::vector<Step> steps_;

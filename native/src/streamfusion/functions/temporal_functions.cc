@@ -200,19 +200,19 @@ class FloorCeil final : public TemporalFunction {
       }
       default: {
         TimestampReader ts(in);
-        return MapRows(value, selection, n, TimestampWriter(type_, pool_), pool_,
-                       [&](int64_t i, TimestampWriter& w) {
-                         const TimestampValue v = ts[i];
-                         if (zone_ != nullptr) {
-                           return w.Append({functions::TimestampLtzFloorCeil(
-                                                unit_, v.millis,
-                                                zone_->LegacyOffsetMillisAt(v.millis), floor_),
-                                            0});
-                         }
-                         return w.Append({functions::TimestampFloorCeil(unit_, v.millis,
-                                                                        v.nano_of_milli, floor_),
-                                          0});
-                       });
+        return MapRows(
+            value, selection, n, TimestampWriter(type_, pool_), pool_,
+            [&](int64_t i, TimestampWriter& w) {
+              const TimestampValue v = ts[i];
+              if (zone_ != nullptr) {
+                return w.Append(
+                    {functions::TimestampLtzFloorCeil(
+                         unit_, v.millis, zone_->LegacyOffsetMillisAt(v.millis), floor_),
+                     0});
+              }
+              return w.Append(
+                  {functions::TimestampFloorCeil(unit_, v.millis, v.nano_of_milli, floor_), 0});
+            });
       }
     }
   }
@@ -286,15 +286,23 @@ class DateFormat final : public TemporalFunction {
                            int64_t n) override {
     TimestampReader ts(*args[0]->data());
     std::string text;
-    return MapRows(args, selection, n, Utf8Writer(pool_), pool_,
-                   [&](int64_t i, Utf8Writer& w) {
-                     TimestampValue v = ts[i];
-                     // LocalDateTime.ofInstant(ts.toInstant(), zone): UTC for TIMESTAMP.
-                     if (zone_ != nullptr) v.millis += zone_->OffsetMillisAt(v.millis);
-                     text.clear();
-                     pattern_.Format(functions::ToLocalDateTime(v), &text);
-                     return w.Append(text);
-                   });
+    // Rows of one stream are mostly close in time: the text of the previous row is reused while
+    // the local time stays within the pattern's resolution (e.g. the same minute).
+    const int64_t resolution = pattern_.ResolutionMillis();
+    int64_t last_unit = INT64_MIN;
+    return MapRows(args, selection, n, Utf8Writer(pool_), pool_, [&](int64_t i, Utf8Writer& w) {
+      TimestampValue v = ts[i];
+      // LocalDateTime.ofInstant(ts.toInstant(), zone): UTC for TIMESTAMP.
+      if (zone_ != nullptr) v.millis += zone_->OffsetMillisAt(v.millis);
+      if (resolution > 0) {
+        const int64_t unit = functions::FloorDiv(v.millis, resolution);
+        if (unit == last_unit) return w.Append(text);
+        last_unit = unit;
+      }
+      text.clear();
+      pattern_.Format(functions::ToLocalDateTime(v), &text);
+      return w.Append(text);
+    });
   }
 
  private:
@@ -369,11 +377,11 @@ class DatetimeArithmetic final : public TemporalFunction {
       case Arith::kDatePlusDayTimeTs: {
         FixedReader<int32_t> d(l);
         FixedReader<int64_t> ms(r);
-        return MapRows(args, selection, n, TimestampWriter(type_, pool_), pool_,
-                       [&](int64_t i, TimestampWriter& w) {
-                         return w.Append({WrapAdd(d[i] * functions::kMillisPerDay, sign, ms[i]),
-                                          0});
-                       });
+        return MapRows(
+            args, selection, n, TimestampWriter(type_, pool_), pool_,
+            [&](int64_t i, TimestampWriter& w) {
+              return w.Append({WrapAdd(d[i] * functions::kMillisPerDay, sign, ms[i]), 0});
+            });
       }
       case Arith::kDatePlusMonths: {
         FixedReader<int32_t> d(l);
@@ -386,8 +394,8 @@ class DatetimeArithmetic final : public TemporalFunction {
       case Arith::kTimePlusDayTime: {
         FixedReader<int32_t> t(l);
         FixedReader<int64_t> ms(r);
-        return MapRows(args, selection, n, FixedWriter<int32_t>(type::ToArrow(type_), pool_),
-                       pool_, [&](int64_t i, FixedWriter<int32_t>& w) {
+        return MapRows(args, selection, n, FixedWriter<int32_t>(type::ToArrow(type_), pool_), pool_,
+                       [&](int64_t i, FixedWriter<int32_t>& w) {
                          const int64_t delta = ms[i] % functions::kMillisPerDay;
                          const int64_t v = (t[i] + functions::kMillisPerDay) + sign * delta;
                          return w.Append(static_cast<int32_t>(v % functions::kMillisPerDay));
@@ -395,8 +403,7 @@ class DatetimeArithmetic final : public TemporalFunction {
       }
       case Arith::kTimePlusMonths: {
         FixedReader<int32_t> t(l);
-        return MapRows(args, selection, n, FixedWriter<int32_t>(type::ToArrow(type_), pool_),
-                       pool_,
+        return MapRows(args, selection, n, FixedWriter<int32_t>(type::ToArrow(type_), pool_), pool_,
                        [&](int64_t i, FixedWriter<int32_t>& w) { return w.Append(t[i]); });
       }
       case Arith::kTimestampPlusDayTime: {
@@ -414,9 +421,8 @@ class DatetimeArithmetic final : public TemporalFunction {
         return MapRows(args, selection, n, TimestampWriter(type_, pool_), pool_,
                        [&](int64_t i, TimestampWriter& w) {
                          const TimestampValue v = ts[i];
-                         return w.Append(
-                             {functions::AddMonthsToMillis(v.millis, Signed(months[i])),
-                              v.nano_of_milli});
+                         return w.Append({functions::AddMonthsToMillis(v.millis, Signed(months[i])),
+                                          v.nano_of_milli});
                        });
       }
       case Arith::kDiffMillis: {
@@ -555,21 +561,20 @@ Result<ExprPtr> CompileReinterpret(FunctionCall& call) {
     return k == TypeKind::kBigInt || k == TypeKind::kIntervalDayTime;
   };
   if ((int32_like(from) && int32_like(to)) || (int64_like(from) && int64_like(to))) {
-    return ExprPtr(std::make_unique<Retyped>(std::move(call.operands[0]), call.result,
-                                             call.ctx.pool));
+    return ExprPtr(
+        std::make_unique<Retyped>(std::move(call.operands[0]), call.result, call.ctx.pool));
   }
   if ((int32_like(from) && to == TypeKind::kBigInt) ||
       (from == TypeKind::kTimestamp && call.operands[0]->type().IsCompactTimestamp() &&
        to == TypeKind::kBigInt)) {
     // Widening (DATE/TIME/INTERVAL MONTH -> BIGINT) and TIMESTAMP.getMillisecond().
     if (from == TypeKind::kTimestamp) {
-      return ExprPtr(std::make_unique<Retyped>(std::move(call.operands[0]), call.result,
-                                               call.ctx.pool));
+      return ExprPtr(
+          std::make_unique<Retyped>(std::move(call.operands[0]), call.result, call.ctx.pool));
     }
     LogicalType as_int = call.operands[0]->type();
     as_int.kind = TypeKind::kInt;
-    auto retyped =
-        std::make_unique<Retyped>(std::move(call.operands[0]), as_int, call.ctx.pool);
+    auto retyped = std::make_unique<Retyped>(std::move(call.operands[0]), as_int, call.ctx.pool);
     return MakeCast(std::move(retyped), call.result, call.ctx.pool);
   }
   return call.Refuse("reinterpretation");
@@ -639,15 +644,13 @@ class FromUnixtime final : public TemporalFunction {
                            int64_t n) override {
     FixedReader<int64_t> seconds(*args[0]->data());
     std::string text;
-    return MapRows(args, selection, n, Utf8Writer(pool_), pool_,
-                   [&](int64_t i, Utf8Writer& w) {
-                     const int64_t millis =
-                         static_cast<int64_t>(static_cast<uint64_t>(seconds[i]) * 1000u);
-                     const int64_t local = millis + zone_->LegacyOffsetMillisAt(millis);
-                     text.clear();
-                     FormatGregorianCalendar(local, &text);
-                     return w.Append(text);
-                   });
+    return MapRows(args, selection, n, Utf8Writer(pool_), pool_, [&](int64_t i, Utf8Writer& w) {
+      const int64_t millis = static_cast<int64_t>(static_cast<uint64_t>(seconds[i]) * 1000u);
+      const int64_t local = millis + zone_->LegacyOffsetMillisAt(millis);
+      text.clear();
+      FormatGregorianCalendar(local, &text);
+      return w.Append(text);
+    });
   }
 
  private:
@@ -698,8 +701,8 @@ Result<ExprPtr> CompileFromUnixtime(FunctionCall& call) {
   SF_ASSIGN_OR_RAISE(auto zone, SessionTimeZone(call.ctx));
   ExprPtr operand = std::move(call.operands[0]);
   if (operand->type().kind != TypeKind::kBigInt) {
-    SF_ASSIGN_OR_RAISE(operand, MakeCast(std::move(operand), MakeType(TypeKind::kBigInt),
-                                         call.ctx.pool));
+    SF_ASSIGN_OR_RAISE(operand,
+                       MakeCast(std::move(operand), MakeType(TypeKind::kBigInt), call.ctx.pool));
   }
   std::vector<ExprPtr> operands;
   operands.push_back(std::move(operand));

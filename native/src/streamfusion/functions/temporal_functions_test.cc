@@ -40,7 +40,7 @@ std::shared_ptr<arrow::Array> Dates(const OptI& v) {
 }
 
 Result<std::shared_ptr<arrow::Array>> EvalIn(const plan::Expr& expr, const TestBatch& batch,
-                                              const std::string& zone) {
+                                             const std::string& zone) {
   plan::SessionOptions session;
   session.set_local_time_zone(zone);
   CompileContext ctx{batch.row_type, session, arrow::default_memory_pool()};
@@ -104,7 +104,8 @@ TEST(TemporalFunctionsTest, DateFormatRefusals) {
 }
 
 TEST(TemporalFunctionsTest, FloorCeilOfTimestampAndDate) {
-  auto b = MakeBatch({Ts(3), DateT()}, {Millis(kTimestamps), Dates({19782, 0, std::nullopt, -719162, 2932896})});
+  auto b = MakeBatch({Ts(3), DateT()},
+                     {Millis(kTimestamps), Dates({19782, 0, std::nullopt, -719162, 2932896})});
   EXPECT_EQ(EvalShow(Call("FLOOR_DATETIME", Ts(3), {Ref(0, Ts(3)), Sym("HOUR")}), b),
             "[2024-02-29 12:00:00.000, 1969-12-31 23:00:00.000, null, 0001-01-01 00:00:00.000, "
             "9999-12-31 23:00:00.000]");
@@ -119,7 +120,8 @@ TEST(TemporalFunctionsTest, FloorCeilOfTimestampAndDate) {
 }
 
 TEST(TemporalFunctionsTest, DatetimeArithmetic) {
-  auto b = MakeBatch({Ts(3), DateT()}, {Millis(kTimestamps), Dates({19782, 0, std::nullopt, -719162, 2932896})});
+  auto b = MakeBatch({Ts(3), DateT()},
+                     {Millis(kTimestamps), Dates({19782, 0, std::nullopt, -719162, 2932896})});
   plan::Literal month = IntLiteral(T(plan::DataType::INTERVAL_YEAR_MONTH), 12);
   EXPECT_EQ(EvalShow(Call("DATETIME_MINUS", Ts(3), {Ref(0, Ts(3)), Lit(month)}), b),
             "[2023-02-28 12:30:15.123, 1968-12-31 23:00:00.000, null, 0000-01-01 00:00:00.000, "

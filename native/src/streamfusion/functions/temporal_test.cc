@@ -173,8 +173,9 @@ TEST(TemporalTest, MonthArithmetic) {
     EXPECT_EQ(AddMonthsToMillis(c.millis, c.months), c.expected) << c.millis << " " << c.months;
   }
   for (const auto& c : kSubtractMonths) {
-    const int32_t got = c.dates ? SubtractMonths(static_cast<int32_t>(c.a), static_cast<int32_t>(c.b))
-                                : SubtractMonthsMillis(c.a, c.b);
+    const int32_t got = c.dates
+                            ? SubtractMonths(static_cast<int32_t>(c.a), static_cast<int32_t>(c.b))
+                            : SubtractMonthsMillis(c.a, c.b);
     EXPECT_EQ(got, c.expected) << c.a << " " << c.b << " " << c.dates;
   }
 }

@@ -14,6 +14,8 @@ namespace streamfusion::functions {
 namespace {
 
 constexpr const char* kZoneInfoDir = "/usr/share/zoneinfo/";
+// Rule transitions are tabulated up to this year (see TimeZone::ExpandRule).
+constexpr int32_t kRuleTableEndYear = 2100;
 
 int64_t ReadBigEndian(const std::string& bytes, size_t at, int width) {
   uint64_t v = 0;
@@ -178,8 +180,8 @@ int64_t TimeZone::RuleTransition(const RuleDate& date, int32_t year, int32_t off
   if (date.kind == 'M') {
     const int32_t first = DaysFromCivil(year, date.month, 1);
     const int32_t first_weekday = static_cast<int32_t>(FloorMod(first + 4, 7));  // 0 = Sunday
-    int32_t mday = 1 + static_cast<int32_t>(FloorMod(date.weekday - first_weekday, 7)) +
-                   (date.week - 1) * 7;
+    int32_t mday =
+        1 + static_cast<int32_t>(FloorMod(date.weekday - first_weekday, 7)) + (date.week - 1) * 7;
     const int32_t last = DaysInMonth(year, date.month);
     while (mday > last) mday -= 7;
     day = first + mday - 1;
@@ -225,6 +227,27 @@ int32_t TimeZone::OffsetAt(int64_t t) const {
 
 int64_t TimeZone::OffsetMillisAt(int64_t epoch_millis) const {
   return static_cast<int64_t>(OffsetAt(FloorDiv(epoch_millis, 1000))) * 1000;
+}
+
+void TimeZone::ExpandRule(int32_t last_year) {
+  // The rule's transitions up to `last_year` as table entries, so that lookups in that range are
+  // one binary search; later instants still evaluate the rule.
+  int32_t year = 1970;
+  if (!transitions_.empty()) {
+    year = CivilFromDays(static_cast<int32_t>(FloorDiv(transitions_.back(), 86400))).year;
+  }
+  for (; year <= last_year; ++year) {
+    std::pair<int64_t, int32_t> changes[2] = {
+        {RuleTransition(dst_start_, year, std_offset_), dst_offset_},
+        {RuleTransition(dst_end_, year, dst_offset_), std_offset_}};
+    if (changes[1].first < changes[0].first) std::swap(changes[0], changes[1]);
+    for (const auto& [at, offset] : changes) {
+      const int32_t current = offsets_.empty() ? initial_offset_ : offsets_.back();
+      if ((!transitions_.empty() && at <= transitions_.back()) || offset == current) continue;
+      transitions_.push_back(at);
+      offsets_.push_back(offset);
+    }
+  }
 }
 
 int64_t TimeZone::LegacyOffsetMillisAt(int64_t epoch_millis) const {
@@ -273,8 +296,8 @@ Result<std::shared_ptr<TimeZone>> TimeZone::ParseTzif(std::string id, const std:
     width = 8;
   }
   const int64_t timecnt = c[3], typecnt = c[4];
-  const size_t need = pos + timecnt * width + timecnt + typecnt * 6 + c[5] +
-                      c[2] * (width + 4) + c[1] + c[0];
+  const size_t need =
+      pos + timecnt * width + timecnt + typecnt * 6 + c[5] + c[2] * (width + 4) + c[1] + c[0];
   if (bytes.size() < need || typecnt < 1) return bad();
   auto zone = std::make_shared<TimeZone>();
   zone->id_ = std::move(id);
@@ -308,6 +331,7 @@ Result<std::shared_ptr<TimeZone>> TimeZone::ParseTzif(std::string id, const std:
           zone->initial_offset_ = zone->std_offset_;
           zone->has_rule_ = false;
         }
+        if (zone->has_dst_) zone->ExpandRule(kRuleTableEndYear);
       }
     }
   }

@@ -61,6 +61,7 @@ class TimeZone {
   static Result<std::shared_ptr<TimeZone>> ParseTzif(std::string id, const std::string& bytes);
   static bool ParsePosixRule(std::string_view text, TimeZone* zone);
   int32_t RuleOffsetAt(int64_t epoch_seconds) const;
+  void ExpandRule(int32_t last_year);
   // Epoch second of the rule transition `date` in `year`, local time given by `offset`.
   static int64_t RuleTransition(const RuleDate& date, int32_t year, int32_t offset);
 
