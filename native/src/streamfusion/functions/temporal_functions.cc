@@ -12,6 +12,8 @@
 #include "streamfusion/expression/nodes.h"
 #include "streamfusion/expression/rowwise.h"
 #include "streamfusion/expression/temporal_arrays.h"
+#include "streamfusion/functions/decimal.h"
+#include "streamfusion/functions/java_numeric.h"
 #include "streamfusion/functions/temporal.h"
 #include "streamfusion/functions/time_zone.h"
 
@@ -710,6 +712,98 @@ Result<ExprPtr> CompileFromUnixtime(FunctionCall& call) {
                                                 call.ctx.pool));
 }
 
+// ---- TO_TIMESTAMP_LTZ(numeric[, precision]) ----
+
+// ToTimestampLtzFunction / DateTimeUtils.toTimestampData: epoch seconds (precision 0) or
+// milliseconds (3) to an instant; NULL outside 0000-01-01 .. 9999-12-31 23:59:59.999 UTC.
+class ToTimestampLtz final : public TemporalFunction {
+ public:
+  ToTimestampLtz(std::vector<ExprPtr> operands, bool seconds, LogicalType type,
+                 arrow::MemoryPool* pool)
+      : TemporalFunction(std::move(operands), std::move(type), pool), seconds_(seconds) {}
+
+ protected:
+  Result<ArrayPtr> Compute(const std::vector<ArrayPtr>& args, const Selection& selection,
+                           int64_t n) override {
+    constexpr int64_t kMinMillis = -62167219200000LL;
+    constexpr int64_t kMaxMillis = 253402300799999LL;
+    constexpr int64_t kMinSeconds = -62167219200LL;
+    constexpr int64_t kMaxSeconds = 253402300799LL;
+    const LogicalType& t = operand_type(0);
+    const arrow::ArrayData& in = *args[0]->data();
+    auto emit = [&](TimestampWriter& w, int64_t millis) {
+      if (millis < kMinMillis || millis > kMaxMillis) return w.AppendNull();
+      return w.Append({millis, 0});
+    };
+    if (t.IsFloating()) {
+      const bool is_float = t.kind == TypeKind::kFloat;
+      const float* f = is_float ? in.GetValues<float>(1) : nullptr;
+      const double* d = is_float ? nullptr : in.GetValues<double>(1);
+      return MapRows(args, selection, n, TimestampWriter(type_, pool_), pool_,
+                     [&](int64_t i, TimestampWriter& w) {
+                       const double v = is_float ? static_cast<double>(f[i]) : d[i];
+                       if (!seconds_) return emit(w, functions::JavaCast<int64_t>(v));
+                       if (!(kMinSeconds <= v && v <= kMaxSeconds)) return w.AppendNull();
+                       return emit(w, functions::JavaCast<int64_t>(v * 1000));
+                     });
+    }
+    if (t.kind == TypeKind::kDecimal) {
+      return MapRows(args, selection, n, TimestampWriter(type_, pool_), pool_,
+                     [&](int64_t i, TimestampWriter& w) {
+                       functions::int128_t unscaled;
+                       const auto& dec = in.GetValues<arrow::Decimal128>(1)[i];
+                       unscaled = (static_cast<functions::int128_t>(dec.high_bits()) << 64) |
+                                  dec.low_bits();
+                       // BigDecimal.setScale(0, DOWN).longValue(): the low 64 bits.
+                       const int64_t whole = functions::DecimalToLong(unscaled, t.scale);
+                       if (seconds_) {
+                         return emit(w, static_cast<int64_t>(static_cast<uint64_t>(whole) * 1000u));
+                       }
+                       return emit(w, whole);
+                     });
+    }
+    // Integral: Number.longValue().
+    auto value = [&](int64_t i) -> int64_t {
+      switch (t.kind) {
+        case TypeKind::kTinyInt: return in.GetValues<int8_t>(1)[i];
+        case TypeKind::kSmallInt: return in.GetValues<int16_t>(1)[i];
+        case TypeKind::kInt: return in.GetValues<int32_t>(1)[i];
+        default: return in.GetValues<int64_t>(1)[i];
+      }
+    };
+    return MapRows(args, selection, n, TimestampWriter(type_, pool_), pool_,
+                   [&](int64_t i, TimestampWriter& w) {
+                     const int64_t v = value(i);
+                     if (!seconds_) return emit(w, v);
+                     if (v < kMinSeconds || v > kMaxSeconds) return w.AppendNull();
+                     return emit(w, v * 1000);
+                   });
+  }
+
+ private:
+  bool seconds_;
+};
+
+Result<ExprPtr> CompileToTimestampLtz(FunctionCall& call) {
+  SF_RETURN_NOT_OK(call.ExpectOperands(1, 2));
+  const LogicalType& t = call.operands[0]->type();
+  if (!t.IsIntegral() && !t.IsFloating() && t.kind != TypeKind::kDecimal) {
+    return call.Refuse("string forms parse with DateTimeFormatter patterns");
+  }
+  int64_t precision = 3;
+  if (call.operands.size() == 2) {
+    const plan::Literal* p = call.LiteralOperand(1);
+    if (p == nullptr || p->is_null()) return call.Refuse("the precision must be a literal");
+    precision = p->int_value();
+  }
+  // Other precisions raise Flink's TableException at run time.
+  if (precision != 0 && precision != 3) return call.Refuse("precision other than 0 or 3");
+  std::vector<ExprPtr> operands;
+  operands.push_back(std::move(call.operands[0]));
+  return ExprPtr(std::make_unique<ToTimestampLtz>(std::move(operands), precision == 0, call.result,
+                                                  call.ctx.pool));
+}
+
 Result<ExprPtr> CompileUnixTimestamp(FunctionCall& call) {
   if (call.operands.empty()) return call.Refuse("the current time is not deterministic");
   return call.Refuse("SimpleDateFormat's lenient parsing is not reproduced");
@@ -750,6 +844,10 @@ void RegisterTemporalFunctions(FunctionRegistry& r) {
   r.Add({"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT) -> STRING",
          "Epoch seconds as 'yyyy-MM-dd HH:mm:ss' in the session zone (SimpleDateFormat)",
          CompileFromUnixtime});
+  r.Add({"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric[, 0 | 3]) -> TIMESTAMP_LTZ(3)",
+         "Epoch seconds (0) or milliseconds (3, default) as an instant; NULL outside years "
+         "0000..9999",
+         CompileToTimestampLtz});
   r.Add({"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING[, STRING]]) -> BIGINT",
          "Refused: the 0-argument form is not deterministic, parsing is SimpleDateFormat's",
          CompileUnixTimestamp});

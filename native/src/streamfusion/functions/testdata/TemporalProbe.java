@@ -213,6 +213,25 @@ public class TemporalProbe {
           q(DateTimeUtils.formatUnixTimestamp(Math.floorDiv(l, 1000), tz))));
     }
     o.append("};\n");
+    // TO_TIMESTAMP_LTZ(BIGINT | DOUBLE, 0 | 3) = DateTimeUtils.toTimestampData.
+    o.append("static const ToLtzCase kToLtz[] = {\n");
+    long[] longs = {0L, -1L, 1700000000123L, 253402300799L, 253402300800L, -62167219200L,
+        -62167219201L, 253402300799999L, 253402300800000L, -62167219200000L, -62167219200001L,
+        Long.MAX_VALUE, Long.MIN_VALUE};
+    for (long v : longs) for (int p : new int[] {0, 3}) {
+      TimestampData r = DateTimeUtils.toTimestampData(v, p);
+      String literal = v == Long.MIN_VALUE ? "INT64_MIN" : v + "LL";
+      o.append(String.format("  {false, %s, 0.0, %d, %s, %dLL},\n", literal, p, r != null, r == null ? 0 : r.getMillisecond()));
+    }
+    double[] doubles = {0.0, -0.5, 1.5, 1700000000.1239, 253402300799.9999, 253402300800.0,
+        -62167219200.0, 1e300, Double.NaN, Double.NEGATIVE_INFINITY, 1700000000123.7, -1.9};
+    for (double v : doubles) for (int p : new int[] {0, 3}) {
+      TimestampData r = DateTimeUtils.toTimestampData(v, p);
+      o.append(String.format("  {true, 0LL, %s, %d, %s, %dLL},\n",
+          Double.isNaN(v) ? "std::nan(\"\")" : Double.isInfinite(v) ? "-INFINITY" : Double.toString(v),
+          p, r != null, r == null ? 0 : r.getMillisecond()));
+    }
+    o.append("};\n");
     System.out.print(o);
   }
 

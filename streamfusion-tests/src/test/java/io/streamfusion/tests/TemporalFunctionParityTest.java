@@ -111,6 +111,14 @@ class TemporalFunctionParityTest {
         "CAST(CASE id WHEN 0 THEN '12:30:15.987' ELSE '00:00:00.5' END AS TIME(0))",
     };
 
+    static final String[] TO_TIMESTAMP_LTZ = {
+        "TO_TIMESTAMP_LTZ(i64, 3)", "TO_TIMESTAMP_LTZ(i64, 0)", "TO_TIMESTAMP_LTZ(i32, 0)",
+        "TO_TIMESTAMP_LTZ(i32)", "TO_TIMESTAMP_LTZ(i8, 0)", "TO_TIMESTAMP_LTZ(f64, 0)",
+        "TO_TIMESTAMP_LTZ(f64, 3)", "TO_TIMESTAMP_LTZ(f32, 3)", "TO_TIMESTAMP_LTZ(d10, 0)",
+        "TO_TIMESTAMP_LTZ(d10, 3)", "TO_TIMESTAMP_LTZ(d38, 3)", "TO_TIMESTAMP_LTZ(d38, 0)",
+        "TO_TIMESTAMP_LTZ(i64 * 1000, 3)", "TO_TIMESTAMP_LTZ(CAST(i16 AS BIGINT) * 86400000, 3)",
+    };
+
     /** Expressions whose result depends on table.local-time-zone. */
     static final String[] ZONED = {
         "EXTRACT(HOUR FROM ltz)", "EXTRACT(DAY FROM ltz)", "EXTRACT(YEAR FROM ltz)",
@@ -132,7 +140,7 @@ class TemporalFunctionParityTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> cases = new ArrayList<>();
-        for (String[] group : new String[][] {EXTRACT, FLOOR_CEIL, DATE_FORMAT, ARITHMETIC, CASTS, PARSING}) {
+        for (String[] group : new String[][] {EXTRACT, FLOOR_CEIL, DATE_FORMAT, ARITHMETIC, CASTS, PARSING, TO_TIMESTAMP_LTZ}) {
             chunks(group, "UTC", cases);
         }
         for (String zone : ZONES) {
