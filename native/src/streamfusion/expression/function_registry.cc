@@ -43,6 +43,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
     RegisterCoreFunctions(r);
     RegisterRegexFunctions(r);
     RegisterCastFunctions(r);
+    RegisterTemporalFunctions(r);
     return r;
   }();
   return registry;

@@ -33,12 +33,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public final class ParityHarness {
     private final int parallelism;
     private final Map<String, String> nativeOptions;
+    private final Map<String, String> sessionOptions;
     private final boolean objectReuse;
 
     public ParityHarness(int parallelism, boolean objectReuse, Map<String, String> nativeOptions) {
+        this(parallelism, objectReuse, nativeOptions, Map.of());
+    }
+
+    /**
+     * {@code sessionOptions} are set in both engines' table configs (e.g. table.local-time-zone),
+     * {@code nativeOptions} only in StreamFusion's.
+     */
+    public ParityHarness(
+            int parallelism,
+            boolean objectReuse,
+            Map<String, String> nativeOptions,
+            Map<String, String> sessionOptions) {
         this.parallelism = parallelism;
         this.objectReuse = objectReuse;
         this.nativeOptions = nativeOptions;
+        this.sessionOptions = sessionOptions;
     }
 
     /** The test MiniCluster: one TaskManager with enough slots for parallelism 2 queries. */
@@ -58,6 +72,7 @@ public final class ParityHarness {
     public StreamTableEnvironment stock() {
         StreamExecutionEnvironment env = environment();
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        sessionOptions.forEach((k, v) -> tEnv.getConfig().set(k, v));
         registerTestTable(env, tEnv);
         return tEnv;
     }
@@ -67,6 +82,7 @@ public final class ParityHarness {
         StreamExecutionEnvironment env = environment();
         StreamTableEnvironment tEnv = StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
         tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
+        sessionOptions.forEach((k, v) -> tEnv.getConfig().set(k, v));
         // Options given to the harness win, including a deliberate "allow".
         nativeOptions.forEach((k, v) -> tEnv.getConfig().set(k, v));
         registerTestTable(env, tEnv);

@@ -1,0 +1,196 @@
+// The temporal functions and casts through the compiler and registry: operand types, NULLs,
+// refusals and the session time zone. Expected values come from Flink 2.2.1 (see
+// testdata/temporal_expected.inc, produced by testdata/TemporalProbe.java).
+
+#include "arrow/api.h"
+#include "gtest/gtest.h"
+#include "streamfusion/expression/function_registry.h"
+#include "streamfusion/expression/test_util.h"
+
+namespace streamfusion::expression {
+namespace {
+
+using namespace testing;  // NOLINT
+
+plan::DataType Ts(int p) {
+  return T(plan::DataType::TIMESTAMP, p);
+}
+plan::DataType Ltz(int p) {
+  return T(plan::DataType::TIMESTAMP_LTZ, p);
+}
+plan::DataType DateT() {
+  return T(plan::DataType::DATE);
+}
+plan::DataType TimeT() {
+  return T(plan::DataType::TIME);
+}
+
+plan::Expr Sym(const std::string& name) {
+  plan::Literal l;
+  *l.mutable_type() = T(plan::DataType::SYMBOL);
+  l.set_symbol_value(name);
+  return Lit(l);
+}
+
+std::shared_ptr<arrow::Array> Millis(const OptL& v) {
+  return BuildArray<arrow::TimestampBuilder>(arrow::timestamp(arrow::TimeUnit::MILLI), v);
+}
+std::shared_ptr<arrow::Array> Dates(const OptI& v) {
+  return BuildArray<arrow::Date32Builder>(arrow::date32(), v);
+}
+
+Result<std::shared_ptr<arrow::Array>> EvalIn(const plan::Expr& expr, const TestBatch& batch,
+                                             const std::string& zone) {
+  plan::SessionOptions session;
+  session.set_local_time_zone(zone);
+  CompileContext ctx{batch.row_type, session, arrow::default_memory_pool()};
+  SF_ASSIGN_OR_RAISE(auto compiled, Compile(expr, ctx));
+  SF_ASSIGN_OR_RAISE(auto result, compiled->Evaluate(*batch.batch, Selection{}));
+  SF_RETURN_NOT_OK(result->ValidateFull());
+  return result;
+}
+
+std::string ShowIn(const plan::Expr& expr, const TestBatch& batch, const std::string& zone) {
+  auto r = EvalIn(expr, batch, zone);
+  return r.ok() ? Show(*r) : "ERROR: " + r.status().ToString();
+}
+
+// 2024-02-29 12:30:15.123, 1969-12-31 23:00:00, NULL, 0001-01-01, 9999-12-31 23:59:59.999
+const OptL kTimestamps = {1709209815123LL, -3600000LL, std::nullopt, -62135596800000LL,
+                          253402300799999LL};
+
+TEST(TemporalFunctionsTest, ExtractHourUsesFlinksTruncatingArithmetic) {
+  auto b = MakeBatch({Ts(3)}, {Millis(kTimestamps)});
+  EXPECT_EQ(EvalShow(Call("EXTRACT", BigInt(), {Sym("HOUR"), Ref(0, Ts(3))}), b),
+            "[12, -1, null, 0, 23]");
+  // The day of a pre-1970 instant is taken by truncation: 1969-12-31 23:00 is in 1970.
+  EXPECT_EQ(EvalShow(Call("EXTRACT", BigInt(), {Sym("YEAR"), Ref(0, Ts(3))}), b),
+            "[2024, 1970, null, 1, 9999]");
+  EXPECT_EQ(EvalShow(Call("EXTRACT", BigInt(), {Sym("DOW"), Ref(0, Ts(3))}), b),
+            "[5, 5, null, 2, 6]");
+}
+
+TEST(TemporalFunctionsTest, ExtractFromLtzUsesSessionZone) {
+  auto b = MakeBatch({Ltz(3)}, {Millis(kTimestamps)});
+  auto hour = Call("EXTRACT", BigInt(), {Sym("HOUR"), Ref(0, Ltz(3))});
+  EXPECT_EQ(ShowIn(hour, b, "UTC"), "[12, -1, null, 0, 23]");
+  // Before 1900 java.util.TimeZone answers the current standard offset (-5h, +5:30).
+  EXPECT_EQ(ShowIn(hour, b, "America/New_York"), "[7, -6, null, -5, 18]");
+  EXPECT_EQ(ShowIn(hour, b, "Asia/Kolkata"), "[18, 4, null, -18, 5]");
+}
+
+TEST(TemporalFunctionsTest, DateFormatOfTimestampAndLtz) {
+  auto b = MakeBatch({Ts(3)}, {Millis(kTimestamps)});
+  auto f = Call("DATE_FORMAT", VarChar(), {Ref(0, Ts(3)), StrLit("yyyy-MM-dd HH:mm")});
+  EXPECT_EQ(EvalShow(f, b),
+            "[2024-02-29 12:30, 1969-12-31 23:00, null, 0001-01-01 00:00, 9999-12-31 23:59]");
+  auto l = MakeBatch({Ltz(3)}, {Millis(kTimestamps)});
+  auto g = Call("DATE_FORMAT", VarChar(), {Ref(0, Ltz(3)), StrLit("yyyy-MM-dd HH:mm")});
+  // java.time uses local mean time before the zone's first transition (-4:56:02 in New York),
+  // and 'yyyy' is the year of era: year 0 prints as 0001 (BC).
+  EXPECT_EQ(ShowIn(g, l, "America/New_York"),
+            "[2024-02-29 07:30, 1969-12-31 18:00, null, 0001-12-31 19:03, 9999-12-31 18:59]");
+}
+
+TEST(TemporalFunctionsTest, DateFormatRefusals) {
+  auto b = MakeBatch({Ts(3), VarChar()}, {Millis({1}), Strings({"yyyy"})});
+  auto locale = Eval(Call("DATE_FORMAT", VarChar(), {Ref(0, Ts(3)), StrLit("dd MMM yyyy")}), b);
+  EXPECT_TRUE(locale.status().IsNotImplemented());
+  auto column = Eval(Call("DATE_FORMAT", VarChar(), {Ref(0, Ts(3)), Ref(1, VarChar())}), b);
+  EXPECT_TRUE(column.status().IsNotImplemented());
+  EXPECT_NE(column.status().message().find("literal"), std::string::npos);
+  auto strings = Eval(Call("DATE_FORMAT", VarChar(), {Ref(1, VarChar()), StrLit("yyyy")}), b);
+  EXPECT_TRUE(strings.status().IsNotImplemented());
+}
+
+TEST(TemporalFunctionsTest, FloorCeilOfTimestampAndDate) {
+  auto b = MakeBatch({Ts(3), DateT()},
+                     {Millis(kTimestamps), Dates({19782, 0, std::nullopt, -719162, 2932896})});
+  EXPECT_EQ(EvalShow(Call("FLOOR_DATETIME", Ts(3), {Ref(0, Ts(3)), Sym("HOUR")}), b),
+            "[2024-02-29 12:00:00.000, 1969-12-31 23:00:00.000, null, 0001-01-01 00:00:00.000, "
+            "9999-12-31 23:00:00.000]");
+  // julianDateFloor works in the Julian calendar before 1582: 0001-01-01 is January 3rd there,
+  // so its CEIL to MONTH is February.
+  EXPECT_EQ(EvalShow(Call("CEIL_DATETIME", Ts(3), {Ref(0, Ts(3)), Sym("MONTH")}), b),
+            "[2024-03-01 00:00:00.000, 1970-01-01 00:00:00.000, null, 0001-02-01 00:00:00.000, "
+            "10000-01-01 00:00:00.000]");
+  // CEIL(DATE TO DAY) is the next day.
+  EXPECT_EQ(EvalShow(Call("CEIL_DATETIME", DateT(), {Ref(1, DateT()), Sym("DAY")}), b),
+            "[2024-03-01, 1970-01-02, null, 0001-01-04, 10000-01-01]");
+}
+
+TEST(TemporalFunctionsTest, DatetimeArithmetic) {
+  auto b = MakeBatch({Ts(3), DateT()},
+                     {Millis(kTimestamps), Dates({19782, 0, std::nullopt, -719162, 2932896})});
+  plan::Literal month = IntLiteral(T(plan::DataType::INTERVAL_YEAR_MONTH), 12);
+  EXPECT_EQ(EvalShow(Call("DATETIME_MINUS", Ts(3), {Ref(0, Ts(3)), Lit(month)}), b),
+            "[2023-02-28 12:30:15.123, 1968-12-31 23:00:00.000, null, 0000-01-01 00:00:00.000, "
+            "9998-12-31 23:59:59.999]");
+  EXPECT_EQ(EvalShow(Call("DATETIME_PLUS", DateT(), {Ref(1, DateT()), Lit(month)}), b),
+            "[2025-02-28, 1971-01-01, null, 0002-01-01, 10000-12-31]");
+  plan::Literal huge = IntLiteral(T(plan::DataType::INTERVAL_DAY_TIME), 86400000LL * 3000000000LL);
+  auto overflow = Eval(Call("DATETIME_PLUS", DateT(), {Ref(1, DateT()), Lit(huge)}), b);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().message(), "integer overflow");
+  auto diff = Call("DATETIME_MINUS", T(plan::DataType::INTERVAL_YEAR_MONTH),
+                   {Ref(0, Ts(3)), Ref(0, Ts(3))});
+  EXPECT_EQ(EvalShow(diff, b), "[0, 0, null, 0, 0]");
+}
+
+TEST(TemporalFunctionsTest, FromUnixtimeUsesJulianCalendarBefore1582) {
+  auto b = MakeBatch({BigInt()}, {Longs({1709209815LL, -62135596800LL, std::nullopt, -1LL})});
+  EXPECT_EQ(ShowIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt())}), b, "UTC"),
+            "[2024-02-29 12:30:15, 0001-01-03 00:00:00, null, 1969-12-31 23:59:59]");
+  EXPECT_EQ(ShowIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt())}), b, "America/New_York"),
+            "[2024-02-29 07:30:15, 0001-01-02 19:00:00, null, 1969-12-31 18:59:59]");
+}
+
+TEST(TemporalFunctionsTest, ToTimestampAndToDateAreNullWhenUnparsable) {
+  auto b = MakeBatch({VarChar()}, {Strings({"2024-2-9 1:2:3", "2023-02-31 24:00:00", "hello",
+                                            std::nullopt, "2024-01-01T10:00"})});
+  EXPECT_EQ(EvalShow(Call("TO_TIMESTAMP", Ts(3), {Ref(0, VarChar())}), b),
+            "[2024-02-09 01:02:03.000, 2023-03-01 00:00:00.000, null, null, null]");
+  EXPECT_EQ(EvalShow(Call("TO_DATE", DateT(), {Ref(0, VarChar())}), b),
+            "[2024-02-09, null, null, null, null]");
+}
+
+TEST(TemporalFunctionsTest, CastsWithSessionZoneInDstGapAndOverlap) {
+  // Local 2024-03-10 02:30 (gap) and 2024-11-03 01:30 (overlap) in New York.
+  auto b = MakeBatch({Ts(3)}, {Millis({1710037800000LL, 1730597400000LL, std::nullopt})});
+  auto to_ltz = Call("CAST", Ltz(3), {Ref(0, Ts(3))});
+  auto r = EvalIn(to_ltz, b, "America/New_York");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto values = std::static_pointer_cast<arrow::TimestampArray>(*r);
+  EXPECT_EQ(values->Value(0), 1710055800000LL);  // shifted forward by the gap: 03:30 EDT
+  EXPECT_EQ(values->Value(1), 1730611800000LL);  // the earlier offset: 01:30 EDT
+  EXPECT_TRUE(values->IsNull(2));
+}
+
+TEST(TemporalFunctionsTest, CastsToAndFromStrings) {
+  auto b = MakeBatch({Ts(3), DateT(), VarChar()},
+                     {Millis({1709209815123LL, -1LL}), Dates({19782, -719162}),
+                      Strings({"2024-02-29 12:30:15.9", "abc"})});
+  EXPECT_EQ(EvalShow(Call("CAST", VarChar(), {Ref(0, Ts(3))}), b),
+            "[2024-02-29 12:30:15.123, 1969-12-31 23:59:59.999]");
+  EXPECT_EQ(EvalShow(Call("CAST", VarChar(), {Ref(1, DateT())}), b), "[2024-02-29, 0001-01-01]");
+  EXPECT_EQ(EvalShow(Call("CAST", T(plan::DataType::CHAR, 0, 0, 4), {Ref(1, DateT())}), b),
+            "[2024, 0001]");
+  // CAST(TIMESTAMP AS DATE) truncates the millis: 1969-12-31 23:59:59.999 becomes 1970-01-01.
+  EXPECT_EQ(EvalShow(Call("CAST", DateT(), {Ref(0, Ts(3))}), b), "[2024-02-29, 1970-01-01]");
+  auto bad = Eval(Call("CAST", DateT(), {Ref(2, VarChar())}), b);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "For input string: 'abc'.");
+}
+
+TEST(TemporalFunctionsTest, RefusalsCarryReasons) {
+  auto b = MakeBatch({TimeT(), VarChar()}, {Ints({0}), Strings({"x"})});
+  auto unit = Eval(Call("EXTRACT", BigInt(), {Sym("YEAR"), Ref(0, TimeT())}), b);
+  EXPECT_TRUE(unit.status().IsNotImplemented());
+  auto unix = Eval(Call("UNIX_TIMESTAMP", BigInt(), {Ref(1, VarChar())}), b);
+  EXPECT_TRUE(unix.status().IsNotImplemented());
+  EXPECT_NE(unix.status().message().find("SimpleDateFormat"), std::string::npos);
+  EXPECT_NE(FunctionRegistry::Instance().Find("DATE_FORMAT"), nullptr);
+}
+
+}  // namespace
+}  // namespace streamfusion::expression

@@ -1,0 +1,181 @@
+package io.streamfusion.tests;
+
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Parity of the native date and time functions and temporal CASTs with stock Flink over {@link
+ * TestData} (dates and timestamps at years 1, 1969, 1970, 2000, 2024 and 9999, nanosecond
+ * precision, NULLs). Expressions that depend on the session time zone run under several zones
+ * (one with daylight saving time, one with a half-hour offset), set in both engines.
+ * Strings to parse come from CASE over the row id, so that Flink cannot fold them.
+ */
+class TemporalFunctionParityTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+
+    private static final Map<String, ParityHarness> HARNESSES = new HashMap<>();
+
+    private static ParityHarness harness(String zone) {
+        return HARNESSES.computeIfAbsent(
+                zone,
+                z -> new ParityHarness(2, false, Map.of(), Map.of("table.local-time-zone", z)));
+    }
+
+    static final String[] ZONES = {"UTC", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"};
+
+    static final String[] EXTRACT = {
+        "EXTRACT(YEAR FROM ts)", "EXTRACT(QUARTER FROM ts)", "EXTRACT(MONTH FROM ts)",
+        "EXTRACT(WEEK FROM ts)", "EXTRACT(DAY FROM ts)", "EXTRACT(HOUR FROM ts)",
+        "EXTRACT(MINUTE FROM ts)", "EXTRACT(SECOND FROM ts)", "EXTRACT(MILLISECOND FROM ts9)",
+        "EXTRACT(MICROSECOND FROM ts9)", "EXTRACT(NANOSECOND FROM ts9)", "EXTRACT(DOW FROM ts)",
+        "EXTRACT(DOY FROM ts)", "EXTRACT(ISODOW FROM ts)", "EXTRACT(ISOYEAR FROM ts)",
+        "EXTRACT(EPOCH FROM ts)", "EXTRACT(DECADE FROM ts)", "EXTRACT(CENTURY FROM ts)",
+        "EXTRACT(MILLENNIUM FROM ts)", "EXTRACT(YEAR FROM ts9)", "EXTRACT(HOUR FROM ts9)",
+        "YEAR(dt)", "QUARTER(dt)", "MONTH(dt)", "WEEK(dt)", "DAYOFYEAR(dt)", "DAYOFMONTH(dt)",
+        "DAYOFWEEK(dt)", "EXTRACT(ISOYEAR FROM dt)", "EXTRACT(EPOCH FROM dt)",
+        "EXTRACT(MILLENNIUM FROM dt)", "HOUR(ts)", "MINUTE(ts)", "SECOND(ts)", "HOUR(tm)",
+        "MINUTE(tm)", "SECOND(tm)", "DAYOFWEEK(ts)", "WEEK(ts)",
+    };
+
+    static final String[] FLOOR_CEIL = {
+        "FLOOR(ts TO YEAR)", "CEIL(ts TO YEAR)", "FLOOR(ts TO QUARTER)", "CEIL(ts TO QUARTER)",
+        "FLOOR(ts TO MONTH)", "CEIL(ts TO MONTH)", "FLOOR(ts TO WEEK)", "CEIL(ts TO WEEK)",
+        "FLOOR(ts TO DAY)", "CEIL(ts TO DAY)", "FLOOR(ts TO HOUR)", "CEIL(ts TO HOUR)",
+        "FLOOR(ts TO MINUTE)", "CEIL(ts TO SECOND)", "FLOOR(ts9 TO SECOND)",
+        "CEIL(ts9 TO MILLISECOND)", "FLOOR(ts9 TO MILLISECOND)", "FLOOR(ts TO DECADE)",
+        "CEIL(ts TO CENTURY)", "FLOOR(ts TO MILLENNIUM)", "FLOOR(dt TO MONTH)",
+        "CEIL(dt TO MONTH)", "FLOOR(dt TO YEAR)", "CEIL(dt TO WEEK)", "FLOOR(dt TO DAY)",
+        "CEIL(dt TO DAY)", "FLOOR(tm TO HOUR)", "FLOOR(tm TO MINUTE)",
+    };
+
+    static final String[] DATE_FORMAT = {
+        "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS')",
+        "DATE_FORMAT(ts9, 'yyyy-MM-dd HH:mm:ss.SSSSSSSSS')", "DATE_FORMAT(ts, 'yy/M/d H:m:s')",
+        "DATE_FORMAT(ts, 'D DDD Q QQ h hh K k')", "DATE_FORMAT(ts9, 'n A S SS')",
+        "DATE_FORMAT(ts, '''T''HH ''o''''clock''')", "DATE_FORMAT(ts, 'yyyy年MM月dd日')",
+        "DATE_FORMAT(ts, 'uuuu yyyyy')", "DATE_FORMAT(ts, 'HH')",
+    };
+
+    static final String[] ARITHMETIC = {
+        "ts + INTERVAL '1' MONTH", "ts - INTERVAL '1' YEAR", "ts9 + INTERVAL '13' MONTH",
+        "ts + INTERVAL '1 02:03:04.005' DAY TO SECOND", "ts9 - INTERVAL '1' DAY",
+        "dt + INTERVAL '1' MONTH", "dt - INTERVAL '13' MONTH", "dt + INTERVAL '2' DAY",
+        "dt - INTERVAL '36' HOUR", "tm + INTERVAL '3' HOUR", "tm - INTERVAL '25' HOUR",
+        "tm + INTERVAL '1' YEAR", "TIMESTAMPADD(MONTH, 1, dt)", "TIMESTAMPADD(DAY, -40, ts)",
+        "TIMESTAMPADD(YEAR, 2, ts9)", "TIMESTAMPDIFF(DAY, ts, TIMESTAMP '2024-01-01 00:00:00')",
+        "TIMESTAMPDIFF(MONTH, dt, DATE '2000-01-31')", "TIMESTAMPDIFF(SECOND, ts, ts9)",
+        "TIMESTAMPDIFF(YEAR, ts, ts9)", "TIMESTAMPDIFF(HOUR, dt, ts)",
+        "TIMESTAMPDIFF(QUARTER, ts, TIMESTAMP '2000-03-31 12:00:00')",
+    };
+
+    static final String[] CASTS = {
+        "CAST(dt AS TIMESTAMP(3))", "CAST(dt AS TIMESTAMP(9))", "CAST(ts AS DATE)",
+        "CAST(ts9 AS DATE)", "CAST(ts9 AS TIMESTAMP(3))", "CAST(ts9 AS TIMESTAMP(6))",
+        "CAST(ts AS TIMESTAMP(9))", "CAST(tm AS TIMESTAMP(3))", "CAST(dt AS STRING)",
+        "CAST(tm AS STRING)", "CAST(ts AS STRING)", "CAST(ts9 AS STRING)",
+        "CAST(dt AS CHAR(12))", "CAST(ts AS VARCHAR(10))",
+        "CASE WHEN ts >= TIMESTAMP '1970-01-01 00:00:00' THEN CAST(ts AS TIME) END",
+        "CASE WHEN ts9 >= TIMESTAMP '1970-01-01 00:00:00' THEN CAST(ts9 AS TIME(3)) END",
+        "CAST(CAST(ts AS STRING) AS TIMESTAMP(3))", "CAST(CAST(ts9 AS STRING) AS TIMESTAMP(9))",
+        "CAST(CAST(ts9 AS STRING) AS TIMESTAMP(2))", "CAST(CAST(dt AS STRING) AS DATE)",
+        "CAST(CAST(tm AS STRING) AS TIME)", "CAST(CAST(ts AS STRING) AS DATE)",
+    };
+
+    static final String[] PARSING = {
+        "TO_TIMESTAMP(s)", "TO_DATE(s)", "TO_TIMESTAMP(CAST(ts9 AS STRING))",
+        "TO_DATE(CAST(ts AS STRING))",
+        "TO_TIMESTAMP(CASE id WHEN 0 THEN '2024-2-9 1:2:3' WHEN 2 THEN '2023-02-31 24:00:00'"
+                + " WHEN 3 THEN '2024-011-01' WHEN 4 THEN '2024-01-01 10:00:00.'"
+                + " WHEN 5 THEN '2024-01-01 12:60:00' WHEN 6 THEN '+10000-01-01'"
+                + " WHEN 7 THEN '2024-01-01T10:00:00' ELSE '2024-02-29 24:00:00' END)",
+        "CAST(CASE id WHEN 0 THEN '2024-2-9 1:2:3.123456789' WHEN 2 THEN '2023-04-31'"
+                + " ELSE '1999-12-31 23:59:59.9999' END AS TIMESTAMP(6))",
+        "CAST(CASE id WHEN 0 THEN ' 2024 - 02 - 29 ' WHEN 2 THEN '2024' WHEN 3 THEN '2024-2'"
+                + " ELSE '1999-12-31 23:00' END AS DATE)",
+        "TO_DATE(CASE id WHEN 0 THEN '2024-02-30' WHEN 2 THEN '0000-01-01' ELSE '2024-1-1' END)",
+        "CAST(CASE id WHEN 0 THEN '12:30' WHEN 2 THEN '12' WHEN 3 THEN '12:30:15.1235'"
+                + " WHEN 4 THEN '12:30:15+02:00' WHEN 5 THEN ' 1 : 2 : 3 ' ELSE '23:59:59.999' END"
+                + " AS TIME(3))",
+        "CAST(CASE id WHEN 0 THEN '12:30:15.987' ELSE '00:00:00.5' END AS TIME(0))",
+    };
+
+    static final String[] TO_TIMESTAMP_LTZ = {
+        "TO_TIMESTAMP_LTZ(i64, 3)", "TO_TIMESTAMP_LTZ(i64, 0)", "TO_TIMESTAMP_LTZ(i32, 0)",
+        "TO_TIMESTAMP_LTZ(i32)", "TO_TIMESTAMP_LTZ(i8, 0)", "TO_TIMESTAMP_LTZ(f64, 0)",
+        "TO_TIMESTAMP_LTZ(f64, 3)", "TO_TIMESTAMP_LTZ(f32, 3)", "TO_TIMESTAMP_LTZ(d10, 0)",
+        "TO_TIMESTAMP_LTZ(d10, 3)", "TO_TIMESTAMP_LTZ(d38, 3)", "TO_TIMESTAMP_LTZ(d38, 0)",
+        "TO_TIMESTAMP_LTZ(i64 * 1000, 3)", "TO_TIMESTAMP_LTZ(CAST(i16 AS BIGINT) * 86400000, 3)",
+    };
+
+    /** Expressions whose result depends on table.local-time-zone. */
+    static final String[] ZONED = {
+        "EXTRACT(HOUR FROM ltz)", "EXTRACT(DAY FROM ltz)", "EXTRACT(YEAR FROM ltz)",
+        "EXTRACT(DOW FROM ltz)", "HOUR(ltz)", "MINUTE(ltz)", "FLOOR(ltz TO DAY)",
+        "CEIL(ltz TO HOUR)", "FLOOR(ltz TO MONTH)", "CEIL(ltz TO YEAR)", "FLOOR(ltz TO MINUTE)",
+        "CAST(ltz AS TIMESTAMP(3))", "CAST(ts AS TIMESTAMP_LTZ(3))", "CAST(ts9 AS TIMESTAMP_LTZ(9))",
+        "CAST(ltz AS DATE)", "CAST(ltz AS STRING)", "CAST(dt AS TIMESTAMP_LTZ(3))",
+        "CAST(tm AS TIMESTAMP_LTZ(0))", "CAST(CAST(ltz AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3))",
+        "CAST(ltz AS TIME)", "CAST(ltz AS TIMESTAMP_LTZ(0))",
+        "DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')", "FROM_UNIXTIME(i64)", "FROM_UNIXTIME(i32)",
+        "FROM_UNIXTIME(EXTRACT(EPOCH FROM ts))", "ltz + INTERVAL '1' MONTH",
+        "ltz - INTERVAL '1 01:00:00' DAY TO SECOND", "TIMESTAMPDIFF(HOUR, ltz, ltz)",
+        "CAST(CASE id WHEN 0 THEN '2024-03-10 02:30:00' WHEN 2 THEN '2024-11-03 01:30:00'"
+                + " WHEN 3 THEN '2024-03-31 02:30:00' WHEN 4 THEN '2024-10-27 02:30:00'"
+                + " WHEN 5 THEN '2024-04-07 01:30:00' WHEN 6 THEN '2024-10-06 02:15:00'"
+                + " WHEN 7 THEN '1900-01-01 00:00:00' ELSE '0001-01-01 00:00:00' END"
+                + " AS TIMESTAMP_LTZ(3))",
+    };
+
+    static Stream<Arguments> cases() {
+        List<Arguments> cases = new ArrayList<>();
+        for (String[] group : new String[][] {EXTRACT, FLOOR_CEIL, DATE_FORMAT, ARITHMETIC, CASTS, PARSING, TO_TIMESTAMP_LTZ}) {
+            chunks(group, "UTC", cases);
+        }
+        for (String zone : ZONES) {
+            chunks(ZONED, zone, cases);
+        }
+        return cases.stream();
+    }
+
+    private static void chunks(String[] group, String zone, List<Arguments> out) {
+        for (int i = 0; i < group.length; i += 16) {
+            String[] chunk = new String[Math.min(16, group.length - i)];
+            System.arraycopy(group, i, chunk, 0, chunk.length);
+            out.add(Arguments.of(zone, chunk));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void projections(String zone, String[] expressions) {
+        StringBuilder sql = new StringBuilder("SELECT id");
+        for (String e : expressions) {
+            sql.append(",\n  ").append(e);
+        }
+        harness(zone).assertParity(sql.append("\nFROM t").toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("filterZones")
+    void filters(String zone) {
+        harness(zone).assertParity(
+                "SELECT id, ts, ltz FROM t WHERE HOUR(ts) >= 6 AND EXTRACT(YEAR FROM ltz) > 1970"
+                        + " AND DATE_FORMAT(ts, 'yyyy') <> '2000'");
+    }
+
+    static Stream<String> filterZones() {
+        return Stream.of("UTC", "America/New_York");
+    }
+}
