@@ -804,6 +804,74 @@ Result<ExprPtr> CompileToTimestampLtz(FunctionCall& call) {
                                                   call.ctx.pool));
 }
 
+// INTERVAL * integer (TIMESTAMPADD with a non-literal amount): Flink's generated code is
+// `(R) ((R) interval * (R) n)` with R = long (DAY TO SECOND) or int (YEAR TO MONTH), so the
+// product wraps like Java and a BIGINT factor of a YEAR TO MONTH interval is truncated to int.
+class IntervalTimes final : public Expression {
+ public:
+  IntervalTimes(std::vector<ExprPtr> operands, LogicalType type, arrow::MemoryPool* pool)
+      : operands_(std::move(operands)), type_(std::move(type)), pool_(pool) {}
+  const LogicalType& type() const override { return type_; }
+
+  Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
+    SF_ASSIGN_OR_RAISE(auto args, EvaluateAll(operands_, input, selection));
+    const int64_t n = input.num_rows();
+    if (type_.kind == TypeKind::kIntervalYearMonth) return Multiply<int32_t>(args, selection, n);
+    return Multiply<int64_t>(args, selection, n);
+  }
+
+ private:
+  template <typename R>
+  Result<ArrayPtr> Multiply(const std::vector<ArrayPtr>& args, const Selection& selection,
+                            int64_t n) {
+    using U = std::make_unsigned_t<R>;
+    std::function<R(int64_t)> left = Reader<R>(*args[0]->data(), operands_[0]->type());
+    std::function<R(int64_t)> right = Reader<R>(*args[1]->data(), operands_[1]->type());
+    return MapRows(
+        args, selection, n, FixedWriter<R>(type::ToArrow(type_), pool_), pool_,
+        [&](int64_t i, FixedWriter<R>& w) {
+          return w.Append(static_cast<R>(static_cast<U>(left(i)) * static_cast<U>(right(i))));
+        });
+  }
+
+  // Row i of an integral or interval array as R, by Java's primitive narrowing/widening.
+  template <typename R>
+  static std::function<R(int64_t)> Reader(const arrow::ArrayData& data, const LogicalType& t) {
+    switch (t.kind) {
+      case TypeKind::kTinyInt:
+        return [v = data.GetValues<int8_t>(1)](int64_t i) { return R(v[i]); };
+      case TypeKind::kSmallInt:
+        return [v = data.GetValues<int16_t>(1)](int64_t i) { return R(v[i]); };
+      case TypeKind::kInt:
+      case TypeKind::kIntervalYearMonth:
+        return [v = data.GetValues<int32_t>(1)](int64_t i) { return R(v[i]); };
+      default:
+        return [v = data.GetValues<int64_t>(1)](int64_t i) {
+          return static_cast<R>(static_cast<uint64_t>(v[i]));
+        };
+    }
+  }
+
+  std::vector<ExprPtr> operands_;
+  LogicalType type_;
+  arrow::MemoryPool* pool_;
+};
+
+Result<ExprPtr> CompileIntervalTimes(FunctionCall& call) {
+  SF_RETURN_NOT_OK(call.ExpectOperands(2));
+  const LogicalType& left = call.operands[0]->type();
+  const LogicalType& right = call.operands[1]->type();
+  const bool interval =
+      left.kind == TypeKind::kIntervalYearMonth || left.kind == TypeKind::kIntervalDayTime;
+  if (!interval || !right.IsIntegral() ||
+      (call.result.kind != TypeKind::kIntervalYearMonth &&
+       call.result.kind != TypeKind::kIntervalDayTime)) {
+    return call.Refuse("only INTERVAL * integer is native");
+  }
+  return ExprPtr(
+      std::make_unique<IntervalTimes>(std::move(call.operands), call.result, call.ctx.pool));
+}
+
 Result<ExprPtr> CompileUnixTimestamp(FunctionCall& call) {
   if (call.operands.empty()) return call.Refuse("the current time is not deterministic");
   return call.Refuse("SimpleDateFormat's lenient parsing is not reproduced");
@@ -812,6 +880,9 @@ Result<ExprPtr> CompileUnixTimestamp(FunctionCall& call) {
 }  // namespace
 
 void RegisterTemporalFunctions(FunctionRegistry& r) {
+  r.Add({"INTERVAL_TIMES", "INTERVAL * integer -> INTERVAL",
+         "Interval times an integer with Java's wrapping long/int multiply (TIMESTAMPADD amounts)",
+         CompileIntervalTimes});
   r.Add({"EXTRACT", "EXTRACT(unit FROM DATE | TIME | TIMESTAMP | TIMESTAMP_LTZ) -> BIGINT",
          "Field of a date/time (also YEAR(), MONTH(), HOUR(), DAYOFWEEK()...); Flink's truncating "
          "arithmetic on epoch millis, the session zone for TIMESTAMP_LTZ",

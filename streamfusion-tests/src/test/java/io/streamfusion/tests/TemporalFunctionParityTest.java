@@ -78,6 +78,10 @@ class TemporalFunctionParityTest {
         "TIMESTAMPDIFF(MONTH, dt, DATE '2000-01-31')", "TIMESTAMPDIFF(SECOND, ts, ts9)",
         "TIMESTAMPDIFF(YEAR, ts, ts9)", "TIMESTAMPDIFF(HOUR, dt, ts)",
         "TIMESTAMPDIFF(QUARTER, ts, TIMESTAMP '2000-03-31 12:00:00')",
+        // Non-literal amounts: INTERVAL * column.
+        "TIMESTAMPADD(DAY, i16, ts)", "TIMESTAMPADD(MONTH, i8, dt)", "TIMESTAMPADD(HOUR, i8, ts9)",
+        "TIMESTAMPADD(SECOND, i16, ts)", "TIMESTAMPADD(WEEK, i8, ts)", "TIMESTAMPADD(YEAR, i8, ts)",
+        "TIMESTAMPADD(MINUTE, i8, tm)",
     };
 
     static final String[] CASTS = {

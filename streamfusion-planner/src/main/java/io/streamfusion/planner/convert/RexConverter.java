@@ -124,7 +124,11 @@ public final class RexConverter {
         SqlKind kind = call.getKind();
         String name = CALLS.get(kind);
         List<RexNode> operands = call.getOperands();
-        if ((kind == SqlKind.PLUS || kind == SqlKind.MINUS) && !allNumeric(call)) {
+        if (kind == SqlKind.TIMES
+                && FlinkTypeFactory.toLogicalType(call.getType()).is(LogicalTypeFamily.INTERVAL)) {
+            // INTERVAL * number (TIMESTAMPADD with a column amount).
+            name = "INTERVAL_TIMES";
+        } else if ((kind == SqlKind.PLUS || kind == SqlKind.MINUS) && !allNumeric(call)) {
             // Datetime arithmetic (DATE/TIME/TIMESTAMP plus or minus an INTERVAL).
             name = kind == SqlKind.PLUS ? "DATETIME_PLUS" : "DATETIME_MINUS";
         }
@@ -164,7 +168,7 @@ public final class RexConverter {
             }
             return left.getCall();
         }
-        if (("PLUS".equals(name) || "MINUS".equals(name) || kind == SqlKind.TIMES
+        if (("PLUS".equals(name) || "MINUS".equals(name) || "TIMES".equals(name)
                         || kind == SqlKind.DIVIDE || kind == SqlKind.MOD
                         || kind == SqlKind.MINUS_PREFIX || kind == SqlKind.PLUS_PREFIX)
                 && !allNumeric(call)) {
