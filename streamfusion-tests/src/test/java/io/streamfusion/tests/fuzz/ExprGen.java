@@ -252,6 +252,7 @@ final class ExprGen {
         fns.add(new Fn(F.LTZ, "TO_TIMESTAMP_LTZ(%s, 3)", F.INT));
         for (String unit : UNITS) {
             fns.add(new Fn(F.TS, "TIMESTAMPADD(" + unit + ", %s, %s)", SMALL, F.TS));
+            fns.add(new Fn(F.TS, "TIMESTAMPADD(" + unit + ", %s, %s)", F.INT, F.TS));
             fns.add(new Fn(F.INT, "TIMESTAMPDIFF(" + unit + ", %s, %s)", F.TS, F.TS));
         }
         for (String unit : FLOOR_UNITS) {
