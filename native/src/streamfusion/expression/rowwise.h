@@ -82,6 +82,12 @@ class StringWriter {
   arrow::BinaryBuilder builder_;
 };
 
+// Writes a STRING (utf8) result in row order.
+class Utf8Writer : public StringWriter {
+ public:
+  explicit Utf8Writer(arrow::MemoryPool* pool) : StringWriter(arrow::utf8(), pool) {}
+};
+
 // Writes a fixed-width result of C type T, with Arrow type `type`.
 template <typename T>
 class FixedWriter {

@@ -82,19 +82,6 @@ class TimestampWriter {
   bool any_null_ = false;
 };
 
-// Writes a STRING result in row order (the MapRows writer concept).
-class Utf8Writer {
- public:
-  explicit Utf8Writer(arrow::MemoryPool* pool) : builder_(pool) {}
-  Status Reserve(int64_t rows) { return builder_.Reserve(rows); }
-  Status Append(std::string_view value) { return builder_.Append(value); }
-  Status AppendNull() { return builder_.AppendNull(); }
-  Result<ArrayPtr> Finish() { return builder_.Finish(); }
-
- private:
-  arrow::StringBuilder builder_;
-};
-
 // The session time zone (table.local-time-zone) of `ctx`; Unsupported when it cannot be loaded.
 inline Result<std::shared_ptr<const functions::TimeZone>> SessionTimeZone(
     const CompileContext& ctx) {

@@ -77,19 +77,6 @@ ExprPtr MakeRowFunction(std::vector<ExprPtr> operands, const FunctionCall& call,
 struct BoolOutput {
   static BoolWriter MakeWriter(arrow::MemoryPool* pool) { return BoolWriter(pool); }
 };
-// A STRING result. (rowwise.h's StringWriter builds with BinaryBuilder, whose arrays are typed
-// binary even when it is given utf8.)
-class Utf8Writer {
- public:
-  explicit Utf8Writer(arrow::MemoryPool* pool) : builder_(pool) {}
-  Status Reserve(int64_t rows) { return builder_.Reserve(rows); }
-  Status Append(std::string_view value) { return builder_.Append(value); }
-  Status AppendNull() { return builder_.AppendNull(); }
-  Result<ArrayPtr> Finish() { return builder_.Finish(); }
-
- private:
-  arrow::StringBuilder builder_;
-};
 struct StringOutput {
   static Utf8Writer MakeWriter(arrow::MemoryPool* pool) { return Utf8Writer(pool); }
 };
