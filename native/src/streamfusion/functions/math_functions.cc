@@ -411,20 +411,28 @@ Result<ExprPtr> CompileRadixString(FunctionCall& call) {
           return arrow::MakeArrayOfNull(arrow_type, n, pool);
         }
         FixedReader<int64_t> in(*args[0]->data());
-        StringWriter writer(arrow_type, pool);
-        return MapRows(args, selection, n, std::move(writer), pool,
-                       [&](int64_t row, StringWriter& out) {
-                         static constexpr char kDigits[] = "0123456789ABCDEF";
-                         char buf[64];
-                         char* end = buf + sizeof(buf);
-                         char* p = end;
-                         uint64_t v = static_cast<uint64_t>(in[row]);
-                         do {
-                           *--p = kDigits[v & ((1u << kBits) - 1)];
-                           v >>= kBits;
-                         } while (v != 0);
-                         return out.Append(std::string_view(p, static_cast<size_t>(end - p)));
-                       });
+        // arrow::StringBuilder: utf8 result (rowwise.h's StringWriter builds binary arrays).
+        arrow::StringBuilder builder(pool);
+        SF_RETURN_NOT_OK(builder.Reserve(n));
+        for (int64_t row = 0; row < n; ++row) {
+          if (!selection.IsSelected(row) || !args[0]->IsValid(row)) {
+            SF_RETURN_NOT_OK(builder.AppendNull());
+            continue;
+          }
+          static constexpr char kDigits[] = "0123456789ABCDEF";
+          char buf[64];
+          char* end = buf + sizeof(buf);
+          char* p = end;
+          uint64_t v = static_cast<uint64_t>(in[row]);
+          do {
+            *--p = kDigits[v & ((1u << kBits) - 1)];
+            v >>= kBits;
+          } while (v != 0);
+          SF_RETURN_NOT_OK(builder.Append(p, static_cast<int32_t>(end - p)));
+        }
+        std::shared_ptr<arrow::Array> out;
+        SF_RETURN_NOT_OK(builder.Finish(&out));
+        return out;
       }));
 }
 
@@ -486,17 +494,20 @@ class If final : public Expression {
 
 Result<ExprPtr> CompileIf(FunctionCall& call) {
   SF_RETURN_NOT_OK(call.ExpectOperands(3));
+  const LogicalType& result = call.result;
+  const bool primitive_result = result.IsIntegral() || result.IsFloating();
   for (size_t i = 1; i < 3; ++i) {
     const LogicalType& t = call.operands[i]->type();
-    if (t.kind == TypeKind::kNull) continue;
-    if (!type::ToArrow(t)->Equals(*type::ToArrow(call.result))) {
-      // IfCallGen casts a primitive numeric branch with a Java cast; only same-typed branches are
-      // native.
+    if (t.kind == TypeKind::kNull || type::ToArrow(t)->Equals(*type::ToArrow(result))) continue;
+    // IfCallGen widens a primitive numeric branch with a Java cast (CodeGenUtils
+    // .getNumericCastedResultTerm); other differing branch types are not native.
+    if (!primitive_result || !(t.IsIntegral() || t.IsFloating())) {
       return call.Refuse("branch type " + t.ToString() + " differs from the result type");
     }
+    SF_ASSIGN_OR_RAISE(call.operands[i], MakeCast(std::move(call.operands[i]), result, call.ctx.pool));
   }
   return ExprPtr(std::make_unique<If>(std::move(call.operands[0]), std::move(call.operands[1]),
-                                      std::move(call.operands[2]), call.result, call.ctx.pool));
+                                      std::move(call.operands[2]), result, call.ctx.pool));
 }
 
 }  // namespace
