@@ -49,7 +49,7 @@ T JavaRound(T value, int places) {
   if (x == 0) return T{0};
   const DecimalDigits digits = DoubleDigits(x);
   const int64_t keep = int64_t{digits.exponent} + places;  // digits left of the cut
-  if (keep >= digits.count) return value;                   // nothing to round away
+  if (keep >= digits.count) return value;                  // nothing to round away
   if (keep < 0 || (keep == 0 && digits.d[0] < '5')) return T{0};
   // The kept digits after a spare leading '0' that takes a carry, then "e<exponent>"; the
   // magnitude is parsed and the sign applied (exact).
@@ -64,7 +64,8 @@ T JavaRound(T value, int places) {
   }
   text[n++] = 'e';
   const int64_t exponent = int64_t{digits.exponent} - keep;
-  n += static_cast<int>(std::to_chars(text + n, text + sizeof(text) - 1, exponent).ptr - (text + n));
+  n +=
+      static_cast<int>(std::to_chars(text + n, text + sizeof(text) - 1, exponent).ptr - (text + n));
   text[n] = '\0';
   T magnitude;
   if constexpr (std::is_same_v<T, float>) {

@@ -77,7 +77,8 @@ bool Unary(const std::string& dir, const char* name, double (*f)(double)) {
   if (!file) return false;
   Stats s;
   uint64_t rec[2];
-  while (std::fread(rec, sizeof rec, 1, file) == 1) Account(s, rec[0], 0, rec[1], f(FromBits(rec[0])));
+  while (std::fread(rec, sizeof rec, 1, file) == 1)
+    Account(s, rec[0], 0, rec[1], f(FromBits(rec[0])));
   std::fclose(file);
   Report(name, s);
   return true;
@@ -126,7 +127,8 @@ bool WithPlaces(const std::string& dir, const char* name, F f) {
               static_cast<unsigned long long>(s.differ));
   if (s.differ) {
     std::printf("  e.g. bits %016llx places %lld java %016llx native %016llx",
-                static_cast<unsigned long long>(s.example_in), static_cast<long long>(s.example_in2),
+                static_cast<unsigned long long>(s.example_in),
+                static_cast<long long>(s.example_in2),
                 static_cast<unsigned long long>(s.example_java),
                 static_cast<unsigned long long>(s.example_native));
   }
@@ -136,7 +138,7 @@ bool WithPlaces(const std::string& dir, const char* name, F f) {
 
 // Math.pow(x, 0.5) as Flink's SQRT computes it: sqrt, except pow's special cases.
 double PowHalf(double x) {
-  if (x == 0) return 0.0;  // pow(-0.0, 0.5) is +0.0
+  if (x == 0) return 0.0;                                             // pow(-0.0, 0.5) is +0.0
   if (std::isinf(x)) return std::numeric_limits<double>::infinity();  // pow(-inf, 0.5) is +inf
   return std::sqrt(x);
 }
@@ -167,9 +169,8 @@ int main(int argc, char** argv) {
   Binary(dir, "atan2", [](double x, double y) { return std::atan2(x, y); });
   Binary(dir, "logb", [](double b, double x) { return std::log(x) / std::log(b); });
   using streamfusion::functions::JavaRound;
-  WithPlaces(dir, "sround_double", [](uint64_t in, int places) {
-    return Bits(JavaRound(FromBits(in), places));
-  });
+  WithPlaces(dir, "sround_double",
+             [](uint64_t in, int places) { return Bits(JavaRound(FromBits(in), places)); });
   // FlinkRoundProbe writes float bits as a sign-extended int: compare the low 32 bits.
   WithPlaces(dir, "sround_float", [](uint64_t in, int places) -> uint64_t {
     float f;

@@ -109,8 +109,8 @@ Result<ExprPtr> OnNumericType(TypeKind kind, Body&& body) {
 }
 
 bool SameType(const LogicalType& a, const LogicalType& b) {
-  return a.kind == b.kind && (a.kind != TypeKind::kDecimal ||
-                              (a.precision == b.precision && a.scale == b.scale));
+  return a.kind == b.kind &&
+         (a.kind != TypeKind::kDecimal || (a.precision == b.precision && a.scale == b.scale));
 }
 
 // The literal INT operand `i` (ROUND / TRUNCATE digits), or nullopt when it is not a non-NULL
@@ -349,7 +349,7 @@ double ToRadians(double x) {
 // these exactly (sqrt with pow's special cases; x * x), unlike a general pow. Other exponents
 // differ from glibc's pow in the last ulp and stay on Flink.
 double PowHalf(double x) {
-  if (x == 0) return 0.0;                                              // pow(-0.0, 0.5) = +0.0
+  if (x == 0) return 0.0;                                             // pow(-0.0, 0.5) = +0.0
   if (std::isinf(x)) return std::numeric_limits<double>::infinity();  // pow(-inf, 0.5) = +inf
   return std::sqrt(x);
 }
@@ -504,27 +504,261 @@ Result<ExprPtr> CompileIf(FunctionCall& call) {
     if (!primitive_result || !(t.IsIntegral() || t.IsFloating())) {
       return call.Refuse("branch type " + t.ToString() + " differs from the result type");
     }
-    SF_ASSIGN_OR_RAISE(call.operands[i], MakeCast(std::move(call.operands[i]), result, call.ctx.pool));
+    SF_ASSIGN_OR_RAISE(call.operands[i],
+                       MakeCast(std::move(call.operands[i]), result, call.ctx.pool));
   }
   return ExprPtr(std::make_unique<If>(std::move(call.operands[0]), std::move(call.operands[1]),
                                       std::move(call.operands[2]), result, call.ctx.pool));
 }
 
+// ---- GREATEST, LEAST ----
+
+// -1 / 0 / 1 comparing row i of `a` with row j of `b` (both valid, same Arrow type), with the
+// boxed compareTo Flink's generated code uses: Double.compareTo / Float.compareTo (total order:
+// -0.0 < 0.0, NaN greatest), DecimalData.compareTo (same scale here), BinaryStringData.compareTo
+// (unsigned bytes), Boolean.compareTo, and value order for integers, DATE, TIME and compact
+// TIMESTAMP.
+using RowCompare = int (*)(const arrow::ArrayData& a, int64_t i, const arrow::ArrayData& b,
+                           int64_t j);
+
+template <typename T>
+int CompareFixed(const arrow::ArrayData& a, int64_t i, const arrow::ArrayData& b, int64_t j) {
+  const T x = a.GetValues<T>(1)[i];
+  const T y = b.GetValues<T>(1)[j];
+  if constexpr (std::is_floating_point_v<T>) {
+    return functions::JavaDoubleCompare(static_cast<double>(x), static_cast<double>(y));
+  } else {
+    return x < y ? -1 : (y < x ? 1 : 0);
+  }
+}
+
+int CompareBytes(const arrow::ArrayData& a, int64_t i, const arrow::ArrayData& b, int64_t j) {
+  const std::string_view x = StringReader(a)[i];
+  const std::string_view y = StringReader(b)[j];
+  const size_t n = x.size() < y.size() ? x.size() : y.size();
+  const int c = n == 0 ? 0 : std::memcmp(x.data(), y.data(), n);  // unsigned bytes
+  if (c != 0) return c < 0 ? -1 : 1;
+  return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+}
+
+int CompareBool(const arrow::ArrayData& a, int64_t i, const arrow::ArrayData& b, int64_t j) {
+  const int x = BoolValue(a, i) ? 1 : 0;
+  const int y = BoolValue(b, j) ? 1 : 0;
+  return x - y;
+}
+
+RowCompare ComparatorFor(const LogicalType& t) {
+  switch (t.kind) {
+    case TypeKind::kTinyInt: return CompareFixed<int8_t>;
+    case TypeKind::kSmallInt: return CompareFixed<int16_t>;
+    case TypeKind::kInt:
+    case TypeKind::kDate:
+    case TypeKind::kTime: return CompareFixed<int32_t>;
+    case TypeKind::kBigInt: return CompareFixed<int64_t>;
+    case TypeKind::kFloat: return CompareFixed<float>;
+    case TypeKind::kDouble: return CompareFixed<double>;
+    case TypeKind::kDecimal: return CompareFixed<int128_t>;
+    case TypeKind::kChar:
+    case TypeKind::kVarChar:
+    case TypeKind::kBinary:
+    case TypeKind::kVarBinary: return CompareBytes;
+    case TypeKind::kBoolean: return CompareBool;
+    case TypeKind::kTimestamp:
+    case TypeKind::kTimestampLtz: return t.IsCompactTimestamp() ? CompareFixed<int64_t> : nullptr;
+    default: return nullptr;
+  }
+}
+
+// GREATEST / LEAST (ScalarOperatorGens.generateGreatestLeast): every operand is evaluated; NULL
+// when any operand is NULL; else the first operand that no later one exceeds (ties keep the
+// earlier one).
+class Extremum final : public Expression {
+ public:
+  Extremum(bool greatest, std::vector<ExprPtr> operands, RowCompare compare, LogicalType type,
+           arrow::MemoryPool* pool)
+      : greatest_(greatest),
+        operands_(std::move(operands)),
+        compare_(compare),
+        type_(std::move(type)),
+        pool_(pool),
+        arrow_type_(type::ToArrow(type_)) {}
+  const LogicalType& type() const override { return type_; }
+
+  Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
+    const int64_t n = input.num_rows();
+    SF_ASSIGN_OR_RAISE(auto args, EvaluateAll(operands_, input, selection));
+    std::vector<const arrow::Array*> sources;
+    for (auto& arg : args) {
+      if (arg->type_id() == arrow::Type::NA) return arrow::MakeArrayOfNull(arrow_type_, n, pool_);
+      sources.push_back(arg.get());
+    }
+    std::vector<int32_t> source(static_cast<size_t>(n), -1);
+    std::vector<int64_t> rows(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      rows[static_cast<size_t>(i)] = i;
+      if (!selection.IsSelected(i)) continue;
+      int32_t best = 0;
+      bool null = false;
+      for (size_t k = 0; k < args.size() && !null; ++k) {
+        const arrow::ArrayData& d = *args[k]->data();
+        if (!IsValid(d, i)) {
+          null = true;
+        } else if (k > 0) {
+          const int c = compare_(*args[static_cast<size_t>(best)]->data(), i, d, i);
+          if (greatest_ ? c < 0 : c > 0) best = static_cast<int32_t>(k);
+        }
+      }
+      if (!null) source[static_cast<size_t>(i)] = best;
+    }
+    return Gather(arrow_type_, sources, source.data(), rows.data(), n, pool_);
+  }
+
+ private:
+  bool greatest_;
+  std::vector<ExprPtr> operands_;
+  RowCompare compare_;
+  LogicalType type_;
+  arrow::MemoryPool* pool_;
+  std::shared_ptr<arrow::DataType> arrow_type_;
+};
+
+template <bool kGreatest>
+Result<ExprPtr> CompileExtremum(FunctionCall& call) {
+  if (call.operands.empty()) return InternalError(call.name, " without operands");
+  const LogicalType& result = call.result;
+  const RowCompare compare = ComparatorFor(result);
+  if (compare == nullptr) return call.Refuse("result type " + result.ToString());
+  const bool numeric_result =
+      result.IsIntegral() || result.IsFloating() || result.kind == TypeKind::kDecimal;
+  for (auto& operand : call.operands) {
+    const LogicalType& t = operand->type();
+    if (t.kind == TypeKind::kNull || type::ToArrow(t)->Equals(*type::ToArrow(result))) continue;
+    // The generated code casts numeric operands to the common type (numericCasting); other
+    // operand types must already have the result's representation.
+    const bool numeric = t.IsIntegral() || t.IsFloating() || t.kind == TypeKind::kDecimal;
+    if (!numeric_result || !numeric) {
+      return call.Refuse("operand type " + t.ToString() + " differs from the result type");
+    }
+    SF_ASSIGN_OR_RAISE(operand, MakeCast(std::move(operand), result, call.ctx.pool));
+  }
+  return ExprPtr(std::make_unique<Extremum>(kGreatest, std::move(call.operands), compare, result,
+                                            call.ctx.pool));
+}
+
+// ---- IS [NOT] DISTINCT FROM ----
+
+// a IS NOT DISTINCT FROM b: TRUE when both are NULL or both are non-NULL and a = b (Flink's
+// equality, as EQUALS computes it); IS DISTINCT FROM is its negation. Never NULL.
+class DistinctFrom final : public Expression {
+ public:
+  DistinctFrom(bool distinct, ExprPtr left, ExprPtr right, std::shared_ptr<ArrayPtr> left_slot,
+               std::shared_ptr<ArrayPtr> right_slot, ExprPtr equals, LogicalType type,
+               arrow::MemoryPool* pool)
+      : distinct_(distinct),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        left_slot_(std::move(left_slot)),
+        right_slot_(std::move(right_slot)),
+        equals_(std::move(equals)),
+        type_(std::move(type)),
+        pool_(pool) {}
+  const LogicalType& type() const override { return type_; }
+
+  Result<ArrayPtr> Evaluate(const arrow::RecordBatch& input, const Selection& selection) override {
+    const int64_t n = input.num_rows();
+    SF_ASSIGN_OR_RAISE(*left_slot_, left_->Evaluate(input, selection));
+    SF_ASSIGN_OR_RAISE(*right_slot_, right_->Evaluate(input, selection));
+    auto eq = equals_->Evaluate(input, selection);
+    const ArrayPtr l = std::move(*left_slot_);
+    const ArrayPtr r = std::move(*right_slot_);
+    *left_slot_ = nullptr;
+    *right_slot_ = nullptr;
+    SF_RETURN_NOT_OK(eq.status());
+    BufferPtr keep_l, keep_r;
+    SF_ASSIGN_OR_RAISE(const uint8_t* lv, ValidityAtZero(*l->data(), n, pool_, &keep_l));
+    SF_ASSIGN_OR_RAISE(const uint8_t* rv, ValidityAtZero(*r->data(), n, pool_, &keep_r));
+    SF_ASSIGN_OR_RAISE(BooleanBits e, ReadBooleanBits(*(*eq)->data(), n, pool_));
+    const uint64_t flip = distinct_ ? ~uint64_t{0} : 0;
+    return BuildBooleanWords(n, pool_, [&](int64_t w, uint64_t* value, uint64_t*) {
+      const uint64_t a = LoadBitsWord(lv, w, n);
+      const uint64_t b = LoadBitsWord(rv, w, n);
+      const uint64_t equal = LoadBitsWord(e.valid, w, n) & LoadBitsWord(e.values, w, n);
+      *value = ((~a & ~b) | (a & b & equal)) ^ flip;
+    });
+  }
+
+ private:
+  bool distinct_;
+  ExprPtr left_;
+  ExprPtr right_;
+  std::shared_ptr<ArrayPtr> left_slot_;
+  std::shared_ptr<ArrayPtr> right_slot_;
+  ExprPtr equals_;
+  LogicalType type_;
+  arrow::MemoryPool* pool_;
+};
+
+template <bool kDistinct>
+Result<ExprPtr> CompileDistinctFrom(FunctionCall& call) {
+  SF_RETURN_NOT_OK(call.ExpectOperands(2));
+  auto left_slot = std::make_shared<ArrayPtr>();
+  auto right_slot = std::make_shared<ArrayPtr>();
+  auto left_ref = std::make_unique<BoundArray>(call.operands[0]->type(), left_slot);
+  auto right_ref = std::make_unique<BoundArray>(call.operands[1]->type(), right_slot);
+  auto equals = MakeComparison("EQUALS", std::move(left_ref), std::move(right_ref),
+                               MakeType(TypeKind::kBoolean), call.ctx.pool);
+  if (!equals.ok()) return call.Refuse(equals.status().message());
+  return ExprPtr(std::make_unique<DistinctFrom>(
+      kDistinct, std::move(call.operands[0]), std::move(call.operands[1]), std::move(left_slot),
+      std::move(right_slot), std::move(*equals), call.result, call.ctx.pool));
+}
+
 }  // namespace
 
 void RegisterMathFunctions(FunctionRegistry& r) {
-  r.Add({"ABS", "ABS(numeric) -> same type", "Absolute value (Math.abs; integer MIN_VALUE wraps, DECIMAL negated)", CompileAbs});
-  r.Add({"SIGN", "SIGN(numeric) -> same type", "Signum: -1, 0 or 1 (Math.signum keeps +-0.0 and NaN; DECIMAL at its scale)", CompileSign});
-  r.Add({"FLOOR", "FLOOR(numeric) -> numeric", "Largest whole value <= x (Math.floor; DECIMAL setScale(0, FLOOR))", CompileFloorCeil<true>});
-  r.Add({"CEIL", "CEIL(numeric) -> numeric", "Smallest whole value >= x (Math.ceil; DECIMAL setScale(0, CEILING))", CompileFloorCeil<false>});
-  r.Add({"ROUND", "ROUND(integral or DECIMAL[, INT literal]) -> same kind", "HALF_UP rounding at n decimal places (BigDecimal); integers keep the low bits like longValue()", CompileRoundTruncate<true>});
-  r.Add({"TRUNCATE", "TRUNCATE(integral or DECIMAL[, INT literal]) -> same kind", "Rounding toward zero at n decimal places (BigDecimal DOWN)", CompileRoundTruncate<false>});
-  r.Add({"DEGREES", "DEGREES(DOUBLE or DECIMAL) -> DOUBLE", "Math.toDegrees: x * 57.29577951308232", CompileDoubleFunction<ToDegrees>});
-  r.Add({"RADIANS", "RADIANS(DOUBLE or DECIMAL) -> DOUBLE", "Math.toRadians: x * 0.017453292519943295", CompileDoubleFunction<ToRadians>});
-  r.Add({"POWER", "POWER(numeric, 0.5 or 2) -> DOUBLE", "Math.pow for the exponents HotSpot computes exactly: 0.5 (SQRT, planned as POWER(x, 0.5)) and 2", CompilePower});
-  r.Add({"HEX", "HEX(BIGINT) -> STRING", "Long.toHexString, upper case (two's complement for negatives)", CompileRadixString<4>});
-  r.Add({"BIN", "BIN(BIGINT) -> STRING", "Long.toBinaryString (two's complement for negatives)", CompileRadixString<1>});
-  r.Add({"IF", "IF(BOOLEAN, a, b) -> type of a", "a where the condition is TRUE, else b (NULL condition: b); branches evaluated lazily", CompileIf});
+  r.Add({"ABS", "ABS(numeric) -> same type",
+         "Absolute value (Math.abs; integer MIN_VALUE wraps, DECIMAL negated)", CompileAbs});
+  r.Add({"SIGN", "SIGN(numeric) -> same type",
+         "Signum: -1, 0 or 1 (Math.signum keeps +-0.0 and NaN; DECIMAL at its scale)",
+         CompileSign});
+  r.Add({"FLOOR", "FLOOR(numeric) -> numeric",
+         "Largest whole value <= x (Math.floor; DECIMAL setScale(0, FLOOR))",
+         CompileFloorCeil<true>});
+  r.Add({"CEIL", "CEIL(numeric) -> numeric",
+         "Smallest whole value >= x (Math.ceil; DECIMAL setScale(0, CEILING))",
+         CompileFloorCeil<false>});
+  r.Add({"ROUND", "ROUND(integral or DECIMAL[, INT literal]) -> same kind",
+         "HALF_UP rounding at n decimal places (BigDecimal); integers keep the low bits like "
+         "longValue()",
+         CompileRoundTruncate<true>});
+  r.Add({"TRUNCATE", "TRUNCATE(integral or DECIMAL[, INT literal]) -> same kind",
+         "Rounding toward zero at n decimal places (BigDecimal DOWN)",
+         CompileRoundTruncate<false>});
+  r.Add({"DEGREES", "DEGREES(DOUBLE or DECIMAL) -> DOUBLE", "Math.toDegrees: x * 57.29577951308232",
+         CompileDoubleFunction<ToDegrees>});
+  r.Add({"RADIANS", "RADIANS(DOUBLE or DECIMAL) -> DOUBLE",
+         "Math.toRadians: x * 0.017453292519943295", CompileDoubleFunction<ToRadians>});
+  r.Add({"POWER", "POWER(numeric, 0.5 or 2) -> DOUBLE",
+         "Math.pow for the exponents HotSpot computes exactly: 0.5 (SQRT, planned as POWER(x, "
+         "0.5)) and 2",
+         CompilePower});
+  r.Add({"HEX", "HEX(BIGINT) -> STRING",
+         "Long.toHexString, upper case (two's complement for negatives)", CompileRadixString<4>});
+  r.Add({"BIN", "BIN(BIGINT) -> STRING", "Long.toBinaryString (two's complement for negatives)",
+         CompileRadixString<1>});
+  r.Add({"GREATEST", "GREATEST(a, b, ...) -> common type",
+         "Largest operand by compareTo (Double total order); NULL if any operand is NULL",
+         CompileExtremum<true>});
+  r.Add({"LEAST", "LEAST(a, b, ...) -> common type",
+         "Smallest operand by compareTo (Double total order); NULL if any operand is NULL",
+         CompileExtremum<false>});
+  r.Add({"IS_DISTINCT_FROM", "a IS DISTINCT FROM b -> BOOLEAN NOT NULL",
+         "NULL-safe inequality: NULL vs NULL is not distinct", CompileDistinctFrom<true>});
+  r.Add({"IS_NOT_DISTINCT_FROM", "a IS NOT DISTINCT FROM b -> BOOLEAN NOT NULL",
+         "NULL-safe equality: TRUE for two NULLs", CompileDistinctFrom<false>});
+  r.Add({"IF", "IF(BOOLEAN, a, b) -> type of a",
+         "a where the condition is TRUE, else b (NULL condition: b); branches evaluated lazily",
+         CompileIf});
 }
 
 }  // namespace streamfusion::expression

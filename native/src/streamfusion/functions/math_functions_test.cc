@@ -42,9 +42,9 @@ TEST(MathFunctionsTest, AbsWrapsAtMinValue) {
 
 TEST(MathFunctionsTest, AbsOfDoublesAndDecimals) {
   const double inf = std::numeric_limits<double>::infinity();
-  auto b = MakeBatch({kDbl, Dec(10, 2)},
-                     {Doubles({-0.0, -inf, -2.5, std::nullopt}),
-                      Decimals(10, 2, {"-9999999999", "1", "0", std::nullopt})});
+  auto b =
+      MakeBatch({kDbl, Dec(10, 2)}, {Doubles({-0.0, -inf, -2.5, std::nullopt}),
+                                     Decimals(10, 2, {"-9999999999", "1", "0", std::nullopt})});
   auto abs = Eval(Fn("ABS", kDbl, Ref(0, kDbl)), b);
   ASSERT_TRUE(abs.ok());
   const auto& d = static_cast<const arrow::DoubleArray&>(**abs);
@@ -56,11 +56,11 @@ TEST(MathFunctionsTest, AbsOfDoublesAndDecimals) {
 
 TEST(MathFunctionsTest, Sign) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  auto b = MakeBatch({kDbl, Dec(10, 2), Dec(38, 10), kInt},
-                     {Doubles({-0.0, nan, -5.5, 3}),
-                      Decimals(10, 2, {"-1", "0", "12345", std::nullopt}),
-                      Decimals(38, 10, {"-99999999999999999999999999999999999999", "0", "1", "5"}),
-                      Ints({-7, 0, 9, std::nullopt})});
+  auto b =
+      MakeBatch({kDbl, Dec(10, 2), Dec(38, 10), kInt},
+                {Doubles({-0.0, nan, -5.5, 3}), Decimals(10, 2, {"-1", "0", "12345", std::nullopt}),
+                 Decimals(38, 10, {"-99999999999999999999999999999999999999", "0", "1", "5"}),
+                 Ints({-7, 0, 9, std::nullopt})});
   auto sign = Eval(Fn("SIGN", kDbl, Ref(0, kDbl)), b);
   ASSERT_TRUE(sign.ok());
   EXPECT_TRUE(std::signbit(static_cast<const arrow::DoubleArray&>(**sign).Value(0)));  // -0.0
@@ -115,9 +115,9 @@ TEST(MathFunctionsTest, RoundIntegersKeepsLowBits) {
 }
 
 TEST(MathFunctionsTest, TruncateIntegers) {
-  auto b = MakeBatch({kInt, kBig}, {Ints({-19, 2147483647}),
-                                    Longs({std::numeric_limits<int64_t>::max(),
-                                           std::numeric_limits<int64_t>::min()})});
+  auto b = MakeBatch({kInt, kBig},
+                     {Ints({-19, 2147483647}), Longs({std::numeric_limits<int64_t>::max(),
+                                                      std::numeric_limits<int64_t>::min()})});
   EXPECT_EQ(EvalShow(Fn("TRUNCATE", kInt, Ref(0, kInt), IntLit(-1)), b), "[-10, 2147483640]");
   EXPECT_EQ(EvalShow(Fn("TRUNCATE", kBig, Ref(1, kBig), IntLit(-18)), b),
             "[9000000000000000000, -9000000000000000000]");
@@ -125,12 +125,11 @@ TEST(MathFunctionsTest, TruncateIntegers) {
 }
 
 TEST(MathFunctionsTest, RoundTruncateDecimals) {
-  auto b = MakeBatch({Dec(10, 2), Dec(38, 0), Dec(38, 10)},
-                     {Decimals(10, 2, {"1235", "-1235", "1500", "9999999999", "-1239"}),
-                      Decimals(38, 0, {"99999999999999999999999999999999999999", "1", "15", "0",
-                                       std::nullopt}),
-                      Decimals(38, 10, {"-99999999999999999999999999999999999999", "0", "1", "0",
-                                        "0"})});
+  auto b = MakeBatch(
+      {Dec(10, 2), Dec(38, 0), Dec(38, 10)},
+      {Decimals(10, 2, {"1235", "-1235", "1500", "9999999999", "-1239"}),
+       Decimals(38, 0, {"99999999999999999999999999999999999999", "1", "15", "0", std::nullopt}),
+       Decimals(38, 10, {"-99999999999999999999999999999999999999", "0", "1", "0", "0"})});
   // DecimalDataUtils.sround: 12.35 -> 12.4, -12.35 -> -12.4 (HALF_UP), 15.00 at -1 -> 20,
   // 99999999.99 at 0 -> 100000000.
   EXPECT_EQ(EvalShow(Fn("ROUND", Dec(10, 1), Ref(0, Dec(10, 2)), IntLit(1)), b),
@@ -175,20 +174,18 @@ std::vector<double> Values(const plan::Expr& expr, const TestBatch& batch) {
 
 TEST(MathFunctionsTest, DegreesRadians) {
   const double inf = std::numeric_limits<double>::infinity();
-  auto b = MakeBatch({kDbl, Dec(10, 2)},
-                     {Doubles({1.0, std::numeric_limits<double>::max(), 180.0,
-                               std::numeric_limits<double>::denorm_min()}),
-                      Decimals(10, 2, {"1234", "-1", "0", "1"})});
+  auto b = MakeBatch({kDbl, Dec(10, 2)}, {Doubles({1.0, std::numeric_limits<double>::max(), 180.0,
+                                                   std::numeric_limits<double>::denorm_min()}),
+                                          Decimals(10, 2, {"1234", "-1", "0", "1"})});
   // Math.toDegrees / toRadians on OpenJDK 17, printed by Double.toString.
   EXPECT_EQ(Values(Fn("DEGREES", kDbl, Ref(0, kDbl)), b),
             (std::vector<double>{57.29577951308232, inf, 10313.240312354817, 2.8E-322}));
-  EXPECT_EQ(Values(Fn("RADIANS", kDbl, Ref(0, kDbl)), b),
-            (std::vector<double>{0.017453292519943295, 3.1375664143845866E306, 3.141592653589793,
-                                 0.0}));
+  EXPECT_EQ(
+      Values(Fn("RADIANS", kDbl, Ref(0, kDbl)), b),
+      (std::vector<double>{0.017453292519943295, 3.1375664143845866E306, 3.141592653589793, 0.0}));
   // SqlFunctionUtils.degrees(DecimalData 12.34) = 707.0299191914359.
   EXPECT_EQ(Values(Fn("DEGREES", kDbl, Ref(1, Dec(10, 2))), b),
-            (std::vector<double>{707.0299191914359, -0.5729577951308232, 0.0,
-                                 0.5729577951308232}));
+            (std::vector<double>{707.0299191914359, -0.5729577951308232, 0.0, 0.5729577951308232}));
 }
 
 TEST(MathFunctionsTest, PowerHalfIsSqrtWithPowSpecialCases) {
@@ -201,7 +198,8 @@ TEST(MathFunctionsTest, PowerHalfIsSqrtWithPowSpecialCases) {
   ASSERT_TRUE(sqrt.ok()) << sqrt.status().ToString();
   EXPECT_FALSE(std::signbit(static_cast<const arrow::DoubleArray&>(**sqrt).Value(0)));
   EXPECT_EQ(Show(*sqrt), "[0, inf, nan, 1.4142135623730951, 1e+100]");
-  EXPECT_EQ(EvalShow(Fn("POWER", kDbl, Ref(1, kInt), half), b), "[2, nan, 0, 1.4142135623730951, null]");
+  EXPECT_EQ(EvalShow(Fn("POWER", kDbl, Ref(1, kInt), half), b),
+            "[2, nan, 0, 1.4142135623730951, null]");
   // Math.pow(x, 2.0) = x * x: pow(1e200, 2) = inf, pow(-3, 2) = 9.
   EXPECT_EQ(EvalShow(Fn("POWER", kDbl, Ref(0, kDbl), IntLit(2)), b), "[0, inf, 1, 4, inf]");
   EXPECT_EQ(EvalShow(Fn("POWER", kDbl, Ref(1, kInt), DoubleLit(2.0)), b), "[16, 9, 0, 4, null]");
@@ -212,8 +210,7 @@ TEST(MathFunctionsTest, PowerHalfIsSqrtWithPowSpecialCases) {
 
 TEST(MathFunctionsTest, HexBin) {
   auto b = MakeBatch({kBig}, {Longs({-1, 255, 0, 5, std::nullopt})});
-  EXPECT_EQ(EvalShow(Fn("HEX", VarChar(), Ref(0, kBig)), b),
-            "[FFFFFFFFFFFFFFFF, FF, 0, 5, null]");
+  EXPECT_EQ(EvalShow(Fn("HEX", VarChar(), Ref(0, kBig)), b), "[FFFFFFFFFFFFFFFF, FF, 0, 5, null]");
   EXPECT_EQ(EvalShow(Fn("BIN", VarChar(), Ref(0, kBig)), b),
             "[1111111111111111111111111111111111111111111111111111111111111111, 11111111, 0, 101, "
             "null]");
@@ -232,12 +229,32 @@ TEST(MathFunctionsTest, IfTakesElseForNullConditionAndIsLazy) {
                       {Call("NOT_EQUALS", kBool, {Ref(1, kInt), IntLit(0)}),
                        Call("DIVIDE", kInt, {IntLit(100), Ref(1, kInt)}), IntLit(-1)});
   EXPECT_EQ(EvalShow(guarded, b), "[-1, 20, -1, -1]");
-  auto unguarded = Call("IF", kInt,
-                        {Ref(0, kBool), Call("DIVIDE", kInt, {IntLit(100), Ref(1, kInt)}),
-                         IntLit(-1)});
+  auto unguarded = Call(
+      "IF", kInt, {Ref(0, kBool), Call("DIVIDE", kInt, {IntLit(100), Ref(1, kInt)}), IntLit(-1)});
   auto r = Eval(unguarded, b);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("/ by zero"), std::string::npos);
+}
+
+TEST(MathFunctionsTest, GreatestLeastUseDoubleCompareTo) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto b =
+      MakeBatch({kDbl, kDbl, kInt}, {Doubles({nan, -0.0, 0.0, 1.0}),
+                                     Doubles({1.0, 0.0, -0.0, std::nullopt}), Ints({1, 2, 3, 4})});
+  // Double.compareTo: NaN is the greatest value and -0.0 < 0.0; any NULL operand gives NULL.
+  EXPECT_EQ(EvalShow(Call("GREATEST", kDbl, {Ref(0, kDbl), Ref(1, kDbl)}), b), "[nan, 0, 0, null]");
+  EXPECT_EQ(EvalShow(Call("LEAST", kDbl, {Ref(0, kDbl), Ref(1, kDbl)}), b), "[1, -0, -0, null]");
+  // The INT operand is widened to the DOUBLE result first.
+  EXPECT_EQ(EvalShow(Call("GREATEST", kDbl, {Ref(2, kInt), Ref(0, kDbl)}), b), "[nan, 2, 3, 4]");
+}
+
+TEST(MathFunctionsTest, IsDistinctFromTreatsNullsAsEqual) {
+  auto b = MakeBatch({kInt, kBig},
+                     {Ints({1, std::nullopt, std::nullopt, 2}), Longs({1, std::nullopt, 3, 5})});
+  EXPECT_EQ(EvalShow(Call("IS_DISTINCT_FROM", kBool, {Ref(0, kInt), Ref(1, kBig)}), b),
+            "[false, false, true, true]");
+  EXPECT_EQ(EvalShow(Call("IS_NOT_DISTINCT_FROM", kBool, {Ref(0, kInt), Ref(1, kBig)}), b),
+            "[true, true, false, false]");
 }
 
 }  // namespace
