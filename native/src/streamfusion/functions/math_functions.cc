@@ -396,8 +396,14 @@ Result<ExprPtr> CompilePower(FunctionCall& call) {
 template <int kBits>
 Result<ExprPtr> CompileRadixString(FunctionCall& call) {
   SF_RETURN_NOT_OK(call.ExpectOperands(1));
-  if (call.operands[0]->type().kind != TypeKind::kBigInt) {
-    return call.Refuse(kBits == 4 ? "only HEX(BIGINT) is native" : "only BIN(BIGINT) is native");
+  // SqlFunctionUtils.hex(long) / Long.toBinaryString(long): narrower integers are widened (sign
+  // extended) to long first.
+  const LogicalType& t = call.operands[0]->type();
+  if (!t.IsIntegral()) return call.Refuse("only integer operands are native");
+  if (t.kind != TypeKind::kBigInt) {
+    SF_ASSIGN_OR_RAISE(call.operands[0],
+                       MakeCast(std::move(call.operands[0]),
+                                MakeType(TypeKind::kBigInt, t.nullable), call.ctx.pool));
   }
   auto arrow_type = type::ToArrow(call.result);
   arrow::MemoryPool* pool = call.ctx.pool;
@@ -639,6 +645,12 @@ Result<ExprPtr> CompileExtremum(FunctionCall& call) {
     if (!numeric_result || !numeric) {
       return call.Refuse("operand type " + t.ToString() + " differs from the result type");
     }
+    if (t.kind == TypeKind::kDecimal) {
+      // The generated code casts before its NULL check: a NULL DECIMAL operand that needs a
+      // cast throws a NullPointerException in Flink.
+      return call.Refuse(
+          "a DECIMAL operand needing a cast (NullPointerException on NULL in Flink)");
+    }
     SF_ASSIGN_OR_RAISE(operand, MakeCast(std::move(operand), result, call.ctx.pool));
   }
   return ExprPtr(std::make_unique<Extremum>(kGreatest, std::move(call.operands), compare, result,
@@ -742,9 +754,9 @@ void RegisterMathFunctions(FunctionRegistry& r) {
          "Math.pow for the exponents HotSpot computes exactly: 0.5 (SQRT, planned as POWER(x, "
          "0.5)) and 2",
          CompilePower});
-  r.Add({"HEX", "HEX(BIGINT) -> STRING",
+  r.Add({"HEX", "HEX(integer) -> STRING",
          "Long.toHexString, upper case (two's complement for negatives)", CompileRadixString<4>});
-  r.Add({"BIN", "BIN(BIGINT) -> STRING", "Long.toBinaryString (two's complement for negatives)",
+  r.Add({"BIN", "BIN(integer) -> STRING", "Long.toBinaryString (two's complement for negatives)",
          CompileRadixString<1>});
   r.Add({"GREATEST", "GREATEST(a, b, ...) -> common type",
          "Largest operand by compareTo (Double total order); NULL if any operand is NULL",

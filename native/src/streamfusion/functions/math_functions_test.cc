@@ -216,6 +216,14 @@ TEST(MathFunctionsTest, HexBin) {
             "null]");
 }
 
+TEST(MathFunctionsTest, HexBinWidenNarrowIntegers) {
+  auto b = MakeBatch({kInt, kTiny}, {Ints({-1, 255}), Tinies({-1, 16})});
+  // (long) -1 is sign-extended before Long.toHexString.
+  EXPECT_EQ(EvalShow(Fn("HEX", VarChar(), Ref(0, kInt)), b), "[FFFFFFFFFFFFFFFF, FF]");
+  EXPECT_EQ(EvalShow(Fn("BIN", VarChar(), Ref(1, kTiny)), b),
+            "[1111111111111111111111111111111111111111111111111111111111111111, 10000]");
+}
+
 TEST(MathFunctionsTest, IfTakesElseForNullConditionAndIsLazy) {
   auto b = MakeBatch({kBool, kInt, kBig}, {Bools({true, std::nullopt, false, true}),
                                            Ints({0, 5, 0, std::nullopt}), Longs({1, 2, 3, 4})});
@@ -246,6 +254,16 @@ TEST(MathFunctionsTest, GreatestLeastUseDoubleCompareTo) {
   EXPECT_EQ(EvalShow(Call("LEAST", kDbl, {Ref(0, kDbl), Ref(1, kDbl)}), b), "[1, -0, -0, null]");
   // The INT operand is widened to the DOUBLE result first.
   EXPECT_EQ(EvalShow(Call("GREATEST", kDbl, {Ref(2, kInt), Ref(0, kDbl)}), b), "[nan, 2, 3, 4]");
+}
+
+TEST(MathFunctionsTest, GreatestRefusesDecimalCasts) {
+  // Flink casts a DECIMAL operand to the common type before its NULL check (NullPointerException).
+  auto b = MakeBatch({Dec(10, 2), Dec(38, 10)}, {Decimals(10, 2, {"1"}), Decimals(38, 10, {"1"})});
+  EXPECT_TRUE(Eval(Call("GREATEST", Dec(38, 10), {Ref(0, Dec(10, 2)), Ref(1, Dec(38, 10))}), b)
+                  .status()
+                  .IsNotImplemented());
+  EXPECT_EQ(EvalShow(Call("LEAST", Dec(10, 2), {Ref(0, Dec(10, 2)), Ref(0, Dec(10, 2))}), b),
+            "[0.01]");
 }
 
 TEST(MathFunctionsTest, IsDistinctFromTreatsNullsAsEqual) {

@@ -27,14 +27,19 @@ class MathFunctionParityTest {
     static final String[] ABS_SIGN = {
         "ABS(i8)", "ABS(i16)", "ABS(i32)", "ABS(i64)", "ABS(f32)", "ABS(f64)", "ABS(d10)",
         "ABS(d38)", "ABS(-f64)", "ABS(f64 / 0.0)", "SIGN(i32)", "SIGN(i64)", "SIGN(f64)",
-        "SIGN(d10)", "SIGN(d38)", "SIGN(f32)", "SIGN(i8)", "SIGN(i16)", "SIGN(-f64)",
+        "SIGN(d10)", "SIGN(d38)", "SIGN(f32)", "SIGN(-f64)", "SIGN(CAST(i8 AS INT))",
     };
 
+    // FLOOR/CEIL of a DECIMAL give a DecimalData whose precision is the value's own, not the
+    // result type's: stock Flink trips AbstractBinaryWriter's precision assertion (tests run with
+    // -ea) when such a value is written to a row, so these cases cast or compare it.
     static final String[] FLOOR_CEIL = {
-        "FLOOR(f64)", "CEIL(f64)", "FLOOR(f32)", "CEIL(f32)", "FLOOR(d10)", "CEIL(d10)",
-        "FLOOR(d38)", "CEIL(d38)", "FLOOR(i32)", "CEIL(i64)", "FLOOR(f64 / 3)", "CEIL(f64 / 3)",
-        "FLOOR(d10 / 3)", "CEIL(d10 / 3)", "FLOOR(-d10)", "CEIL(-d38)", "FLOOR(f32 * 0.25)",
-        "CEIL(-f64 / 7)",
+        "FLOOR(f64)", "CEIL(f64)", "FLOOR(f32)", "CEIL(f32)", "FLOOR(i32)", "CEIL(i64)",
+        "FLOOR(f64 / 3)", "CEIL(f64 / 3)", "FLOOR(f32 * 0.25)", "CEIL(-f64 / 7)",
+        "CAST(FLOOR(d10) AS DECIMAL(20, 1))", "CAST(CEIL(d10) AS DECIMAL(20, 1))",
+        "CAST(FLOOR(d38) AS STRING)", "CAST(CEIL(d38) AS STRING)", "CAST(FLOOR(d10 / 3) AS STRING)",
+        "CAST(CEIL(d10 / 3) AS STRING)", "CAST(FLOOR(-d10) AS DECIMAL(20, 0))",
+        "CAST(CEIL(-d38) AS STRING)", "FLOOR(d38) = 12", "CEIL(d10) > 12",
     };
 
     static final String[] ROUND_TRUNCATE = {
@@ -71,13 +76,15 @@ class MathFunctionParityTest {
 
     static final String[] EXTREMA = {
         "GREATEST(i32, 0)", "LEAST(i64, i32)", "GREATEST(f64, 0)", "LEAST(f64, f32)",
-        "GREATEST(s, 'b')", "LEAST(d10, d38)", "GREATEST(i8, i16, i32)", "LEAST(dt, DATE '2000-01-01')",
-        "GREATEST(d10, i32)", "LEAST(f64, 1, i32)",
+        "GREATEST(s, 'b')", "LEAST(d10, -d10)", "GREATEST(i8, i16, i32)",
+        "LEAST(dt, DATE '2000-01-01')", "GREATEST(i32, i64, 5)", "LEAST(f64, 1, i32)",
+        "GREATEST(b, NOT b)", "LEAST(f32, f32 * 2)", "GREATEST(ts, TIMESTAMP '2000-01-01 00:00:00')",
+        "GREATEST(-f64, f64)",
     };
 
     static final String[] PREDICATES = {
         "i32 IS DISTINCT FROM 3", "i32 IS NOT DISTINCT FROM i64", "s IS DISTINCT FROM 'hello'",
-        "f64 IS DISTINCT FROM f64 / 1", "d10 IS NOT DISTINCT FROM 12.34", "b IS DISTINCT FROM TRUE",
+        "f64 IS DISTINCT FROM f64 * 2", "d38 IS DISTINCT FROM d10", "d10 IS NOT DISTINCT FROM 12.34", "b IS DISTINCT FROM TRUE",
         "ABS(i32) > 2", "SIGN(f64) = -1", "FLOOR(d10) = 12", "ROUND(d10, 1) > 0",
         "IF(b, i32, 0) > 1", "SQRT(f64) > 1", "HEX(i64) = '4'", "GREATEST(i32, 0) = 0",
         "TRUNCATE(i64, -1) = 0", "DEGREES(f64) < 0",
