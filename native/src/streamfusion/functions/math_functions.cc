@@ -129,16 +129,11 @@ std::optional<int32_t> IntLiteralOperand(const FunctionCall& call, size_t i) {
 // kFloor, kCeiling, kHalfUp, kDown. k > 38 gives 0 (or +-1 for FLOOR/CEILING of non-zero values).
 enum class Rounding { kFloor, kCeiling, kHalfUp, kDown };
 
-int128_t DivPow10(int128_t v, int k, Rounding mode) {
-  if (k == 0) return v;
-  if (k > functions::kMaxDecimalPrecision) {
-    if (mode == Rounding::kFloor && v < 0) return -1;
-    if (mode == Rounding::kCeiling && v > 0) return 1;
-    return 0;
-  }
-  const int128_t p = functions::Pow10(k);
-  int128_t q = v / p;
-  const int128_t r = v % p;
+// v / p with the given rounding of the remainder (p > 0).
+template <typename I>
+I RoundedQuotient(I v, I p, Rounding mode) {
+  I q = v / p;
+  const I r = v % p;
   switch (mode) {
     case Rounding::kFloor:
       if (r < 0) --q;
@@ -147,13 +142,28 @@ int128_t DivPow10(int128_t v, int k, Rounding mode) {
       if (r > 0) ++q;
       break;
     case Rounding::kHalfUp: {
-      const int128_t a = r < 0 ? -r : r;
+      const I a = r < 0 ? -r : r;
       if (a >= p - a) q += v < 0 ? -1 : 1;
       break;
     }
     case Rounding::kDown: break;
   }
   return q;
+}
+
+int128_t DivPow10(int128_t v, int k, Rounding mode) {
+  if (k == 0) return v;
+  if (k > functions::kMaxDecimalPrecision) {
+    if (mode == Rounding::kFloor && v < 0) return -1;
+    if (mode == Rounding::kCeiling && v > 0) return 1;
+    return 0;
+  }
+  // 64-bit division when it can do (compact decimals, integers): far cheaper than 128-bit.
+  if (k <= 18 && v == static_cast<int64_t>(v)) {
+    return RoundedQuotient<int64_t>(static_cast<int64_t>(v),
+                                    static_cast<int64_t>(functions::Pow10(k)), mode);
+  }
+  return RoundedQuotient<int128_t>(v, functions::Pow10(k), mode);
 }
 
 // Rounds a DECIMAL(_, scale) unscaled value to `digits` decimal places (digits < scale), giving
