@@ -427,28 +427,19 @@ Result<ExprPtr> CompileRadixString(FunctionCall& call) {
           return arrow::MakeArrayOfNull(arrow_type, n, pool);
         }
         FixedReader<int64_t> in(*args[0]->data());
-        // arrow::StringBuilder: utf8 result (rowwise.h's StringWriter builds binary arrays).
-        arrow::StringBuilder builder(pool);
-        SF_RETURN_NOT_OK(builder.Reserve(n));
-        for (int64_t row = 0; row < n; ++row) {
-          if (!selection.IsSelected(row) || !args[0]->IsValid(row)) {
-            SF_RETURN_NOT_OK(builder.AppendNull());
-            continue;
-          }
-          static constexpr char kDigits[] = "0123456789ABCDEF";
-          char buf[64];
-          char* end = buf + sizeof(buf);
-          char* p = end;
-          uint64_t v = static_cast<uint64_t>(in[row]);
-          do {
-            *--p = kDigits[v & ((1u << kBits) - 1)];
-            v >>= kBits;
-          } while (v != 0);
-          SF_RETURN_NOT_OK(builder.Append(p, static_cast<int32_t>(end - p)));
-        }
-        std::shared_ptr<arrow::Array> out;
-        SF_RETURN_NOT_OK(builder.Finish(&out));
-        return out;
+        return MapRows(args, selection, n, StringWriter(arrow_type, pool), pool,
+                       [&](int64_t row, StringWriter& out) {
+                         static constexpr char kDigits[] = "0123456789ABCDEF";
+                         char buf[64];
+                         char* end = buf + sizeof(buf);
+                         char* p = end;
+                         uint64_t v = static_cast<uint64_t>(in[row]);
+                         do {
+                           *--p = kDigits[v & ((1u << kBits) - 1)];
+                           v >>= kBits;
+                         } while (v != 0);
+                         return out.Append(std::string_view(p, static_cast<size_t>(end - p)));
+                       });
       }));
 }
 
