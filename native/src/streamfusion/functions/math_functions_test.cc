@@ -70,6 +70,9 @@ TEST(MathFunctionsTest, Sign) {
   EXPECT_EQ(EvalShow(Fn("SIGN", Dec(38, 10), Ref(2, Dec(38, 10))), b),
             "[-1.0000000000, 0E-10, 1.0000000000, 1.0000000000]");
   EXPECT_EQ(EvalShow(Fn("SIGN", kInt, Ref(3, kInt)), b), "[-1, 0, 1, null]");
+  // Flink's code for SIGN(TINYINT/SMALLINT) does not compile (float assigned to byte): refused.
+  auto tiny = MakeBatch({kTiny}, {Tinies({1})});
+  EXPECT_TRUE(Eval(Fn("SIGN", kTiny, Ref(0, kTiny)), tiny).status().IsNotImplemented());
   // SIGN of DECIMAL(p, p): 1 does not fit the type; refused.
   auto refused = Eval(Fn("SIGN", Dec(2, 2), Ref(0, Dec(2, 2))),
                       MakeBatch({Dec(2, 2)}, {Decimals(2, 2, {"5"})}));
@@ -79,18 +82,13 @@ TEST(MathFunctionsTest, Sign) {
 TEST(MathFunctionsTest, FloorCeil) {
   auto b = MakeBatch({kDbl, Dec(10, 2), Dec(38, 10)},
                      {Doubles({-0.5, 2.5, -0.0}), Decimals(10, 2, {"-150", "1234", std::nullopt}),
-                      Decimals(38, 10, {"99999999999999999999999999999999999999", "-1", "0"})});
+                      Decimals(38, 10, {"1", "-1", "0"})});
   EXPECT_EQ(EvalShow(Fn("FLOOR", kDbl, Ref(0, kDbl)), b), "[-1, 2, -0]");
   EXPECT_EQ(EvalShow(Fn("CEIL", kDbl, Ref(0, kDbl)), b), "[-0, 3, -0]");
-  // DecimalDataUtils.floor / ceil: -1.50 -> -2 / -1; 12.34 -> 12 / 13.
-  EXPECT_EQ(EvalShow(Fn("FLOOR", Dec(9, 0), Ref(1, Dec(10, 2))), b), "[-2, 12, null]");
-  EXPECT_EQ(EvalShow(Fn("CEIL", Dec(9, 0), Ref(1, Dec(10, 2))), b), "[-1, 13, null]");
-  // 9999999999999999999999999999.9999999999 -> 9999999999999999999999999999 /
-  // 10000000000000000000000000000 (29 digits).
-  EXPECT_EQ(EvalShow(Fn("FLOOR", Dec(29, 0), Ref(2, Dec(38, 10))), b),
-            "[9999999999999999999999999999, -1, 0]");
-  EXPECT_EQ(EvalShow(Fn("CEIL", Dec(29, 0), Ref(2, Dec(38, 10))), b),
-            "[10000000000000000000000000000, 0, 0]");
+  // FLOOR/CEIL of DECIMAL: Flink's DecimalData carries the value's precision and trips
+  // AbstractBinaryWriter's assertion under -ea; refused.
+  EXPECT_TRUE(Eval(Fn("FLOOR", Dec(9, 0), Ref(1, Dec(10, 2))), b).status().IsNotImplemented());
+  EXPECT_TRUE(Eval(Fn("CEIL", Dec(29, 0), Ref(2, Dec(38, 10))), b).status().IsNotImplemented());
 }
 
 TEST(MathFunctionsTest, RoundIntegersKeepsLowBits) {
