@@ -152,8 +152,9 @@ void BM_SignDouble(benchmark::State& s) {
 void BM_FloorDouble(benchmark::State& s) {
   RunExpression(s, MathCall("FLOOR", kF64, {MathRef(1, kF64)}));
 }
-void BM_CeilDecimal10(benchmark::State& s) {
-  RunExpression(s, MathCall("CEIL", MathType(plan::DataType::DECIMAL, 9, 0), {MathRef(2, kD10)}));
+void BM_RoundDecimal10(benchmark::State& s) {
+  RunExpression(s, MathCall("ROUND", MathType(plan::DataType::DECIMAL, 10, 1),
+                            {MathRef(2, kD10), MathIntLit(1)}));
 }
 void BM_RoundBigint(benchmark::State& s) {
   RunExpression(s, MathCall("ROUND", kI64, {MathRef(0, kI64), MathIntLit(-2)}));
@@ -195,7 +196,7 @@ BENCHMARK(BM_AbsDouble);
 BENCHMARK(BM_AbsDecimal38);
 BENCHMARK(BM_SignDouble);
 BENCHMARK(BM_FloorDouble);
-BENCHMARK(BM_CeilDecimal10);
+BENCHMARK(BM_RoundDecimal10);
 BENCHMARK(BM_RoundBigint);
 BENCHMARK(BM_RoundDecimal38);
 BENCHMARK(BM_TruncateDecimal10);
