@@ -1,12 +1,14 @@
 // Flink's numeric scalar functions (SqlFunctionUtils / DecimalDataUtils / java.lang.Math as called
-// by Flink's generated code) and the IF conditional.
+// by Flink's generated code) and the conditionals IF, GREATEST, LEAST and IS [NOT] DISTINCT FROM.
 //
 // Only functions whose results are bit-identical to the JVM's are registered. java.lang.Math's
 // transcendental functions (SIN, COS, TAN, COT, EXP, LN, LOG, LOG10, LOG2, POWER, ASIN, ACOS,
 // ATAN, ATAN2, SINH, COSH, TANH) run on HotSpot's Intel-LIBM stubs or on fdlibm (StrictMath),
 // and glibc's libm differs from both in the last ulp for 0.01% to 22% of inputs (measured with
-// native/tools/java_math_probe): they stay on Flink. SQRT is correctly rounded in both; DEGREES
-// and RADIANS are one multiplication by a constant (JDK 9+ Math.toDegrees / toRadians).
+// native/tools/java_math_probe): they stay on Flink. SQRT (planned as POWER(x, 0.5)) and
+// POWER(x, 2) are exact on HotSpot; DEGREES and RADIANS are one multiplication by a constant
+// (JDK 9+ Math.toDegrees / toRadians). ROUND/TRUNCATE of FLOAT/DOUBLE depend on the JVM's
+// Double.toString digits and stay on Flink.
 
 #include <cmath>
 #include <cstdlib>
