@@ -77,7 +77,9 @@ const MathInput& Input() {
     MathInput in;
     const std::vector<plan::DataType> types = {kI64, kF64, kD10, kD38, kBool};
     for (size_t i = 0; i < types.size(); ++i) {
-      in.row_type.push_back(type::Field{"c" + std::to_string(i), *type::FromProto(types[i])});
+      std::string name = "c";
+      name += std::to_string(i);
+      in.row_type.push_back(type::Field{name, *type::FromProto(types[i])});
     }
     arrow::Int64Builder i64;
     arrow::DoubleBuilder f64;
