@@ -41,6 +41,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
   static const FunctionRegistry registry = [] {
     FunctionRegistry r;
     RegisterCoreFunctions(r);
+    RegisterMathFunctions(r);
     RegisterRegexFunctions(r);
     RegisterCastFunctions(r);
     RegisterTemporalFunctions(r);

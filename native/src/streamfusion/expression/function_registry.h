@@ -64,6 +64,7 @@ class FunctionRegistry {
 
 // One per area, each defined in the area's own file.
 void RegisterCoreFunctions(FunctionRegistry& registry);  // expression.cc
+void RegisterMathFunctions(FunctionRegistry& registry);  // functions/math_functions.cc
 void RegisterRegexFunctions(FunctionRegistry& registry);  // functions/regex_functions.cc
 void RegisterCastFunctions(FunctionRegistry& registry);  // cast.cc
 void RegisterTemporalFunctions(FunctionRegistry& registry);  // functions/temporal_functions.cc
