@@ -40,6 +40,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
   static const FunctionRegistry registry = [] {
     FunctionRegistry r;
     RegisterCoreFunctions(r);
+    RegisterUdfFunctions(r);
     return r;
   }();
   return registry;

@@ -64,6 +64,7 @@ class FunctionRegistry {
 
 // One per area, each defined in the area's own file.
 void RegisterCoreFunctions(FunctionRegistry& registry);  // expression.cc
+void RegisterUdfFunctions(FunctionRegistry& registry);   // udf_call.cc
 
 // Compiles a call through the registry (used by Compile).
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,

@@ -22,6 +22,7 @@
 #include "arrow/record_batch.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
+#include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
@@ -38,8 +39,120 @@ constexpr jint kKindOutOfMemory = 2;
 jclass g_native_exception = nullptr;
 jmethodID g_native_exception_ctor = nullptr;
 
+// A pinned view of a Java primitive array, released on scope exit. No JNI call may happen
+// while it is alive (GetPrimitiveArrayCritical rules), so callers copy out and release first.
+class CriticalArray {
+ public:
+  CriticalArray(JNIEnv* env, jarray array) : env_(env), array_(array) {
+    data_ = array ? env->GetPrimitiveArrayCritical(array, nullptr) : nullptr;
+  }
+  ~CriticalArray() { Release(); }
+  void Release() {
+    if (data_ != nullptr) env_->ReleasePrimitiveArrayCritical(array_, data_, JNI_ABORT);
+    data_ = nullptr;
+  }
+  void* data() const { return data_; }
+
+ private:
+  JNIEnv* env_;
+  jarray array_;
+  void* data_;
+};
+
+// Calls a pipeline's user-defined functions through its Java UdfBridge object:
+//   byte[] invoke(int udf, byte[] argumentRows, int[] argumentOffsets, int numRows,
+//                 int[] resultOffsets)
+// The JNIEnv is the one of the task thread that is inside processRows/processArrow (set for the
+// duration of that call by EnvScope); a UDF is never called from any other thread.
+class JvmUdfCaller final : public expression::UdfCaller {
+ public:
+  static Result<std::unique_ptr<JvmUdfCaller>> Make(JNIEnv* env, jobject bridge) {
+    std::unique_ptr<JvmUdfCaller> caller(new JvmUdfCaller());
+    jclass type = env->GetObjectClass(bridge);
+    caller->invoke_ = env->GetMethodID(type, "invoke", "(I[B[II[I)[B");
+    env->DeleteLocalRef(type);
+    if (caller->invoke_ == nullptr) {
+      env->ExceptionClear();
+      return InternalError("The UDF bridge object has no method byte[] invoke(int, byte[], int[], int, int[])");
+    }
+    caller->bridge_ = env->NewGlobalRef(bridge);
+    return caller;
+  }
+
+  void Release(JNIEnv* env) {
+    if (bridge_ != nullptr) env->DeleteGlobalRef(bridge_);
+    bridge_ = nullptr;
+  }
+
+  // Makes `env` the thread's JNIEnv for UDF calls while alive.
+  class EnvScope {
+   public:
+    EnvScope(JvmUdfCaller* caller, JNIEnv* env) : caller_(caller) {
+      if (caller_ != nullptr) caller_->env_ = env;
+    }
+    ~EnvScope() {
+      if (caller_ != nullptr) caller_->env_ = nullptr;
+    }
+
+   private:
+    JvmUdfCaller* caller_;
+  };
+
+  Status Call(int32_t udf_index, const batch::BinaryRowBuffer& arguments,
+              const ResultConsumer& consume) override {
+    JNIEnv* env = env_;
+    if (env == nullptr || bridge_ == nullptr) {
+      return InternalError("UDF #", udf_index, " called outside a pipeline call");
+    }
+    const jint n = arguments.num_rows();
+    const auto bytes = static_cast<jsize>(arguments.bytes.size());
+    jbyteArray rows = env->NewByteArray(bytes);
+    jintArray offsets = env->NewIntArray(n + 1);
+    jintArray result_offsets = env->NewIntArray(n + 1);
+    if (rows == nullptr || offsets == nullptr || result_offsets == nullptr) {
+      env->ExceptionClear();
+      return Status::OutOfMemory("Cannot allocate the Java arrays of a UDF call of ", n, " rows");
+    }
+    env->SetByteArrayRegion(rows, 0, bytes, reinterpret_cast<const jbyte*>(arguments.bytes.data()));
+    env->SetIntArrayRegion(offsets, 0, n + 1,
+                           reinterpret_cast<const jint*>(arguments.offsets.data()));
+    auto results = static_cast<jbyteArray>(
+        env->CallObjectMethod(bridge_, invoke_, udf_index, rows, offsets, n, result_offsets));
+    env->DeleteLocalRef(rows);
+    env->DeleteLocalRef(offsets);
+    Status status;
+    if (env->ExceptionCheck() || results == nullptr) {
+      // UdfBridge keeps the function's exception and rethrows it when this status reaches Java;
+      // an exception still pending here (e.g. an Error the bridge could not catch) is left
+      // pending and wins over the NativeException (ThrowNative keeps the first exception).
+      status = Status::Cancelled("User-defined function #", udf_index, " failed");
+    } else {
+      const jsize capacity = env->GetArrayLength(results);
+      CriticalArray data(env, results);
+      CriticalArray ends(env, result_offsets);
+      const auto* offs = static_cast<const int32_t*>(ends.data());
+      if (offs[0] < 0 || offs[n] > capacity) {
+        status = InternalError("UDF results exceed their array: ", offs[n]);
+      } else {
+        status = consume(static_cast<const uint8_t*>(data.data()), offs, n);
+      }
+    }
+    if (results != nullptr) env->DeleteLocalRef(results);
+    env->DeleteLocalRef(result_offsets);
+    return status;
+  }
+
+ private:
+  JvmUdfCaller() = default;
+
+  jobject bridge_ = nullptr;
+  jmethodID invoke_ = nullptr;
+  JNIEnv* env_ = nullptr;
+};
+
 // The native side of one NativePipeline Java object.
 struct PipelineHandle {
+  std::unique_ptr<JvmUdfCaller> udfs;  // null when the plan has no UDF
   std::unique_ptr<plan::Pipeline> pipeline;
   std::shared_ptr<arrow::Schema> input_schema;
   batch::BinaryRowBuffer output;
@@ -92,26 +205,6 @@ Result<PipelineHandle*> CheckedHandle(jlong handle) {
   return FromHandle(handle);
 }
 
-// A pinned view of a Java primitive array, released on scope exit. No JNI call may happen
-// while it is alive (GetPrimitiveArrayCritical rules), so callers copy out and release first.
-class CriticalArray {
- public:
-  CriticalArray(JNIEnv* env, jarray array) : env_(env), array_(array) {
-    data_ = array ? env->GetPrimitiveArrayCritical(array, nullptr) : nullptr;
-  }
-  ~CriticalArray() { Release(); }
-  void Release() {
-    if (data_ != nullptr) env_->ReleasePrimitiveArrayCritical(array_, data_, JNI_ABORT);
-    data_ = nullptr;
-  }
-  void* data() const { return data_; }
-
- private:
-  JNIEnv* env_;
-  jarray array_;
-  void* data_;
-};
-
 }  // namespace
 }  // namespace streamfusion::jni
 
@@ -151,7 +244,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryB
 }
 
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipeline(
-    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes, jobject udf_bridge) {
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     jsize length = env->GetArrayLength(plan_bytes);
     std::string bytes(static_cast<size_t>(length), '\0');
@@ -159,7 +252,13 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipelin
     plan::Plan plan;
     if (!plan.ParseFromString(bytes)) return InternalError("Cannot parse the native plan");
     auto handle = std::make_unique<PipelineHandle>();
-    SF_ASSIGN_OR_RAISE(handle->pipeline, plan::Pipeline::Make(plan, memory_budget_bytes));
+    if (plan.udfs_size() > 0) {
+      if (udf_bridge == nullptr) return InternalError("The plan calls UDFs but has no UDF bridge");
+      SF_ASSIGN_OR_RAISE(handle->udfs, JvmUdfCaller::Make(env, udf_bridge));
+    }
+    auto made = plan::Pipeline::Make(plan, memory_budget_bytes, handle->udfs.get());
+    if (!made.ok() && handle->udfs) handle->udfs->Release(env);
+    SF_ASSIGN_OR_RAISE(handle->pipeline, std::move(made));
     handle->input_schema = type::ToArrowSchema(handle->pipeline->input_type());
     return reinterpret_cast<jlong>(handle.release());
   });
@@ -206,6 +305,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
       row_data.Release();
       SF_ASSIGN_OR_RAISE(input, std::move(decoded));
     }
+    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     input.reset();
     SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
@@ -258,6 +358,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processArrow(
       return InternalError("processArrow: batch schema ", input->schema()->ToString(),
                            " differs from the plan's input ", h->input_schema->ToString());
     }
+    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     SF_RETURN_NOT_OK(arrow::ExportRecordBatch(*output, reinterpret_cast<ArrowArray*>(out_array),
                                               reinterpret_cast<ArrowSchema*>(out_schema)));
@@ -277,7 +378,9 @@ Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemoryBytes(JNIEnv* env, jcla
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(JNIEnv* env, jclass,
                                                                                 jlong handle) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
-    delete FromHandle(handle);
+    PipelineHandle* h = FromHandle(handle);
+    if (h != nullptr && h->udfs) h->udfs->Release(env);
+    delete h;
     return true;
   });
 }
