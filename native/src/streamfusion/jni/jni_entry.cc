@@ -73,7 +73,8 @@ class JvmUdfCaller final : public expression::UdfCaller {
     env->DeleteLocalRef(type);
     if (caller->invoke_ == nullptr) {
       env->ExceptionClear();
-      return InternalError("The UDF bridge object has no method byte[] invoke(int, byte[], int[], int, int[])");
+      return InternalError(
+          "The UDF bridge object has no method byte[] invoke(int, byte[], int[], int, int[])");
     }
     caller->bridge_ = env->NewGlobalRef(bridge);
     return caller;

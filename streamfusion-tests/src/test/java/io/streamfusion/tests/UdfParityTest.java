@@ -174,7 +174,7 @@ class UdfParityTest {
         tEnv.createTemporarySystemFunction("sum_all", SumAll.class);
         tEnv.createTemporarySystemFunction("odd_or_null", OddOrNull.class);
         tEnv.createTemporarySystemFunction("boom", Boom.class);
-        tEnv.createTemporarySystemFunction("describe", Describe.class);
+        tEnv.createTemporarySystemFunction("describe_all", Describe.class);
         tEnv.createTemporarySystemFunction("scaled", Scaled.class);
         tEnv.createTemporarySystemFunction("next_day", NextDay.class);
         tEnv.createTemporarySystemFunction("reverse_bytes", Reverse.class);
@@ -206,7 +206,7 @@ class UdfParityTest {
                         + " count_char(r.y, 'e'), mixed(id, i64, COALESCE(f64, 0.5), s),"
                         + " join_all(s), join_all(s, r.y, 'k'), join_all(), sum_all(s, i32, id),"
                         + " sum_all('x'), sum_all(s, id, id, id), odd_or_null(i32), odd_or_null(id),"
-                        + " describe(d10, ts, bin, b, dt, f32), scaled(d10), next_day(dt),"
+                        + " describe_all(d10, ts, bin, b, dt, f32), scaled(d10), next_day(dt),"
                         + " reverse_bytes(bin) FROM t");
     }
 
