@@ -9,6 +9,7 @@ import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
 import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.Test;
@@ -155,6 +156,26 @@ class UdfParityTest {
         }
     }
 
+    /** A ROW argument, and a ROW result. */
+    public static final class RowInfo extends ScalarFunction {
+        public @DataTypeHint("ROW<n INT, t STRING>") Row eval(
+                @DataTypeHint("ROW<x INT, y STRING>") Row r) {
+            return r == null ? null : Row.of(r.getArity(), r.getField(1) + "!" + r.getField(0));
+        }
+    }
+
+    /** TIMESTAMP(9) and TIMESTAMP_LTZ in and out. */
+    public static final class NanoLater extends ScalarFunction {
+        public @DataTypeHint("TIMESTAMP(9)") LocalDateTime eval(
+                @DataTypeHint("TIMESTAMP(9)") LocalDateTime t,
+                @DataTypeHint("TIMESTAMP_LTZ(3)") java.time.Instant ltz) {
+            if (t == null) {
+                return null;
+            }
+            return t.plusNanos(ltz == null ? 1 : ltz.getNano() % 1000 + 1);
+        }
+    }
+
     /** Not deterministic: refused. */
     public static final class Random extends ScalarFunction {
         public int eval(Integer x) {
@@ -179,6 +200,8 @@ class UdfParityTest {
         tEnv.createTemporarySystemFunction("next_day", NextDay.class);
         tEnv.createTemporarySystemFunction("reverse_bytes", Reverse.class);
         tEnv.createTemporarySystemFunction("random_udf", Random.class);
+        tEnv.createTemporarySystemFunction("row_info", RowInfo.class);
+        tEnv.createTemporarySystemFunction("nano_later", NanoLater.class);
         return tEnv;
     }
 
@@ -207,7 +230,8 @@ class UdfParityTest {
                         + " join_all(s), join_all(s, r.y, 'k'), join_all(), sum_all(s, i32, id),"
                         + " sum_all('x'), sum_all(s, id, id, id), odd_or_null(i32), odd_or_null(id),"
                         + " describe_all(d10, ts, bin, b, dt, f32), scaled(d10), next_day(dt),"
-                        + " reverse_bytes(bin) FROM t");
+                        + " reverse_bytes(bin), row_info(r), nano_later(ts9, ltz),"
+                        + " row_info(r).t FROM t");
     }
 
     @Test
