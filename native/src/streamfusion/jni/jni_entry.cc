@@ -11,6 +11,7 @@
 
 #include <jni.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -81,6 +82,10 @@ class JvmUdfCaller final : public expression::UdfCaller {
   }
 
   void Release(JNIEnv* env) {
+    for (ReusedArray* reused : {&rows_, &offsets_, &result_offsets_}) {
+      if (reused->array != nullptr) env->DeleteGlobalRef(reused->array);
+      *reused = ReusedArray{};
+    }
     if (bridge_ != nullptr) env->DeleteGlobalRef(bridge_);
     bridge_ = nullptr;
   }
@@ -107,20 +112,22 @@ class JvmUdfCaller final : public expression::UdfCaller {
     }
     const jint n = arguments.num_rows();
     const auto bytes = static_cast<jsize>(arguments.bytes.size());
-    jbyteArray rows = env->NewByteArray(bytes);
-    jintArray offsets = env->NewIntArray(n + 1);
-    jintArray result_offsets = env->NewIntArray(n + 1);
-    if (rows == nullptr || offsets == nullptr || result_offsets == nullptr) {
+    // The Java arrays are kept between calls and grow as needed (the JVM side reads only the
+    // first n + 1 offsets and the bytes they cover).
+    if (!Reserve(env, &rows_, bytes, /*is_bytes=*/true) ||
+        !Reserve(env, &offsets_, n + 1, /*is_bytes=*/false) ||
+        !Reserve(env, &result_offsets_, n + 1, /*is_bytes=*/false)) {
       env->ExceptionClear();
       return Status::OutOfMemory("Cannot allocate the Java arrays of a UDF call of ", n, " rows");
     }
+    auto rows = static_cast<jbyteArray>(rows_.array);
+    auto offsets = static_cast<jintArray>(offsets_.array);
+    auto result_offsets = static_cast<jintArray>(result_offsets_.array);
     env->SetByteArrayRegion(rows, 0, bytes, reinterpret_cast<const jbyte*>(arguments.bytes.data()));
     env->SetIntArrayRegion(offsets, 0, n + 1,
                            reinterpret_cast<const jint*>(arguments.offsets.data()));
     auto results = static_cast<jbyteArray>(
         env->CallObjectMethod(bridge_, invoke_, udf_index, rows, offsets, n, result_offsets));
-    env->DeleteLocalRef(rows);
-    env->DeleteLocalRef(offsets);
     Status status;
     if (env->ExceptionCheck() || results == nullptr) {
       // UdfBridge keeps the function's exception and rethrows it when this status reaches Java;
@@ -139,13 +146,35 @@ class JvmUdfCaller final : public expression::UdfCaller {
       }
     }
     if (results != nullptr) env->DeleteLocalRef(results);
-    env->DeleteLocalRef(result_offsets);
     return status;
   }
 
  private:
+  // A Java array held across calls (global reference) and its length.
+  struct ReusedArray {
+    jarray array = nullptr;
+    jsize length = 0;
+  };
+
   JvmUdfCaller() = default;
 
+  // Makes `reused` hold at least `needed` elements; false when the JVM is out of memory.
+  static bool Reserve(JNIEnv* env, ReusedArray* reused, jsize needed, bool is_bytes) {
+    if (reused->array != nullptr && reused->length >= needed) return true;
+    const jsize length = std::max<jsize>(needed, reused->length + reused->length / 2);
+    jarray local = is_bytes ? static_cast<jarray>(env->NewByteArray(length))
+                            : static_cast<jarray>(env->NewIntArray(length));
+    if (local == nullptr) return false;
+    if (reused->array != nullptr) env->DeleteGlobalRef(reused->array);
+    reused->array = static_cast<jarray>(env->NewGlobalRef(local));
+    env->DeleteLocalRef(local);
+    reused->length = length;
+    return reused->array != nullptr;
+  }
+
+  ReusedArray rows_;
+  ReusedArray offsets_;
+  ReusedArray result_offsets_;
   jobject bridge_ = nullptr;
   jmethodID invoke_ = nullptr;
   JNIEnv* env_ = nullptr;
