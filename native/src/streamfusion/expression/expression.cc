@@ -582,8 +582,8 @@ Result<ExprPtr> CompileJunction(FunctionCall& fc) {
 template <Predicate kPredicate>
 Result<ExprPtr> CompilePredicate(FunctionCall& fc) {
   SF_RETURN_NOT_OK(fc.ExpectOperands(1));
-  return ExprPtr(
-      std::make_unique<UnaryPredicate>(kPredicate, std::move(fc.operands[0]), fc.result, fc.ctx.pool));
+  return ExprPtr(std::make_unique<UnaryPredicate>(kPredicate, std::move(fc.operands[0]), fc.result,
+                                                  fc.ctx.pool));
 }
 
 Result<ExprPtr> CompileCase(FunctionCall& fc) {
@@ -597,7 +597,8 @@ Result<ExprPtr> CompileCase(FunctionCall& fc) {
     SF_ASSIGN_OR_RAISE(auto value, AlignBranch(std::move(operands[i + 1]), fc.result, fc.ctx.pool));
     values.push_back(std::move(value));
   }
-  SF_ASSIGN_OR_RAISE(auto otherwise, AlignBranch(std::move(operands.back()), fc.result, fc.ctx.pool));
+  SF_ASSIGN_OR_RAISE(auto otherwise,
+                     AlignBranch(std::move(operands.back()), fc.result, fc.ctx.pool));
   values.push_back(std::move(otherwise));
   return ExprPtr(std::make_unique<Conditional>(std::move(whens), std::move(values), false,
                                                fc.result, fc.ctx.pool));
@@ -618,11 +619,17 @@ Result<ExprPtr> CompileCoalesce(FunctionCall& fc) {
 
 void RegisterCoreFunctions(FunctionRegistry& r) {
   const char* kNumeric = "numeric operands (TINYINT..BIGINT, FLOAT, DOUBLE, DECIMAL)";
-  r.Add({"PLUS", "a + b (numeric)", std::string("Addition; integers wrap like Java, DECIMAL is NULL on overflow; ") + kNumeric, CompileArithmetic});
-  r.Add({"MINUS", "a - b (numeric)", "Subtraction with Flink's numeric result types", CompileArithmetic});
-  r.Add({"TIMES", "a * b (numeric)", "Multiplication; DECIMAL rounds HALF_UP to Flink's derived scale", CompileArithmetic});
-  r.Add({"DIVIDE", "a / b (numeric)", "Division; integer division by zero raises '/ by zero' as Java", CompileArithmetic});
-  r.Add({"MOD", "MOD(a, b) / a % b (numeric)", "Remainder with the sign of the dividend (Java %)", CompileArithmetic});
+  r.Add({"PLUS", "a + b (numeric)",
+         std::string("Addition; integers wrap like Java, DECIMAL is NULL on overflow; ") + kNumeric,
+         CompileArithmetic});
+  r.Add({"MINUS", "a - b (numeric)", "Subtraction with Flink's numeric result types",
+         CompileArithmetic});
+  r.Add({"TIMES", "a * b (numeric)",
+         "Multiplication; DECIMAL rounds HALF_UP to Flink's derived scale", CompileArithmetic});
+  r.Add({"DIVIDE", "a / b (numeric)",
+         "Division; integer division by zero raises '/ by zero' as Java", CompileArithmetic});
+  r.Add({"MOD", "MOD(a, b) / a % b (numeric)", "Remainder with the sign of the dividend (Java %)",
+         CompileArithmetic});
   r.Add({"NEGATE", "-a (numeric)", "Unary minus; MIN_VALUE wraps like Java", CompileArithmetic});
   r.Add({"UNARY_PLUS", "+a (numeric)", "Unary plus: the operand unchanged", CompileUnaryPlus});
   for (const char* name : {"EQUALS", "NOT_EQUALS", "LESS_THAN", "LESS_THAN_OR_EQUAL",
@@ -631,19 +638,31 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
            "Comparison of comparable operands by value (strings bytewise like BinaryStringData)",
            CompileComparison});
   }
-  r.Add({"AND", "a AND b ... -> BOOLEAN", "Three-valued AND, left to right with short-circuit", CompileJunction});
-  r.Add({"OR", "a OR b ... -> BOOLEAN", "Three-valued OR, left to right with short-circuit", CompileJunction});
+  r.Add({"AND", "a AND b ... -> BOOLEAN", "Three-valued AND, left to right with short-circuit",
+         CompileJunction});
+  r.Add({"OR", "a OR b ... -> BOOLEAN", "Three-valued OR, left to right with short-circuit",
+         CompileJunction});
   r.Add({"NOT", "NOT a -> BOOLEAN", "Three-valued negation", CompilePredicate<Predicate::kNot>});
-  r.Add({"IS_NULL", "a IS NULL -> BOOLEAN NOT NULL", "TRUE when the operand is NULL", CompilePredicate<Predicate::kIsNull>});
-  r.Add({"IS_NOT_NULL", "a IS NOT NULL -> BOOLEAN NOT NULL", "TRUE when the operand is not NULL", CompilePredicate<Predicate::kIsNotNull>});
-  r.Add({"IS_TRUE", "a IS TRUE -> BOOLEAN NOT NULL", "TRUE only for TRUE", CompilePredicate<Predicate::kIsTrue>});
-  r.Add({"IS_NOT_TRUE", "a IS NOT TRUE -> BOOLEAN NOT NULL", "TRUE for FALSE and NULL", CompilePredicate<Predicate::kIsNotTrue>});
-  r.Add({"IS_FALSE", "a IS FALSE -> BOOLEAN NOT NULL", "TRUE only for FALSE", CompilePredicate<Predicate::kIsFalse>});
-  r.Add({"IS_NOT_FALSE", "a IS NOT FALSE -> BOOLEAN NOT NULL", "TRUE for TRUE and NULL", CompilePredicate<Predicate::kIsNotFalse>});
-  r.Add({"CASE", "CASE WHEN c THEN v ... ELSE e END", "First branch whose condition is TRUE; branches evaluated lazily", CompileCase});
-  r.Add({"COALESCE", "COALESCE(a, b, ...)", "First non-NULL operand; later operands evaluated lazily", CompileCoalesce});
-  r.Add({"CAST", "CAST(a AS type)", "Flink 2.x cast rules for the supported type pairs", CompileCast});
-  r.Add({"SEARCH", "SEARCH(a, sarg) -> BOOLEAN", "IN / BETWEEN / range sets (Calcite Sarg) with Calcite's nullAs", CompileSearch});
+  r.Add({"IS_NULL", "a IS NULL -> BOOLEAN NOT NULL", "TRUE when the operand is NULL",
+         CompilePredicate<Predicate::kIsNull>});
+  r.Add({"IS_NOT_NULL", "a IS NOT NULL -> BOOLEAN NOT NULL", "TRUE when the operand is not NULL",
+         CompilePredicate<Predicate::kIsNotNull>});
+  r.Add({"IS_TRUE", "a IS TRUE -> BOOLEAN NOT NULL", "TRUE only for TRUE",
+         CompilePredicate<Predicate::kIsTrue>});
+  r.Add({"IS_NOT_TRUE", "a IS NOT TRUE -> BOOLEAN NOT NULL", "TRUE for FALSE and NULL",
+         CompilePredicate<Predicate::kIsNotTrue>});
+  r.Add({"IS_FALSE", "a IS FALSE -> BOOLEAN NOT NULL", "TRUE only for FALSE",
+         CompilePredicate<Predicate::kIsFalse>});
+  r.Add({"IS_NOT_FALSE", "a IS NOT FALSE -> BOOLEAN NOT NULL", "TRUE for TRUE and NULL",
+         CompilePredicate<Predicate::kIsNotFalse>});
+  r.Add({"CASE", "CASE WHEN c THEN v ... ELSE e END",
+         "First branch whose condition is TRUE; branches evaluated lazily", CompileCase});
+  r.Add({"COALESCE", "COALESCE(a, b, ...)",
+         "First non-NULL operand; later operands evaluated lazily", CompileCoalesce});
+  r.Add({"CAST", "CAST(a AS type)", "Flink 2.x cast rules for the supported type pairs",
+         CompileCast});
+  r.Add({"SEARCH", "SEARCH(a, sarg) -> BOOLEAN",
+         "IN / BETWEEN / range sets (Calcite Sarg) with Calcite's nullAs", CompileSearch});
 }
 
 bool IsConstant(const Expression& expression) {

@@ -22,7 +22,8 @@ Result<std::string> FunctionCall::SymbolOperand(size_t i) const {
 
 Status FunctionCall::ExpectOperands(size_t min, size_t max) const {
   if (operands.size() < min || operands.size() > max) {
-    if (min == max) return InternalError(name, " expects ", min, " operands, got ", operands.size());
+    if (min == max)
+      return InternalError(name, " expects ", min, " operands, got ", operands.size());
     return InternalError(name, " expects ", min, " to ", max, " operands, got ", operands.size());
   }
   return Status::OK();
@@ -40,6 +41,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
   static const FunctionRegistry registry = [] {
     FunctionRegistry r;
     RegisterCoreFunctions(r);
+    RegisterRegexFunctions(r);
     RegisterUdfFunctions(r);
     return r;
   }();
@@ -64,7 +66,8 @@ void FunctionRegistry::Add(FunctionSpec spec) {
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,
                                       const CompileContext& ctx) {
   const FunctionSpec* spec = FunctionRegistry::Instance().Find(call.function());
-  if (spec == nullptr) return Unsupported("Function ", call.function(), " is not supported natively");
+  if (spec == nullptr)
+    return Unsupported("Function ", call.function(), " is not supported natively");
   FunctionCall fc{call.function(), call, {}, result, ctx};
   fc.operands.reserve(static_cast<size_t>(call.operands_size()));
   for (const auto& operand : call.operands()) {

@@ -22,10 +22,10 @@ namespace streamfusion::expression {
 // What a factory gets to build one call.
 struct FunctionCall {
   const std::string& name;
-  const plan::Call& plan;          // the call as planned (literal operands readable here)
-  std::vector<ExprPtr> operands;   // compiled operands, in order (a SYMBOL compiles to NULL)
-  const type::LogicalType& result; // Flink's result type of the call
-  const CompileContext& ctx;       // pool and session options (time zone)
+  const plan::Call& plan;           // the call as planned (literal operands readable here)
+  std::vector<ExprPtr> operands;    // compiled operands, in order (a SYMBOL compiles to NULL)
+  const type::LogicalType& result;  // Flink's result type of the call
+  const CompileContext& ctx;        // pool and session options (time zone)
 
   // Operand `i` when it is a literal (possibly NULL), else nullptr.
   const plan::Literal* LiteralOperand(size_t i) const;
@@ -64,7 +64,8 @@ class FunctionRegistry {
 
 // One per area, each defined in the area's own file.
 void RegisterCoreFunctions(FunctionRegistry& registry);  // expression.cc
-void RegisterUdfFunctions(FunctionRegistry& registry);   // udf_call.cc
+void RegisterRegexFunctions(FunctionRegistry& registry);  // functions/regex_functions.cc
+void RegisterUdfFunctions(FunctionRegistry& registry);  // udf_call.cc
 
 // Compiles a call through the registry (used by Compile).
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,

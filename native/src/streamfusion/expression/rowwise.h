@@ -63,16 +63,22 @@ class BoolReader {
 class StringWriter {
  public:
   StringWriter(std::shared_ptr<arrow::DataType> type, arrow::MemoryPool* pool)
-      : builder_(std::move(type), pool) {}
+      : type_(std::move(type)), builder_(pool) {}
   Status Reserve(int64_t rows) { return builder_.Reserve(rows); }
   Status Append(std::string_view value) { return builder_.Append(value); }
   Status AppendNull() { return builder_.AppendNull(); }
   // Reserves room for `bytes` more value bytes (optional, avoids regrowth).
   Status ReserveBytes(int64_t bytes) { return builder_.ReserveData(bytes); }
-  Result<ArrayPtr> Finish() { return builder_.Finish(); }
+  Result<ArrayPtr> Finish() {
+    SF_ASSIGN_OR_RAISE(auto array, builder_.Finish());
+    // utf8 and binary share the layout: relabel (BinaryBuilder always says binary).
+    auto data = array->data()->Copy();
+    data->type = type_;
+    return arrow::MakeArray(data);
+  }
 
  private:
-  // BinaryBuilder writes utf8 when given the utf8 type (same layout).
+  std::shared_ptr<arrow::DataType> type_;
   arrow::BinaryBuilder builder_;
 };
 

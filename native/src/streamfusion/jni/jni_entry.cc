@@ -23,6 +23,7 @@
 #include "arrow/record_batch.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
+#include "streamfusion/expression/function_registry.h"
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/plan.pb.h"
@@ -266,6 +267,16 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
 
 JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_version(JNIEnv* env, jclass) {
   return env->NewStringUTF("streamfusion-native 0.1.0");
+}
+
+// The native function registry, one function per line: name TAB signature TAB doc.
+JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_listFunctions(JNIEnv* env,
+                                                                                   jclass) {
+  std::string out;
+  for (const auto& f : expression::FunctionRegistry::Instance().functions()) {
+    out += f.name + "\t" + f.signature + "\t" + f.doc + "\n";
+  }
+  return env->NewStringUTF(out.c_str());
 }
 
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryBytes(JNIEnv*,

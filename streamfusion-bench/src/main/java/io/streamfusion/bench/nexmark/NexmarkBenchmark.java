@@ -119,11 +119,13 @@ public final class NexmarkBenchmark {
             progress("%s results check (%,d events)", query, config.checkEvents);
             List<Row> stock = collect(Engine.STOCK, query);
             List<Row> nativeRows = nativeResultsHook.apply(query, collect(Engine.NATIVE, query));
-            result.check = ResultsCheck.compare(stock, nativeRows);
+            List<String> ties = NexmarkQueries.TIE_BROKEN_COLUMNS.getOrDefault(query, List.of());
+            List<String> key = NexmarkQueries.UPSERT_KEYS.getOrDefault(query, List.of());
+            result.check = ResultsCheck.compare(stock, nativeRows, ties, key);
             if (!result.check.match) {
                 // Before blaming StreamFusion, see whether stock Flink agrees with itself.
                 progress("%s results differ; running stock again to see whether it agrees with itself", query);
-                result.stockSelfCheck = ResultsCheck.compare(stock, collect(Engine.STOCK, query));
+                result.stockSelfCheck = ResultsCheck.compare(stock, collect(Engine.STOCK, query), ties, key);
             }
             progress(
                     "%s results %s (%d stock changes, %d native changes, %d final rows)",

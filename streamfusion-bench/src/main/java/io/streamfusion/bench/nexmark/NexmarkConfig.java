@@ -99,6 +99,10 @@ final class NexmarkConfig {
         Configuration conf = new Configuration();
         conf.setString("taskmanager.memory.managed.size", managedMemory);
         conf.setString("state.backend.type", state.equals("rocksdb") ? "rocksdb" : "hashmap");
+        // Jobs with large heap state (q23's unbounded three-way join keeps every event) pause
+        // for full GCs; in one JVM those pauses stall heartbeats too, and the default 50 s
+        // timeout then kills a job that would finish.
+        conf.setString("heartbeat.timeout", "300 s");
         return conf;
     }
 

@@ -82,7 +82,12 @@ final class NexmarkReport {
 
     private static String resultsColumn(NexmarkResults.QueryResult r) {
         switch (r.status()) {
-            case "ok": return r.check.stockChanges == 0 ? "match (empty: nothing compared)" : "match";
+            case "ok":
+                if (r.check.stockChanges == 0) {
+                    return "match (empty: nothing compared)";
+                }
+                List<String> ties = NexmarkQueries.TIE_BROKEN_COLUMNS.get(r.query);
+                return ties == null ? "match" : "match (tie-broken " + String.join(", ", ties) + " ignored)";
             case "FAILED": return "FAILED (results differ)";
             case "UNVERIFIED": return "UNVERIFIED (differ, but stock differs from itself too)";
             default: return "error: " + r.error;

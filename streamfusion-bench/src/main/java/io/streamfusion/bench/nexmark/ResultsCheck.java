@@ -51,11 +51,56 @@ final class ResultsCheck {
      * inserted stays as a negative count, so that it is a difference too.
      */
     static Map<String, Long> fold(List<Row> changelog) {
+        return fold(changelog, List.of());
+    }
+
+    /**
+     * As {@link #fold(List)}, with the named columns left out of every row. With an upsert
+     * {@code key}, +I/+U replace the row of their key and -D removes it; otherwise an update
+     * without UPDATE_BEFORE cannot be folded and is an error.
+     */
+    static Map<String, Long> fold(List<Row> changelog, List<String> ignored, List<String> key) {
+        if (!key.isEmpty()) {
+            Map<String, String> byKey = new TreeMap<>();
+            for (Row row : changelog) {
+                StringBuilder k = new StringBuilder();
+                for (String column : key) {
+                    k.append(row.getField(column)).append('|');
+                }
+                if (row.getKind() == RowKind.DELETE) {
+                    byKey.remove(k.toString());
+                } else if (row.getKind() != RowKind.UPDATE_BEFORE) {
+                    byKey.put(k.toString(), project(row, ignored));
+                }
+            }
+            Map<String, Long> state = new TreeMap<>();
+            byKey.values().forEach(r -> state.merge(r, 1L, Long::sum));
+            return state;
+        }
+        long updatesAfter = changelog.stream().filter(r -> r.getKind() == RowKind.UPDATE_AFTER).count();
+        long updatesBefore = changelog.stream().filter(r -> r.getKind() == RowKind.UPDATE_BEFORE).count();
+        if (updatesAfter > updatesBefore) {
+            throw new IllegalStateException(
+                    "an upsert changelog (" + updatesAfter + " +U, " + updatesBefore
+                            + " -U) cannot be folded without its key: add the query to NexmarkQueries.UPSERT_KEYS");
+        }
+        return fold(changelog, ignored);
+    }
+
+    private static String project(Row row, List<String> ignored) {
+        Row fields = Row.copy(row);
+        fields.setKind(RowKind.INSERT);
+        for (String column : ignored) {
+            fields.setField(column, null);
+        }
+        return fields.toString();
+    }
+
+    /** As {@link #fold(List)}, with the named columns left out of every row. */
+    static Map<String, Long> fold(List<Row> changelog, List<String> ignored) {
         Map<String, Long> state = new TreeMap<>();
         for (Row row : changelog) {
-            Row fields = Row.copy(row);
-            fields.setKind(RowKind.INSERT);
-            String key = fields.toString();
+            String key = project(row, ignored);
             long delta =
                     row.getKind() == RowKind.INSERT || row.getKind() == RowKind.UPDATE_AFTER ? 1 : -1;
             long count = state.getOrDefault(key, 0L) + delta;
@@ -69,8 +114,21 @@ final class ResultsCheck {
     }
 
     static Comparison compare(List<Row> stock, List<Row> nativeRows) {
-        Map<String, Long> expected = fold(stock);
-        Map<String, Long> actual = fold(nativeRows);
+        return compare(stock, nativeRows, List.of(), List.of());
+    }
+
+    static Comparison compare(List<Row> stock, List<Row> nativeRows, List<String> ignored) {
+        return compare(stock, nativeRows, ignored, List.of());
+    }
+
+    /**
+     * Compares with the {@code ignored} columns left out (NexmarkQueries.TIE_BROKEN_COLUMNS),
+     * folding by the upsert {@code key} when there is one (NexmarkQueries.UPSERT_KEYS).
+     */
+    static Comparison compare(
+            List<Row> stock, List<Row> nativeRows, List<String> ignored, List<String> key) {
+        Map<String, Long> expected = fold(stock, ignored, key);
+        Map<String, Long> actual = fold(nativeRows, ignored, key);
         List<String> differences = new ArrayList<>();
         Map<String, Long> union = new TreeMap<>(expected);
         actual.forEach(union::putIfAbsent);

@@ -19,6 +19,9 @@ public final class NativeLib {
 
     public static native String version();
 
+    /** The native function registry: one line per function, "name TAB signature TAB doc". */
+    public static native String listFunctions();
+
     /** Bytes held by every native memory pool of this process. */
     public static native long globalMemoryBytes();
 

@@ -1,0 +1,82 @@
+#pragma once
+
+// java.util.regex semantics on PCRE2. Flink's regular-expression functions compile their
+// pattern with java.util.regex.Pattern (default flags) and match it against a Java String.
+// JavaRegex accepts a Java pattern only when it can guarantee identical results with PCRE2
+// (8-bit, UTF mode, on the text as Java sees it, see java_string.h): the pattern is parsed with
+// Java's syntax and rewritten into an explicit PCRE2 pattern (every class as explicit code point
+// ranges with Java's ASCII-only \d \w \s and ASCII-only (?i); '.' and '$' with Java's line
+// terminators). Anything else is refused with a reason:
+//   * code points outside the BMP or surrogates in the pattern, Unicode properties (\p, \P
+//     other than Java's US-ASCII POSIX classes such as \p{Alpha}, and those under (?i)),
+//     word boundaries (\b, \B: their definition changed in JDK 19), named groups, lookbehind
+//     other than of fixed-length BMP-only atoms (literals, classes without supplementary code
+//     points, {n}), nested lookarounds,
+//     \G \Q \R \X \h \v \c \k, class unions and intersections ([a[b]], &&), flags other than
+//     (?i) and (?s), backreferences under (?i), quantifiers on groups that can match empty.
+//   Java matches on UTF-16 chars: with these refused, every atom consumes whole code points and
+//   a match attempt that starts inside a surrogate pair can succeed only where the attempt at
+//   the pair's start succeeded already, so code point matching finds the same matches.
+//   * patterns that are not valid Java (Flink raises or returns NULL for them; we refuse).
+// Backtracking is bounded by PCRE2's match limits: where Java would run for very long or
+// overflow its stack, matching fails with a clear error instead.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamfusion/common/status.h"
+
+namespace streamfusion::functions {
+
+// The PCRE2 rewrite of a Java pattern.
+struct TranslatedRegex {
+  std::string pcre2;            // pattern for pcre2_compile (PCRE2_UTF)
+  int32_t groups = 0;           // capturing groups
+  bool can_match_empty = true;  // whether a match may be empty (conservative: true if unsure)
+};
+
+// Translates Java pattern `java` (UTF-8); Unsupported("<why>") when the pattern is refused.
+Result<TranslatedRegex> TranslateJavaRegex(std::string_view java);
+
+// A compiled Java pattern. Not thread-safe (owns its match data): one per expression.
+class JavaRegex {
+ public:
+  ~JavaRegex();
+  JavaRegex(const JavaRegex&) = delete;
+  JavaRegex& operator=(const JavaRegex&) = delete;
+
+  // Compiles `java`; Unsupported when refused (see above).
+  static Result<std::unique_ptr<JavaRegex>> Make(std::string_view java);
+  // Compiles `java` to match the whole text (Pattern.matches / Matcher.matches()).
+  static Result<std::unique_ptr<JavaRegex>> MakeFullMatch(std::string_view java);
+
+  // Matcher.find() from byte offset `start` of well-formed UTF-8 `text` (a code point boundary).
+  // True when found; then Group(i) is the i-th group's byte range. A UserError when the
+  // backtracking limits are exceeded.
+  Result<bool> Find(std::string_view text, size_t start);
+
+  int32_t groups() const { return groups_; }
+  bool can_match_empty() const { return can_match_empty_; }
+  // Byte offsets [begin, end) of group `i` (0 = whole match) of the last successful Find, or
+  // begin = end = npos when the group did not participate.
+  size_t GroupBegin(int32_t i) const;
+  size_t GroupEnd(int32_t i) const;
+
+ private:
+  JavaRegex() = default;
+  static Result<std::unique_ptr<JavaRegex>> Compile(std::string_view java, bool full_match);
+
+  std::string java_;
+  void* code_ = nullptr;           // pcre2_code_8*
+  void* match_data_ = nullptr;     // pcre2_match_data_8*
+  void* match_context_ = nullptr;  // pcre2_match_context_8*
+  void* jit_stack_ = nullptr;      // pcre2_jit_stack_8*
+  const size_t* ovector_ = nullptr;
+  int32_t groups_ = 0;
+  bool can_match_empty_ = true;
+};
+
+}  // namespace streamfusion::functions

@@ -1,0 +1,43 @@
+package io.streamfusion.tests.fuzz;
+
+import io.streamfusion.tests.ParityHarness;
+
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fixed-seed portion of the differential expression fuzzer run by {@code ./sf test}
+ * (2,000 expressions); {@code ./sf fuzz --expressions N --seed S} runs it with other settings
+ * through the system properties fuzz.expressions and fuzz.seed.
+ */
+class ExpressionFuzzTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+
+    @Test
+    void nativeExpressionsMatchStockFlink() throws IOException {
+        int count = Integer.getInteger("fuzz.expressions", 2000);
+        long seed = Long.getLong("fuzz.seed", 20261130L);
+        ExpressionFuzzer fuzzer = new ExpressionFuzzer(seed, 40, 48, System.out);
+        fuzzer.run(count);
+        String summary = fuzzer.summary();
+        Path report = Path.of(System.getProperty("fuzz.report", "target/fuzz-report.txt"));
+        Files.createDirectories(report.toAbsolutePath().getParent());
+        Files.writeString(report, summary + "\n");
+        System.out.println(summary);
+        assertTrue(fuzzer.mismatches.isEmpty(), summary);
+        // Most generated expressions must really run natively, or the fuzzer proves little.
+        assertTrue(
+                fuzzer.compared * 2 >= fuzzer.expressions - fuzzer.unplannable,
+                "only " + fuzzer.compared + " of " + fuzzer.expressions + " expressions ran natively\n" + summary);
+    }
+}
