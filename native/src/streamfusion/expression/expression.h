@@ -33,10 +33,14 @@ struct Selection {
   }
 };
 
+class UdfCaller;  // udf_call.h
+
 struct CompileContext {
   const type::RowType& input_type;
   const plan::SessionOptions& session;
   arrow::MemoryPool* pool;
+  // Calls user-defined functions in the JVM; null when the plan is only validated or tested.
+  UdfCaller* udf_caller = nullptr;
 };
 
 class Expression {

@@ -45,6 +45,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
     RegisterRegexFunctions(r);
     RegisterCastFunctions(r);
     RegisterTemporalFunctions(r);
+    RegisterUdfFunctions(r);
     return r;
   }();
   return registry;

@@ -68,6 +68,7 @@ void RegisterMathFunctions(FunctionRegistry& registry);  // functions/math_funct
 void RegisterRegexFunctions(FunctionRegistry& registry);  // functions/regex_functions.cc
 void RegisterCastFunctions(FunctionRegistry& registry);  // cast.cc
 void RegisterTemporalFunctions(FunctionRegistry& registry);  // functions/temporal_functions.cc
+void RegisterUdfFunctions(FunctionRegistry& registry);  // udf_call.cc
 
 // Compiles a call through the registry (used by Compile).
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,

@@ -11,6 +11,7 @@
 
 #include <jni.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/expression/function_registry.h"
+#include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
@@ -39,8 +41,149 @@ constexpr jint kKindOutOfMemory = 2;
 jclass g_native_exception = nullptr;
 jmethodID g_native_exception_ctor = nullptr;
 
+// A pinned view of a Java primitive array, released on scope exit. No JNI call may happen
+// while it is alive (GetPrimitiveArrayCritical rules), so callers copy out and release first.
+class CriticalArray {
+ public:
+  CriticalArray(JNIEnv* env, jarray array) : env_(env), array_(array) {
+    data_ = array ? env->GetPrimitiveArrayCritical(array, nullptr) : nullptr;
+  }
+  ~CriticalArray() { Release(); }
+  void Release() {
+    if (data_ != nullptr) env_->ReleasePrimitiveArrayCritical(array_, data_, JNI_ABORT);
+    data_ = nullptr;
+  }
+  void* data() const { return data_; }
+
+ private:
+  JNIEnv* env_;
+  jarray array_;
+  void* data_;
+};
+
+// Calls a pipeline's user-defined functions through its Java UdfBridge object:
+//   byte[] invoke(int udf, byte[] argumentRows, int[] argumentOffsets, int numRows,
+//                 int[] resultOffsets)
+// The JNIEnv is the one of the task thread that is inside processRows/processArrow (set for the
+// duration of that call by EnvScope); a UDF is never called from any other thread.
+class JvmUdfCaller final : public expression::UdfCaller {
+ public:
+  static Result<std::unique_ptr<JvmUdfCaller>> Make(JNIEnv* env, jobject bridge) {
+    std::unique_ptr<JvmUdfCaller> caller(new JvmUdfCaller());
+    jclass type = env->GetObjectClass(bridge);
+    caller->invoke_ = env->GetMethodID(type, "invoke", "(I[B[II[I)[B");
+    env->DeleteLocalRef(type);
+    if (caller->invoke_ == nullptr) {
+      env->ExceptionClear();
+      return InternalError(
+          "The UDF bridge object has no method byte[] invoke(int, byte[], int[], int, int[])");
+    }
+    caller->bridge_ = env->NewGlobalRef(bridge);
+    return caller;
+  }
+
+  void Release(JNIEnv* env) {
+    for (ReusedArray* reused : {&rows_, &offsets_, &result_offsets_}) {
+      if (reused->array != nullptr) env->DeleteGlobalRef(reused->array);
+      *reused = ReusedArray{};
+    }
+    if (bridge_ != nullptr) env->DeleteGlobalRef(bridge_);
+    bridge_ = nullptr;
+  }
+
+  // Makes `env` the thread's JNIEnv for UDF calls while alive.
+  class EnvScope {
+   public:
+    EnvScope(JvmUdfCaller* caller, JNIEnv* env) : caller_(caller) {
+      if (caller_ != nullptr) caller_->env_ = env;
+    }
+    ~EnvScope() {
+      if (caller_ != nullptr) caller_->env_ = nullptr;
+    }
+
+   private:
+    JvmUdfCaller* caller_;
+  };
+
+  Status Call(int32_t udf_index, const batch::BinaryRowBuffer& arguments,
+              const ResultConsumer& consume) override {
+    JNIEnv* env = env_;
+    if (env == nullptr || bridge_ == nullptr) {
+      return InternalError("UDF #", udf_index, " called outside a pipeline call");
+    }
+    const jint n = arguments.num_rows();
+    const auto bytes = static_cast<jsize>(arguments.bytes.size());
+    // The Java arrays are kept between calls and grow as needed (the JVM side reads only the
+    // first n + 1 offsets and the bytes they cover).
+    if (!Reserve(env, &rows_, bytes, /*is_bytes=*/true) ||
+        !Reserve(env, &offsets_, n + 1, /*is_bytes=*/false) ||
+        !Reserve(env, &result_offsets_, n + 1, /*is_bytes=*/false)) {
+      env->ExceptionClear();
+      return Status::OutOfMemory("Cannot allocate the Java arrays of a UDF call of ", n, " rows");
+    }
+    auto rows = static_cast<jbyteArray>(rows_.array);
+    auto offsets = static_cast<jintArray>(offsets_.array);
+    auto result_offsets = static_cast<jintArray>(result_offsets_.array);
+    env->SetByteArrayRegion(rows, 0, bytes, reinterpret_cast<const jbyte*>(arguments.bytes.data()));
+    env->SetIntArrayRegion(offsets, 0, n + 1,
+                           reinterpret_cast<const jint*>(arguments.offsets.data()));
+    auto results = static_cast<jbyteArray>(
+        env->CallObjectMethod(bridge_, invoke_, udf_index, rows, offsets, n, result_offsets));
+    Status status;
+    if (env->ExceptionCheck() || results == nullptr) {
+      // UdfBridge keeps the function's exception and rethrows it when this status reaches Java;
+      // an exception still pending here (e.g. an Error the bridge could not catch) is left
+      // pending and wins over the NativeException (ThrowNative keeps the first exception).
+      status = Status::Cancelled("User-defined function #", udf_index, " failed");
+    } else {
+      const jsize capacity = env->GetArrayLength(results);
+      CriticalArray data(env, results);
+      CriticalArray ends(env, result_offsets);
+      const auto* offs = static_cast<const int32_t*>(ends.data());
+      if (offs[0] < 0 || offs[n] > capacity) {
+        status = InternalError("UDF results exceed their array: ", offs[n]);
+      } else {
+        status = consume(static_cast<const uint8_t*>(data.data()), offs, n);
+      }
+    }
+    if (results != nullptr) env->DeleteLocalRef(results);
+    return status;
+  }
+
+ private:
+  // A Java array held across calls (global reference) and its length.
+  struct ReusedArray {
+    jarray array = nullptr;
+    jsize length = 0;
+  };
+
+  JvmUdfCaller() = default;
+
+  // Makes `reused` hold at least `needed` elements; false when the JVM is out of memory.
+  static bool Reserve(JNIEnv* env, ReusedArray* reused, jsize needed, bool is_bytes) {
+    if (reused->array != nullptr && reused->length >= needed) return true;
+    const jsize length = std::max<jsize>(needed, reused->length + reused->length / 2);
+    jarray local = is_bytes ? static_cast<jarray>(env->NewByteArray(length))
+                            : static_cast<jarray>(env->NewIntArray(length));
+    if (local == nullptr) return false;
+    if (reused->array != nullptr) env->DeleteGlobalRef(reused->array);
+    reused->array = static_cast<jarray>(env->NewGlobalRef(local));
+    env->DeleteLocalRef(local);
+    reused->length = length;
+    return reused->array != nullptr;
+  }
+
+  ReusedArray rows_;
+  ReusedArray offsets_;
+  ReusedArray result_offsets_;
+  jobject bridge_ = nullptr;
+  jmethodID invoke_ = nullptr;
+  JNIEnv* env_ = nullptr;
+};
+
 // The native side of one NativePipeline Java object.
 struct PipelineHandle {
+  std::unique_ptr<JvmUdfCaller> udfs;  // null when the plan has no UDF
   std::unique_ptr<plan::Pipeline> pipeline;
   std::shared_ptr<arrow::Schema> input_schema;
   batch::BinaryRowBuffer output;
@@ -92,26 +235,6 @@ Result<PipelineHandle*> CheckedHandle(jlong handle) {
   if (handle == 0) return InternalError("Native pipeline used after close");
   return FromHandle(handle);
 }
-
-// A pinned view of a Java primitive array, released on scope exit. No JNI call may happen
-// while it is alive (GetPrimitiveArrayCritical rules), so callers copy out and release first.
-class CriticalArray {
- public:
-  CriticalArray(JNIEnv* env, jarray array) : env_(env), array_(array) {
-    data_ = array ? env->GetPrimitiveArrayCritical(array, nullptr) : nullptr;
-  }
-  ~CriticalArray() { Release(); }
-  void Release() {
-    if (data_ != nullptr) env_->ReleasePrimitiveArrayCritical(array_, data_, JNI_ABORT);
-    data_ = nullptr;
-  }
-  void* data() const { return data_; }
-
- private:
-  JNIEnv* env_;
-  jarray array_;
-  void* data_;
-};
 
 // Runtime.version().feature() of this JVM, or 0 when it cannot be read. Flink's generated code
 // runs here, so results that depend on the JDK (Double.toString digits) follow this JVM, not the
@@ -182,7 +305,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryB
 }
 
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipeline(
-    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes, jobject udf_bridge) {
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     jsize length = env->GetArrayLength(plan_bytes);
     std::string bytes(static_cast<size_t>(length), '\0');
@@ -191,7 +314,13 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipelin
     if (!plan.ParseFromString(bytes)) return InternalError("Cannot parse the native plan");
     plan.mutable_session()->set_java_feature_version(RunningJavaFeatureVersion(env));
     auto handle = std::make_unique<PipelineHandle>();
-    SF_ASSIGN_OR_RAISE(handle->pipeline, plan::Pipeline::Make(plan, memory_budget_bytes));
+    if (plan.udfs_size() > 0) {
+      if (udf_bridge == nullptr) return InternalError("The plan calls UDFs but has no UDF bridge");
+      SF_ASSIGN_OR_RAISE(handle->udfs, JvmUdfCaller::Make(env, udf_bridge));
+    }
+    auto made = plan::Pipeline::Make(plan, memory_budget_bytes, handle->udfs.get());
+    if (!made.ok() && handle->udfs) handle->udfs->Release(env);
+    SF_ASSIGN_OR_RAISE(handle->pipeline, std::move(made));
     handle->input_schema = type::ToArrowSchema(handle->pipeline->input_type());
     return reinterpret_cast<jlong>(handle.release());
   });
@@ -238,6 +367,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
       row_data.Release();
       SF_ASSIGN_OR_RAISE(input, std::move(decoded));
     }
+    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     input.reset();
     SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
@@ -290,6 +420,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processArrow(
       return InternalError("processArrow: batch schema ", input->schema()->ToString(),
                            " differs from the plan's input ", h->input_schema->ToString());
     }
+    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     SF_RETURN_NOT_OK(arrow::ExportRecordBatch(*output, reinterpret_cast<ArrowArray*>(out_array),
                                               reinterpret_cast<ArrowSchema*>(out_schema)));
@@ -309,7 +440,9 @@ Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemoryBytes(JNIEnv* env, jcla
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(JNIEnv* env, jclass,
                                                                                 jlong handle) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
-    delete FromHandle(handle);
+    PipelineHandle* h = FromHandle(handle);
+    if (h != nullptr && h->udfs) h->udfs->Release(env);
+    delete h;
     return true;
   });
 }

@@ -4,7 +4,8 @@
 
 namespace streamfusion::plan {
 
-Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memory_budget_bytes) {
+Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memory_budget_bytes,
+                                                 expression::UdfCaller* udf_caller) {
   std::unique_ptr<Pipeline> pipeline(new Pipeline());
   pipeline->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
   SF_ASSIGN_OR_RAISE(pipeline->input_type_, type::FromProto(plan.input_type()));
@@ -14,7 +15,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
       case Operator::kCalc: {
         SF_ASSIGN_OR_RAISE(auto calc,
                            operators::CalcOperator::Make(op.calc(), *current, plan.session(),
-                                                         pipeline->pool_.get()));
+                                                         pipeline->pool_.get(), udf_caller));
         pipeline->operators_.push_back(std::move(calc));
         break;
       }

@@ -7,6 +7,7 @@
 
 #include "arrow/record_batch.h"
 #include "streamfusion/common/status.h"
+#include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/operator.h"
 #include "streamfusion/plan.pb.h"
@@ -17,7 +18,10 @@ namespace streamfusion::plan {
 class Pipeline {
  public:
   // Compiles every operator of `plan` once. `memory_budget_bytes` <= 0 means unbounded.
-  static Result<std::unique_ptr<Pipeline>> Make(const Plan& plan, int64_t memory_budget_bytes);
+  // `udf_caller` runs the plan's user-defined functions (Plan.udfs) in the JVM; it may be null
+  // when the plan is only validated.
+  static Result<std::unique_ptr<Pipeline>> Make(const Plan& plan, int64_t memory_budget_bytes,
+                                                expression::UdfCaller* udf_caller = nullptr);
 
   // Runs one batch (schema type::ToArrowSchema(input_type())) through all operators. The
   // result has schema type::ToArrowSchema(output_type()) and may have zero rows.

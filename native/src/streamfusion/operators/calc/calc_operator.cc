@@ -7,10 +7,11 @@ namespace streamfusion::operators {
 Result<std::unique_ptr<CalcOperator>> CalcOperator::Make(const plan::CalcNode& node,
                                                          const type::RowType& input_type,
                                                          const plan::SessionOptions& session,
-                                                         arrow::MemoryPool* pool) {
+                                                         arrow::MemoryPool* pool,
+                                                         expression::UdfCaller* udf_caller) {
   std::unique_ptr<CalcOperator> op(new CalcOperator());
   op->pool_ = pool;
-  expression::CompileContext ctx{input_type, session, pool};
+  expression::CompileContext ctx{input_type, session, pool, udf_caller};
   if (node.has_condition()) {
     SF_ASSIGN_OR_RAISE(op->condition_, expression::Compile(node.condition(), ctx));
     if (op->condition_->type().kind != type::TypeKind::kBoolean &&

@@ -18,7 +18,8 @@ class CalcOperator final : public Operator {
   static Result<std::unique_ptr<CalcOperator>> Make(const plan::CalcNode& node,
                                                     const type::RowType& input_type,
                                                     const plan::SessionOptions& session,
-                                                    arrow::MemoryPool* pool);
+                                                    arrow::MemoryPool* pool,
+                                                    expression::UdfCaller* udf_caller = nullptr);
 
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input) override;

@@ -1,5 +1,7 @@
 package io.streamfusion.bench;
 
+import io.streamfusion.bench.nexmark.CountChar;
+
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.config.StreamFusionOptions;
@@ -103,6 +105,8 @@ final class SideBySide {
             tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
         }
         tEnv.executeSql(query.sourceDdl.replace("{rows}", Long.toString(rows)));
+        // Nexmark q14's user-defined function, for custom SELECTs.
+        tEnv.createTemporarySystemFunction("count_char", CountChar.class);
         return tEnv;
     }
 

@@ -4,6 +4,7 @@ import io.streamfusion.plan.CalcNode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
+import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.planner.convert.RexConverter;
 import io.streamfusion.planner.convert.TypeConverter;
 import io.streamfusion.planner.convert.UnsupportedNativeException;
@@ -160,11 +161,12 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             List<RexNode> projection = readField(calc, "projection");
             RexNode condition = readField(calc, "condition");
             CalcNode.Builder node = CalcNode.newBuilder();
+            List<UdfDescriptor> udfs = new ArrayList<>();
             for (RexNode expr : projection) {
-                node.addProjections(RexConverter.convert(expr));
+                node.addProjections(RexConverter.convert(expr, udfs));
             }
             if (condition != null) {
-                node.setCondition(RexConverter.convert(condition));
+                node.setCondition(RexConverter.convert(condition, udfs));
             }
             Plan plan =
                     Plan.newBuilder()
@@ -175,6 +177,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                                             .setDescription(calc.getDescription())
                                             .setCalc(node))
                             .setSession(session())
+                            .addAllUdfs(udfs)
                             .build();
             byte[] bytes = plan.toByteArray();
             String refusal = NativeLib.validatePlan(bytes);

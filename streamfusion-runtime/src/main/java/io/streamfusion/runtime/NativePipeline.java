@@ -1,6 +1,7 @@
 package io.streamfusion.runtime;
 
 import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.udf.UdfBridge;
 
 import javax.annotation.Nullable;
 
@@ -9,7 +10,12 @@ public final class NativePipeline implements AutoCloseable {
     private long handle;
 
     public NativePipeline(byte[] plan, long memoryBudgetBytes) {
-        this.handle = NativeLib.createPipeline(plan, memoryBudgetBytes);
+        this(plan, memoryBudgetBytes, null);
+    }
+
+    /** A pipeline whose plan calls user-defined functions, which {@code udfs} runs. */
+    public NativePipeline(byte[] plan, long memoryBudgetBytes, @Nullable UdfBridge udfs) {
+        this.handle = NativeLib.createPipeline(plan, memoryBudgetBytes, udfs);
     }
 
     /** See {@link NativeLib#processRows}. */

@@ -8,6 +8,7 @@ import io.streamfusion.plan.Literal;
 import io.streamfusion.plan.Sarg;
 import io.streamfusion.plan.SargRange;
 import io.streamfusion.plan.TimestampValue;
+import io.streamfusion.plan.UdfDescriptor;
 
 import org.apache.flink.table.functions.BuiltInFunctionDefinition;
 import org.apache.flink.table.functions.FunctionDefinition;
@@ -37,6 +38,8 @@ import org.apache.calcite.util.TimestampString;
 import org.apache.flink.calcite.shaded.com.google.common.collect.BoundType;
 import org.apache.flink.calcite.shaded.com.google.common.collect.Range;
 
+import javax.annotation.Nullable;
+
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -49,7 +52,9 @@ import java.util.Map;
  * it in upper case (spaces as underscores, e.g. IS_DISTINCT_FROM). The native function registry
  * is the one list of what runs natively: it refuses unknown names and unsupported operand types
  * with a reason, which the planner shows as the fallback reason. User-defined functions are
- * never sent by name (a temporary system function may shadow a built-in name).
+ * never sent by name (a temporary system function may shadow a built-in name): a user-defined
+ * ScalarFunction becomes a call "UDF" of a descriptor in the plan's UDF list (see
+ * {@link UdfConverter}), which the native pipeline calls back in the JVM once per batch.
  */
 public final class RexConverter {
 
@@ -85,7 +90,17 @@ public final class RexConverter {
 
     private RexConverter() {}
 
+    /** Converts {@code node}; a call of a user-defined function is refused. */
     public static Expr convert(RexNode node) throws UnsupportedNativeException {
+        return convert(node, null);
+    }
+
+    /**
+     * Converts {@code node}; calls of user-defined scalar functions add their descriptors to
+     * {@code udfs} (the plan's UDF list), or are refused when it is null.
+     */
+    public static Expr convert(RexNode node, @Nullable List<UdfDescriptor> udfs)
+            throws UnsupportedNativeException {
         if (node instanceof RexLiteral
                 && ((RexLiteral) node).getTypeName() == SqlTypeName.SYMBOL) {
             // A flag operand (TimeUnitRange of EXTRACT/FLOOR, TRIM's BOTH/LEADING/TRAILING...).
@@ -109,18 +124,19 @@ public final class RexConverter {
             RexFieldAccess access = (RexFieldAccess) node;
             return expr.setFieldAccess(
                             FieldAccess.newBuilder()
-                                    .setInput(convert(access.getReferenceExpr()))
+                                    .setInput(convert(access.getReferenceExpr(), udfs))
                                     .setFieldIndex(access.getField().getIndex()))
                     .build();
         }
         if (node instanceof RexCall) {
-            return expr.setCall(call((RexCall) node)).build();
+            return expr.setCall(call((RexCall) node, udfs)).build();
         }
         throw new UnsupportedNativeException(
                 "expression " + node + " (" + node.getClass().getSimpleName() + ") is not supported natively");
     }
 
-    private static Call call(RexCall call) throws UnsupportedNativeException {
+    private static Call call(RexCall call, @Nullable List<UdfDescriptor> udfs)
+            throws UnsupportedNativeException {
         SqlKind kind = call.getKind();
         String name = CALLS.get(kind);
         List<RexNode> operands = call.getOperands();
@@ -139,6 +155,13 @@ public final class RexConverter {
             // FLOOR/CEIL(datetime TO unit): a different function from numeric FLOOR/CEIL.
             name = kind == SqlKind.FLOOR ? "FLOOR_DATETIME" : "CEIL_DATETIME";
         }
+        if (name == null && udfs != null && UdfConverter.isUserDefined(call)) {
+            Call.Builder udf = Call.newBuilder().setFunction("UDF");
+            for (RexNode operand : operands) {
+                udf.addOperands(convert(operand, udfs));
+            }
+            return udf.setUdfIndex(UdfConverter.register(call, udfs)).build();
+        }
         if (name == null) {
             throw new UnsupportedNativeException(
                     "function " + call.getOperator().getName() + " is not supported natively");
@@ -146,16 +169,16 @@ public final class RexConverter {
         if (kind == SqlKind.SEARCH) {
             return Call.newBuilder()
                     .setFunction(name)
-                    .addOperands(convert(operands.get(0)))
+                    .addOperands(convert(operands.get(0), udfs))
                     .setSarg(sarg((RexLiteral) operands.get(1)))
                     .build();
         }
         if ((kind == SqlKind.AND || kind == SqlKind.OR) && operands.size() > 2) {
             // Calcite flattens AND/OR; Flink evaluates them left to right with short-circuit,
             // which is what a left-deep chain of binary calls reproduces.
-            Expr left = convert(operands.get(0));
+            Expr left = convert(operands.get(0), udfs);
             for (int i = 1; i < operands.size(); i++) {
-                Expr right = convert(operands.get(i));
+                Expr right = convert(operands.get(i), udfs);
                 left =
                         Expr.newBuilder()
                                 .setType(TypeConverter.toProto(FlinkTypeFactory.toLogicalType(call.getType())))
@@ -178,7 +201,7 @@ public final class RexConverter {
         }
         Call.Builder b = Call.newBuilder().setFunction(name);
         for (RexNode operand : operands) {
-            b.addOperands(convert(operand));
+            b.addOperands(convert(operand, udfs));
         }
         return b.build();
     }

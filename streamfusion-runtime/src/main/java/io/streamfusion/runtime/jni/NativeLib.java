@@ -31,8 +31,13 @@ public final class NativeLib {
      */
     public static native String validatePlan(byte[] plan);
 
-    /** Compiles a serialized {@code streamfusion.plan.Plan}; returns the pipeline handle. */
-    public static native long createPipeline(byte[] plan, long memoryBudgetBytes);
+    /**
+     * Compiles a serialized {@code streamfusion.plan.Plan}; returns the pipeline handle. {@code
+     * udfBridge} (an {@link io.streamfusion.runtime.udf.UdfBridge}) runs the plan's user-defined
+     * functions; null when the plan has none.
+     */
+    public static native long createPipeline(
+            byte[] plan, long memoryBudgetBytes, @Nullable Object udfBridge);
 
     /**
      * Runs {@code numRows} BinaryRowData images ({@code rows[offsets[i] .. offsets[i+1])})

@@ -10,6 +10,7 @@ public final class NativeMetrics {
     private static final AtomicLong RECORDS_IN = new AtomicLong();
     private static final AtomicLong RECORDS_OUT = new AtomicLong();
     private static final AtomicLong BATCHES = new AtomicLong();
+    private static final AtomicLong UDF_CALLS = new AtomicLong();
 
     private NativeMetrics() {}
 
@@ -17,6 +18,15 @@ public final class NativeMetrics {
         RECORDS_IN.addAndGet(recordsIn);
         RECORDS_OUT.addAndGet(recordsOut);
         BATCHES.incrementAndGet();
+    }
+
+    /** One up-call from native code into a user-defined function (for a whole batch). */
+    public static void addUdfCall() {
+        UDF_CALLS.incrementAndGet();
+    }
+
+    public static long udfCalls() {
+        return UDF_CALLS.get();
     }
 
     public static long recordsIn() {
@@ -35,5 +45,6 @@ public final class NativeMetrics {
         RECORDS_IN.set(0);
         RECORDS_OUT.set(0);
         BATCHES.set(0);
+        UDF_CALLS.set(0);
     }
 }

@@ -1,9 +1,12 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.jni.NativeException;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 import io.streamfusion.runtime.transpose.RowImageEmitter;
+import io.streamfusion.runtime.udf.UdfBridge;
 
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -12,6 +15,7 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.runtime.operators.TableStreamOperator;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -23,6 +27,9 @@ import org.apache.flink.table.types.logical.RowType;
  * is full, before a watermark or watermark status is forwarded, before a checkpoint barrier
  * ({@link #prepareSnapshotPreBarrier}), at end of input, and when its oldest row has waited
  * {@code maxDelayMillis} of processing time, so no record is ever held back.
+ *
+ * <p>User-defined functions of the plan are instantiated, opened and closed here, as Flink's
+ * generated Calc does; the pipeline calls them back once per batch.
  */
 public class NativeIslandOperator extends TableStreamOperator<RowData>
         implements OneInputStreamOperator<RowData, RowData>, BoundedOneInput {
@@ -37,6 +44,7 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
     private final long memoryBudgetBytes;
 
     private transient NativePipeline pipeline;
+    private transient UdfBridge udfs;
     private transient RowImageBatch batch;
     private transient RowImageEmitter emitter;
     private transient StreamRecord<RowData> outRecord;
@@ -62,7 +70,12 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
     @Override
     public void open() throws Exception {
         super.open();
-        pipeline = new NativePipeline(plan, memoryBudgetBytes);
+        udfs = UdfBridge.forPlan(
+                Plan.parseFrom(plan), getRuntimeContext().getUserCodeClassLoader());
+        if (udfs != null) {
+            udfs.open(new FunctionContext(getRuntimeContext()));
+        }
+        pipeline = new NativePipeline(plan, memoryBudgetBytes, udfs);
         batch = new RowImageBatch(inputType, batchSize);
         emitter = new RowImageEmitter(outputArity);
         outRecord = new StreamRecord<>(null);
@@ -99,7 +112,23 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
         if (rows == 0) {
             return;
         }
-        long result = pipeline.processRows(batch.bytes(), batch.offsets(), rows);
+        long result;
+        try {
+            result = pipeline.processRows(batch.bytes(), batch.offsets(), rows);
+        } catch (NativeException e) {
+            Throwable failure = udfs == null ? null : udfs.takeFailure();
+            if (failure == null) {
+                throw e;
+            }
+            // The user-defined function's own exception, as Flink's generated code lets it out.
+            if (failure instanceof Exception) {
+                throw (Exception) failure;
+            }
+            if (failure instanceof Error) {
+                throw (Error) failure;
+            }
+            throw new RuntimeException(failure);
+        }
         int outRows = (int) result;
         int outBytes = (int) (result >>> 32);
         if (outRows > 0) {
@@ -175,6 +204,11 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
             if (pipeline != null) {
                 pipeline.close();
                 pipeline = null;
+            }
+            if (udfs != null) {
+                UdfBridge closing = udfs;
+                udfs = null;
+                closing.close();
             }
         }
     }
