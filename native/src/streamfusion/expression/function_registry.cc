@@ -44,6 +44,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
     RegisterRegexFunctions(r);
     RegisterCastFunctions(r);
     RegisterTemporalFunctions(r);
+    RegisterStringFunctions(r);
     return r;
   }();
   return registry;

@@ -67,6 +67,7 @@ void RegisterCoreFunctions(FunctionRegistry& registry);  // expression.cc
 void RegisterRegexFunctions(FunctionRegistry& registry);  // functions/regex_functions.cc
 void RegisterCastFunctions(FunctionRegistry& registry);  // cast.cc
 void RegisterTemporalFunctions(FunctionRegistry& registry);  // functions/temporal_functions.cc
+void RegisterStringFunctions(FunctionRegistry& registry);  // functions/string_functions.cc
 
 // Compiles a call through the registry (used by Compile).
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,
