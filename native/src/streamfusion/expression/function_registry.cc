@@ -46,6 +46,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
     RegisterCastFunctions(r);
     RegisterTemporalFunctions(r);
     RegisterUdfFunctions(r);
+    RegisterStringFunctions(r);
     return r;
   }();
   return registry;

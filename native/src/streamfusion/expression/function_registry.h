@@ -69,6 +69,7 @@ void RegisterRegexFunctions(FunctionRegistry& registry);  // functions/regex_fun
 void RegisterCastFunctions(FunctionRegistry& registry);  // cast.cc
 void RegisterTemporalFunctions(FunctionRegistry& registry);  // functions/temporal_functions.cc
 void RegisterUdfFunctions(FunctionRegistry& registry);  // udf_call.cc
+void RegisterStringFunctions(FunctionRegistry& registry);  // functions/string_functions.cc
 
 // Compiles a call through the registry (used by Compile).
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,

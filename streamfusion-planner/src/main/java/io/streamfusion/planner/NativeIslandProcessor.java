@@ -39,6 +39,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -195,6 +196,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                     .setLegacyCastBehaviour(
                             config.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR)
                                     .isEnabled())
+                    .setDefaultLocale(Locale.getDefault().toLanguageTag())
                     .build();
         }
     }
