@@ -227,25 +227,36 @@ int32_t ParseFraction(std::string_view v) {
 }  // namespace
 
 int32_t DaysFromCivil(int32_t year, int32_t month, int32_t day) {
-  const int64_t y = static_cast<int64_t>(year) - (month <= 2 ? 1 : 0);
+  return static_cast<int32_t>(DaysFromCivilWide(year, month, day));
+}
+
+int64_t DaysFromCivilWide(int64_t year, int32_t month, int32_t day) {
+  const int64_t y = year - (month <= 2 ? 1 : 0);
   const int64_t era = FloorDiv(y, 400);
   const int64_t yoe = y - era * 400;
   const int64_t mp = (month + 9) % 12;
   const int64_t doy = (153 * mp + 2) / 5 + day - 1;
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return static_cast<int32_t>(era * 146097 + doe - 719468);
+  return era * 146097 + doe - 719468;
 }
 
-CivilDate CivilFromDays(int32_t days) {
-  const int64_t z = static_cast<int64_t>(days) + 719468;
+void CivilFromDaysWide(int64_t days, int64_t* year, int32_t* month, int32_t* day) {
+  const int64_t z = days + 719468;
   const int64_t era = FloorDiv(z, 146097);
   const int64_t doe = z - era * 146097;
   const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
   const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
   const int64_t mp = (5 * doy + 2) / 153;
-  const int32_t d = static_cast<int32_t>(doy - (153 * mp + 2) / 5 + 1);
-  const int32_t m = static_cast<int32_t>(mp < 10 ? mp + 3 : mp - 9);
-  return {static_cast<int32_t>(yoe + era * 400 + (m <= 2 ? 1 : 0)), m, d};
+  *day = static_cast<int32_t>(doy - (153 * mp + 2) / 5 + 1);
+  *month = static_cast<int32_t>(mp < 10 ? mp + 3 : mp - 9);
+  *year = yoe + era * 400 + (*month <= 2 ? 1 : 0);
+}
+
+CivilDate CivilFromDays(int32_t days) {
+  int64_t year;
+  int32_t month, day;
+  CivilFromDaysWide(days, &year, &month, &day);
+  return {static_cast<int32_t>(year), month, day};
 }
 
 std::optional<TimeUnit> TimeUnitFromName(std::string_view name) {

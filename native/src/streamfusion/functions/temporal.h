@@ -49,8 +49,13 @@ struct CivilDate {
 
 // Proleptic Gregorian day number (days since 1970-01-01) of a date, valid for any year.
 int32_t DaysFromCivil(int32_t year, int32_t month, int32_t day);
+// The same without narrowing (years far beyond 9999).
+int64_t DaysFromCivilWide(int64_t year, int32_t month, int32_t day);
 // The date of a day number (proleptic Gregorian, the same as LocalDate.ofEpochDay).
 CivilDate CivilFromDays(int32_t days);
+// The same for any day number (proleptic Gregorian), with a 64-bit year: dates millions of years
+// away, as java.util.GregorianCalendar formats them.
+void CivilFromDaysWide(int64_t days, int64_t* year, int32_t* month, int32_t* day);
 
 // The time units of EXTRACT / FLOOR / CEIL (Calcite's TimeUnitRange start units).
 enum class TimeUnit {

@@ -667,10 +667,11 @@ class FromUnixtime final : public TemporalFunction {
     int64_t year, month, dom;
     constexpr int64_t kGregorianCutoverDay = -141427;  // 1582-10-15
     if (day >= kGregorianCutoverDay) {
-      const functions::CivilDate c = functions::CivilFromDays(static_cast<int32_t>(day));
-      year = c.year;
-      month = c.month;
-      dom = c.day;
+      // Millis far beyond year 9999 (seconds * 1000 may wrap, as in Java) need 64-bit days.
+      int32_t m, d;
+      functions::CivilFromDaysWide(day, &year, &m, &d);
+      month = m;
+      dom = d;
     } else {
       // Julian calendar from the julian day number.
       const int64_t c = day + functions::kEpochJulian + 32082;

@@ -145,6 +145,14 @@ TEST(TemporalFunctionsTest, FromUnixtimeUsesJulianCalendarBefore1582) {
             "[2024-02-29 07:30:15, 0001-01-02 19:00:00, null, 1969-12-31 18:59:59]");
 }
 
+// seconds * 1000 wraps like Java's long and lands ~179 million years ahead; Flink's
+// SimpleDateFormat prints that year in full (established by the expression fuzzer, seed 42).
+TEST(TemporalFunctionsTest, FromUnixtimeBeyondInt32Days) {
+  auto b = MakeBatch({BigInt()}, {Longs({8491153766255516575LL})});
+  EXPECT_EQ(ShowIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt())}), b, "America/New_York"),
+            "[179090633-03-23 15:27:11]");
+}
+
 TEST(TemporalFunctionsTest, ToTimestampAndToDateAreNullWhenUnparsable) {
   auto b = MakeBatch({VarChar()}, {Strings({"2024-2-9 1:2:3", "2023-02-31 24:00:00", "hello",
                                             std::nullopt, "2024-01-01T10:00"})});

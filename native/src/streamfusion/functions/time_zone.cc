@@ -176,9 +176,9 @@ bool TimeZone::ParsePosixRule(std::string_view s, TimeZone* zone) {
 }
 
 int64_t TimeZone::RuleTransition(const RuleDate& date, int32_t year, int32_t offset) {
-  int32_t day;  // days since epoch of the transition's local date
+  int64_t day;  // days since epoch of the transition's local date
   if (date.kind == 'M') {
-    const int32_t first = DaysFromCivil(year, date.month, 1);
+    const int64_t first = DaysFromCivilWide(year, date.month, 1);
     const int32_t first_weekday = static_cast<int32_t>(FloorMod(first + 4, 7));  // 0 = Sunday
     int32_t mday =
         1 + static_cast<int32_t>(FloorMod(date.weekday - first_weekday, 7)) + (date.week - 1) * 7;
@@ -187,17 +187,21 @@ int64_t TimeZone::RuleTransition(const RuleDate& date, int32_t year, int32_t off
     day = first + mday - 1;
   } else if (date.kind == 'J') {
     const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    day = DaysFromCivil(year, 1, 1) + date.day - 1 + (leap && date.day >= 60 ? 1 : 0);
+    day = DaysFromCivilWide(year, 1, 1) + date.day - 1 + (leap && date.day >= 60 ? 1 : 0);
   } else {
-    day = DaysFromCivil(year, 1, 1) + date.day;
+    day = DaysFromCivilWide(year, 1, 1) + date.day;
   }
-  return static_cast<int64_t>(day) * 86400 + date.time - offset;
+  return day * 86400 + date.time - offset;
 }
 
 int32_t TimeZone::RuleOffsetAt(int64_t t) const {
   if (!has_dst_) return std_offset_;
   const int64_t local_days = FloorDiv(t + std_offset_, 86400);
-  const int32_t year = CivilFromDays(static_cast<int32_t>(local_days)).year;
+  // 64-bit days: instants up to Long.MAX_VALUE millis (~292 million years) keep their year.
+  int64_t wide_year;
+  int32_t month, day;
+  CivilFromDaysWide(local_days, &wide_year, &month, &day);
+  const int32_t year = static_cast<int32_t>(wide_year);
   // Check this year's and the neighbouring years' transitions (rule times may cross a year end).
   int32_t offset = std_offset_;
   int64_t latest = INT64_MIN;
