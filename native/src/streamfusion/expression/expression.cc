@@ -292,9 +292,12 @@ class Conditional final : public Expression {
         results.push_back(value);
         assign(c, static_cast<int32_t>(k));
       } else {
-        // ELSE branch, or a COALESCE operand: evaluated on all pending rows; a COALESCE operand
-        // takes the rows where it is not NULL (the last one takes all).
-        SF_ASSIGN_OR_RAISE(auto value, values_[k]->Evaluate(input, Selection{p, n}));
+        // ELSE branch: evaluated on all pending rows. A COALESCE operand takes the rows where it
+        // is not NULL (the last one takes all), but is evaluated on every selected row: Flink 2's
+        // COALESCE is a runtime function (CoalesceFunction) whose arguments are all computed
+        // before the call, so an operand raises an error even where an earlier one is not NULL.
+        SF_ASSIGN_OR_RAISE(auto value,
+                           values_[k]->Evaluate(input, coalesce_ ? selection : Selection{p, n}));
         results.push_back(value);
         BufferPtr keep;
         const uint8_t* valid = nullptr;
@@ -658,7 +661,8 @@ void RegisterCoreFunctions(FunctionRegistry& r) {
   r.Add({"CASE", "CASE WHEN c THEN v ... ELSE e END",
          "First branch whose condition is TRUE; branches evaluated lazily", CompileCase});
   r.Add({"COALESCE", "COALESCE(a, b, ...)",
-         "First non-NULL operand; later operands evaluated lazily", CompileCoalesce});
+         "First non-NULL operand; every operand evaluated (Flink's CoalesceFunction)",
+         CompileCoalesce});
   r.Add({"CAST", "CAST(a AS type)", "Flink 2.x cast rules for the supported type pairs",
          CompileCast});
   r.Add({"SEARCH", "SEARCH(a, sarg) -> BOOLEAN",

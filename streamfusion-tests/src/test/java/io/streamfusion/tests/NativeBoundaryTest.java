@@ -109,6 +109,19 @@ class NativeBoundaryTest {
     }
 
     @Test
+    void coalesceComputesEveryOperandLikeFlink() {
+        // Flink 2's COALESCE is a runtime function: CAST(s AS DOUBLE) is computed for row 0
+        // (s = 'hello') although i32 is not NULL there, and fails the job on both engines.
+        String sql = "SELECT id, COALESCE(CAST(i32 AS DOUBLE), CAST(s AS DOUBLE)) FROM t WHERE id = 0";
+        String message = "java.lang.NumberFormatException: For input string: \"hello\"";
+        ParityHarness harness = new ParityHarness();
+        assertThatThrownBy(() -> ParityHarness.run(harness.stock(), sql)).hasStackTraceContaining(message);
+        assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), sql))
+                .hasStackTraceContaining(message)
+                .hasStackTraceContaining("USER_ERROR");
+    }
+
+    @Test
     void castOfNonNumericStringFailsLikeFlink() {
         // Row 0 holds s = 'hello': Double.parseDouble's message, then Flink's toDecimal "Overflow.".
         String toDouble = "SELECT id, CAST(s AS DOUBLE) FROM t";
