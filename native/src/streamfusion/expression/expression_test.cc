@@ -322,9 +322,11 @@ TEST(CastTest, StringToDecimal) {
 
 TEST(CastTest, UnsupportedPairsAreRefused) {
   auto b = MakeBatch({kDbl}, {Doubles({1.0})});
-  auto r = Eval(Call("CAST", VarChar(), {Ref(0, kDbl)}), b);
-  EXPECT_TRUE(r.status().IsNotImplemented());
-  EXPECT_TRUE(Eval(Call("CAST", Dec(10, 2), {Ref(0, kDbl)}), b).status().IsNotImplemented());
+  // On a JVM of unknown version, Double.toString's digits are unknown.
+  plan::SessionOptions unknown_jvm;
+  CompileContext ctx{b.row_type, unknown_jvm, arrow::default_memory_pool()};
+  EXPECT_TRUE(Compile(Call("CAST", VarChar(), {Ref(0, kDbl)}), ctx).status().IsNotImplemented());
+  EXPECT_TRUE(Compile(Call("CAST", Dec(10, 2), {Ref(0, kDbl)}), ctx).status().IsNotImplemented());
   auto ts = T(plan::DataType::TIMESTAMP, 3);
   EXPECT_TRUE(Eval(Call("CAST", Double(), {NullLit(ts)}), b).status().IsNotImplemented());
   auto unknown = Eval(Call("SOUNDEX", VarChar(), {StrLit("x")}), b);

@@ -14,6 +14,20 @@ namespace streamfusion::expression {
 
 namespace {
 
+// The local date-time of TimestampData.toLocalDateTime(), as epoch millis: its epoch day is an
+// int ((int) (millis / MILLIS_PER_DAY), then one less for a negative remainder), so millis
+// beyond +-5.8 million years wrap there exactly as in Java (found by the fuzzer).
+int64_t JavaLocalDateTimeMillis(int64_t millis) {
+  constexpr int64_t kDay = 86400000;
+  int64_t time = millis % kDay;
+  uint32_t date = static_cast<uint32_t>(static_cast<uint64_t>(millis / kDay));
+  if (time < 0) {
+    --date;
+    time += kDay;
+  }
+  return static_cast<int64_t>(static_cast<int32_t>(date)) * kDay + time;
+}
+
 using functions::TimestampValue;
 using type::LogicalType;
 using type::TypeKind;
@@ -127,7 +141,7 @@ class TemporalCast final : public Expression {
                        [&](int64_t i, TimestampWriter& w) {
                          TimestampValue v = ts[i];
                          if (kind_ == TemporalCastKind::kTimestampToLtz) {
-                           v.millis = zone_->LocalToEpochMillis(v.millis);
+                           v.millis = zone_->LocalToEpochMillis(JavaLocalDateTimeMillis(v.millis));
                          } else if (kind_ == TemporalCastKind::kLtzToTimestamp) {
                            v.millis = Local(v.millis);
                          }

@@ -190,8 +190,18 @@ inline TestBatch MakeBatch(const std::vector<plan::DataType>& types,
   return out;
 }
 
+// The session of the tests: expected values were established on OpenJDK 17.
+inline const plan::SessionOptions& TestSession() {
+  static const plan::SessionOptions session = [] {
+    plan::SessionOptions s;
+    s.set_java_feature_version(17);
+    return s;
+  }();
+  return session;
+}
+
 inline Result<std::shared_ptr<arrow::Array>> Eval(const plan::Expr& expr, const TestBatch& batch) {
-  static const plan::SessionOptions session;
+  const plan::SessionOptions& session = TestSession();
   CompileContext ctx{batch.row_type, session, arrow::default_memory_pool()};
   SF_ASSIGN_OR_RAISE(auto compiled, Compile(expr, ctx));
   SF_ASSIGN_OR_RAISE(auto result, compiled->Evaluate(*batch.batch, Selection{}));

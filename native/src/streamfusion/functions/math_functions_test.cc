@@ -186,6 +186,16 @@ TEST(MathFunctionsTest, DegreesRadians) {
             (std::vector<double>{707.0299191914359, -0.5729577951308232, 0.0, 0.5729577951308232}));
 }
 
+TEST(MathFunctionsTest, PowerIsRefusedOnJvmsOtherThan17) {
+  auto b = MakeBatch({kDbl}, {Doubles({2.0})});
+  plan::SessionOptions session;
+  session.set_java_feature_version(21);
+  CompileContext ctx{b.row_type, session, arrow::default_memory_pool()};
+  auto compiled = Compile(Fn("POWER", kDbl, Ref(0, kDbl), Lit(DecLiteral(Dec(2, 1), 5))), ctx);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.status().message().find("verified exact on JDK 17 only"), std::string::npos);
+}
+
 TEST(MathFunctionsTest, PowerHalfIsSqrtWithPowSpecialCases) {
   const double inf = std::numeric_limits<double>::infinity();
   auto b = MakeBatch({kDbl, kInt},

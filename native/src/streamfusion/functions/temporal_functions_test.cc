@@ -153,6 +153,16 @@ TEST(TemporalFunctionsTest, FromUnixtimeBeyondInt32Days) {
             "[179090633-03-23 15:27:11]");
 }
 
+// TimestampData.toLocalDateTime() narrows the epoch day to int: a timestamp ~255 million years
+// back becomes year 2965207 before the zone is applied (expression fuzzer, seed 20261130).
+TEST(TemporalFunctionsTest, TimestampToLtzNarrowsEpochDaysLikeJava) {
+  auto b = MakeBatch({Ts(3)}, {Millis({-8070363081137294529LL})});
+  EXPECT_EQ(
+      ShowIn(Call("CAST", T(plan::DataType::TIMESTAMP_LTZ, 3), {Ref(0, Ts(3))}), b, "Asia/Kolkata"),
+      "[<value out of range: 93510755079705471>]");  // raw epoch millis:
+                                                     // +2965207-11-13T00:21:45.471Z
+}
+
 TEST(TemporalFunctionsTest, ToTimestampAndToDateAreNullWhenUnparsable) {
   auto b = MakeBatch({VarChar()}, {Strings({"2024-2-9 1:2:3", "2023-02-31 24:00:00", "hello",
                                             std::nullopt, "2024-01-01T10:00"})});
