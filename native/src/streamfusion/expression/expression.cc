@@ -541,6 +541,18 @@ Result<ExprPtr> CompileSearch(FunctionCall& fc) {
     return MakeComparison(fn, std::move(ref), std::move(value), bool_type, ctx.pool);
   };
   for (const auto& range : call.sarg().ranges()) {
+    if (range.lower_type() == plan::SargRange::CLOSED &&
+        range.upper_type() == plan::SargRange::CLOSED &&
+        range.lower().SerializeAsString() == range.upper().SerializeAsString()) {
+      // A point (IN list element): equality, which means the same for every string form.
+      SF_ASSIGN_OR_RAISE(auto literal_type, type::FromProto(range.lower().type()));
+      SF_ASSIGN_OR_RAISE(auto value, CompileLiteral(range.lower(), literal_type, ctx));
+      auto ref = std::make_unique<BoundArray>(operand->type(), slot);
+      SF_ASSIGN_OR_RAISE(
+          auto eq, MakeComparison("EQUALS", std::move(ref), std::move(value), bool_type, ctx.pool));
+      ranges.emplace_back(std::move(eq), ExprPtr());
+      continue;
+    }
     SF_ASSIGN_OR_RAISE(auto lo, bound(range.lower_type(), range.lower(), true));
     SF_ASSIGN_OR_RAISE(auto hi, bound(range.upper_type(), range.upper(), false));
     ranges.emplace_back(std::move(lo), std::move(hi));

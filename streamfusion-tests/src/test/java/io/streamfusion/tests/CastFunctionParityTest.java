@@ -99,8 +99,8 @@ class CastFunctionParityTest {
     @ValueSource(
             strings = {
                 "CAST(f64 AS STRING) = 'NaN'", "CAST(f64 AS STRING) <> '-0.0'",
-                "CAST(f32 AS STRING) > '1'", "TRY_CAST(s AS INT) IS NULL", "TRY_CAST(s AS DOUBLE) > 0",
-                "CAST(f64 * 1.0E-5 AS STRING) < '5'",
+                "CAST(f32 AS STRING) LIKE '1%'", "TRY_CAST(s AS INT) IS NULL", "TRY_CAST(s AS DOUBLE) > 0",
+                "CAST(f64 * 1.0E-5 AS STRING) LIKE '%E-5'",
             })
     void filters(String condition) {
         HARNESS.assertParity("SELECT id, s, f64 FROM t WHERE " + condition);

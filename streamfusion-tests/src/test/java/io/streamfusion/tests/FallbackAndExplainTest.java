@@ -111,6 +111,28 @@ class FallbackAndExplainTest {
         assertThat(explain).contains("table.exec.legacy-cast-behaviour");
     }
 
+    /**
+     * Flink orders two strings held as Java objects in UTF-16 order and other pairs by UTF-8
+     * bytes (they differ between U+E000..U+FFFF and supplementary characters); the plan does not
+     * say how values are held, so string ordering stays on Flink. Equality and IN lists do not
+     * depend on it and stay native.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"s < 'b'", "s >= ''", "GREATEST(s, 'b') = 'b'", "s BETWEEN 'a' AND 'c'"})
+    void stringOrderingFallsBackWithItsReason(String predicate) {
+        String sql = "SELECT id, " + predicate + " FROM t WHERE i32 > 0";
+        String explain = nativeAllowingFallback().explainSql(sql);
+        assertThat(explain).contains("fallback  Calc(");
+        assertThat(explain).contains("Flink orders strings held as Java objects in UTF-16 order and others by bytes");
+        ParityHarness.Result stock = ParityHarness.run(new ParityHarness().stock(), sql);
+        assertEquals(stock.rows, ParityHarness.run(nativeAllowingFallback(), sql).rows);
+    }
+
+    @Test
+    void stringEqualityAndInListsStayNative() {
+        new ParityHarness().assertParity("SELECT id, s = 'hello', s IN ('a', 'hello', '') FROM t");
+    }
+
     @Test
     void disabledMeansStock() {
         StreamTableEnvironment tEnv = nativeAllowingFallback();
