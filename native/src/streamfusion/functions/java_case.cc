@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "streamfusion/functions/java_string.h"
+
 namespace streamfusion::functions {
 
 namespace {
@@ -110,21 +112,7 @@ Result<bool> IsFinalSigma(std::string_view s, size_t begin, size_t end) {
 }  // namespace
 
 void AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
+  AppendUtf8(cp, out);
 }
 
 void AppendJavaUpperCase(std::string_view s, std::string* out) {

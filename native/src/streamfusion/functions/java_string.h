@@ -12,6 +12,9 @@
 
 namespace streamfusion::functions {
 
+// Appends the UTF-8 encoding of `cp` (a code point, or a lone surrogate as 3 bytes).
+void AppendUtf8(uint32_t cp, std::string* out);
+
 // True when `bytes` is well-formed UTF-8 (no overlong forms, surrogates or code points beyond
 // U+10FFFF): exactly the input StringUtf8Utils.decodeUTF8Strict accepts.
 bool IsWellFormedUtf8(std::string_view bytes);
