@@ -63,8 +63,7 @@ using CallKey = std::tuple<std::string, std::string, std::string, bool>;
 
 std::map<CallKey, std::vector<Case>> LoadCases() {
   std::map<CallKey, std::vector<Case>> groups;
-  const std::string file = std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
-                           "/testdata/regex_cases.tsv";
+  const std::string file = std::string(SF_TEST_SOURCE_DIR) + "/functions/testdata/regex_cases.tsv";
   std::ifstream in(file);
   EXPECT_TRUE(in.good()) << file;
   std::string line;
