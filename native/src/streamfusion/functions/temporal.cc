@@ -714,22 +714,28 @@ struct Cursor {
     *value = v;
     return true;
   }
-  // "[XX][X]": two digits exactly, then optionally 1..19 more digits that must repeat the same
-  // value (a second value for the field is a conflict); else 1..19 digits.
-  bool OptionalPair(int64_t* value) {
-    int64_t v = 0;
+  // "[XX][X]": two optional sections for one field. [XX] is exactly two digits; [X] is
+  // appendValue(field): SignStyle.NORMAL, so an optional '-' (not before zero) and 1..19
+  // digits. A value that differs from one already parsed for the field is a conflict, which
+  // undoes only its own section. nullopt when neither section parsed.
+  std::optional<int64_t> OptionalField() {
+    std::optional<int64_t> value;
     if (Digit(pos) && Digit(pos + 1)) {
-      v = (s[pos] - '0') * 10 + (s[pos + 1] - '0');
+      value = (s[pos] - '0') * 10 + (s[pos + 1] - '0');
       pos += 2;
-      int64_t again = 0;
-      if (Digit(pos)) {
-        Digits(1, 19, &again);
-        if (again != v) return false;
-      }
-      *value = v;
-      return true;
     }
-    return Digits(1, 19, value);
+    Cursor single = *this;
+    const bool negative = single.Literal('-');
+    int64_t v = 0;
+    // Strict parsing refuses minus zero.
+    if (single.Digits(1, 19, &v) && !(negative && v == 0)) {
+      if (negative) v = -v;
+      if (!value || *value == v) {
+        value = v;
+        pos = single.pos;
+      }
+    }
+    return value;
   }
 };
 
@@ -737,55 +743,70 @@ struct Cursor {
 
 std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t precision) {
   Cursor c{text};
-  int64_t year = 0, month = 0, day = 0;
+  int64_t year = 0;
   // "yyyy": YEAR_OF_ERA, 4..19 digits, EXCEEDS_PAD: a '+' exactly when more than 4 digits.
   bool plus = c.Literal('+');
   const size_t year_start = c.pos;
   if (!c.Digits(4, 19, &year)) return std::nullopt;
   const size_t year_digits = c.pos - year_start;
   if (plus != (year_digits > 4)) return std::nullopt;
-  if (!c.Literal('-') || !c.OptionalPair(&month) || !c.Literal('-') || !c.OptionalPair(&day)) {
-    return std::nullopt;
-  }
-  int64_t hour = 0, minute = 0, second = 0, nano = 0;
-  bool has_time = false;
+  if (!c.Literal('-')) return std::nullopt;
+  const std::optional<int64_t> month = c.OptionalField();
+  if (!c.Literal('-')) return std::nullopt;
+  const std::optional<int64_t> day = c.OptionalField();
+  // The optional section " [HH][H]:[mm][m]:[ss][s]" + fraction ('.' and 0..9 digits).
+  std::optional<int64_t> hod, moh, som, nos;
   {
     Cursor t = c;
-    int64_t h = 0, m = 0, sec = 0, frac = 0;
-    if (t.Literal(' ') && t.OptionalPair(&h) && t.Literal(':') && t.OptionalPair(&m) &&
-        t.Literal(':') && t.OptionalPair(&sec)) {
-      if (t.Literal('.')) {
-        const size_t start = t.pos;
-        t.Digits(0, 9, &frac);
-        for (size_t n = t.pos - start; n < 9; ++n) frac *= 10;
+    if (t.Literal(' ')) {
+      const auto h = t.OptionalField();
+      if (t.Literal(':')) {
+        const auto m = t.OptionalField();
+        if (t.Literal(':')) {
+          const auto sec = t.OptionalField();
+          std::optional<int64_t> frac;
+          if (t.Literal('.')) {
+            const size_t start = t.pos;
+            int64_t f = 0;
+            t.Digits(0, 9, &f);
+            for (size_t n = t.pos - start; n < 9; ++n) f *= 10;
+            frac = f;
+          }
+          c = t;
+          hod = h;
+          moh = m;
+          som = sec;
+          nos = frac;
+        }
       }
-      c = t;
-      has_time = true;
-      hour = h;
-      minute = m;
-      second = sec;
-      nano = frac;
     }
   }
   if (c.pos != text.size()) return std::nullopt;
-  // SMART resolution: ranges checked, day clamped to the month's length, 24:00:00 is the next
-  // day's midnight.
-  if (year < 1 || year > 999999999 || month < 1 || month > 12 || day < 1 || day > 31) {
+  // java.time's SMART resolution, then Flink's fromTemporalAccessor defaults (month and day 1,
+  // time fields 0). A full date checks month and day and clamps the day to the month; a month
+  // without a day is still checked (when read); a day without a month cannot parse.
+  if (year < 1 || year > 999999999) return std::nullopt;
+  if (month && (*month < 1 || *month > 12)) return std::nullopt;
+  if (day && (!month || *day < 1 || *day > 31)) return std::nullopt;
+  const auto in = [](const std::optional<int64_t>& v, int64_t hi) {
+    return !v || (*v >= 0 && *v <= hi);
+  };
+  bool next_day = false;
+  int64_t hour = hod.value_or(0), minute = moh.value_or(0), second = som.value_or(0),
+          nano = nos.value_or(0);
+  // Parsed.resolveTimeFields: an hour builds a LocalTime unless a finer field is present with
+  // a coarser one missing; 24:00:00 then means the next day's midnight, kept only when the
+  // date is complete. Without a LocalTime each field is only range-checked.
+  const bool builds_time = hod && !((!moh && (som || nos)) || (moh && !som && nos));
+  if (builds_time && hour == 24 && minute == 0 && second == 0 && nano == 0) {
+    hour = 0;
+    next_day = month && day;
+  } else if (!in(hod, 23) || !in(moh, 59) || !in(som, 59)) {
     return std::nullopt;
   }
-  bool next_day = false;
-  if (has_time) {
-    if (minute > 59 || second > 59) return std::nullopt;
-    if (hour == 24 && minute == 0 && second == 0 && nano == 0) {
-      hour = 0;
-      next_day = true;
-    } else if (hour > 23) {
-      return std::nullopt;
-    }
-  }
   const int32_t y = static_cast<int32_t>(year);
-  const int32_t m = static_cast<int32_t>(month);
-  int32_t d = static_cast<int32_t>(day);
+  const int32_t m = static_cast<int32_t>(month.value_or(1));
+  int32_t d = static_cast<int32_t>(day.value_or(1));
   if (m == 4 || m == 6 || m == 9 || m == 11) {
     d = d > 30 ? 30 : d;
   } else if (m == 2) {

@@ -1,6 +1,9 @@
 #include "streamfusion/functions/temporal.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "streamfusion/expression/test_util.h"
@@ -237,6 +240,34 @@ TEST(TemporalTest, ParseDateTimeTimestamp) {
       EXPECT_EQ(r->nano_of_milli, c.nano) << c.text << " p=" << c.precision;
     }
   }
+}
+
+// DEFAULT_TIMESTAMP_FORMATTER's optional sections (missing, signed and conflicting fields) and
+// java.time's SMART resolution, against Flink itself: testdata/TimestampParseProbe.java.
+TEST(TemporalTest, ParseTimestampOptionalSectionsAsFlink) {
+  const std::string file =
+      std::string(SF_TEST_SOURCE_DIR) + "/functions/testdata/timestamp_parse_cases.tsv";
+  std::ifstream in(file);
+  ASSERT_TRUE(in.good()) << file;
+  std::string line;
+  int cases = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string field;
+    while (std::getline(ss, field, '\t')) f.push_back(field);
+    ASSERT_GE(f.size(), 2u) << line;
+    const auto r = ParseTimestamp(f[0], 9);
+    ++cases;
+    if (f[1] == "ERROR") {
+      EXPECT_FALSE(r.has_value()) << "'" << f[0] << "'";
+      continue;
+    }
+    ASSERT_TRUE(r.has_value()) << "'" << f[0] << "'";
+    EXPECT_EQ(r->millis, std::stoll(f[1])) << "'" << f[0] << "'";
+    EXPECT_EQ(r->nano_of_milli, std::stoi(f[2])) << "'" << f[0] << "'";
+  }
+  EXPECT_GT(cases, 1000);
 }
 
 TEST(TemporalTest, ParseIntegerOverflowIsNumberFormatError) {

@@ -3,6 +3,7 @@ package io.streamfusion.bench;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 import io.streamfusion.runtime.transpose.RowImageEmitter;
 
@@ -31,7 +32,7 @@ public final class BoundaryProfile {
         Plan plan = Plan.parseFrom(StreamFusion.planner(tEnv).lastReport().decisions().get(0).plan);
         int batchSize = 4096;
         RowType inputType = RowType.of(new BigIntType(), new IntType());
-        RowImageBatch batch = new RowImageBatch(inputType, batchSize);
+        RowImageBatch batch = new RowImageBatch(inputType, FieldUse.of(plan), batchSize);
         RowImageEmitter emitter = new RowImageEmitter(plan.getOutputType().getFieldsCount());
         long[] sink = new long[1];
         for (int round = 0; round < 3; round++) {

@@ -41,6 +41,27 @@ class NativeBoundaryTest {
         new ParityHarness(2, false, Map.of()).assertParity(sql);
     }
 
+    /**
+     * Only the fields the plan reads cross the entry transpose: unread DECIMAL(38, 10) and
+     * TIMESTAMP(9) fields no longer send every row through Flink's serializer, and nested ROW
+     * fields (read whole or in part) are written directly too. Reading a field the direct
+     * writer cannot write still takes the serializer, with the same results.
+     */
+    @Test
+    void onlyReadFieldsAreTransposed() {
+        ParityHarness harness = new ParityHarness(2, false, Map.of());
+        long before = NativeMetrics.serializedRows();
+        long rowsBefore = NativeMetrics.recordsIn();
+        harness.assertParity(
+                "SELECT id, r.y, UPPER(s), r.x + i32, f64 FROM t WHERE r.x IS NULL OR id > 0");
+        harness.assertParity("SELECT r, id, bin FROM t WHERE id <> 2");
+        assertThat(NativeMetrics.recordsIn() - rowsBefore).isGreaterThan(0);
+        assertEquals(0, NativeMetrics.serializedRows() - before);
+
+        harness.assertParity("SELECT id, CAST(d38 AS STRING), r.x FROM t");
+        assertThat(NativeMetrics.serializedRows() - before).isGreaterThan(0);
+    }
+
     @Test
     void batchesOfOneRowAndFullBatches() {
         new ParityHarness(1, false, Map.of("streamfusion.batch.size", "1")).assertParity(QUERY);

@@ -88,9 +88,11 @@ public final class NexmarkBenchmark {
         NexmarkQueries.writeSideInput(sideInput);
         System.out.printf(
                 "Nexmark: %,d events per job (TPS %,d), parallelism %d, %s state, mini-batch %s, "
-                        + "%d warmup(s), %d trial(s) alternating; results check on %,d events%n",
+                        + "%d warmup(s) of %,d events, %d trial(s) alternating; results check on "
+                        + "%,d events%n",
                 config.events, config.tps, config.parallelism, config.state,
-                config.miniBatch ? "on" : "off", config.warmups, config.trials, config.checkEvents);
+                config.miniBatch ? "on" : "off", config.warmups, config.warmupEvents(),
+                config.trials, config.checkEvents);
         List<NexmarkResults.QueryResult> results = new ArrayList<>();
         for (String query : config.queries) {
             results.add(runQuery(query));
@@ -133,16 +135,16 @@ public final class NexmarkBenchmark {
                     result.check.nativeChanges, result.check.stockFinalRows);
             for (int i = 0; i < config.warmups; i++) {
                 progress("%s warmup %d/%d", query, i + 1, config.warmups);
-                time(Engine.STOCK, query, i, false, null);
-                time(Engine.NATIVE, query, i, false, null);
+                time(Engine.STOCK, query, config.warmupEvents(), i, false, null);
+                time(Engine.NATIVE, query, config.warmupEvents(), i, false, null);
             }
             for (int i = 0; i < config.trials; i++) {
                 // Alternate which engine goes first so that drift favours neither.
                 boolean stockFirst = i % 2 == 0;
                 Engine first = stockFirst ? Engine.STOCK : Engine.NATIVE;
                 Engine second = stockFirst ? Engine.NATIVE : Engine.STOCK;
-                NexmarkResults.Trial a = time(first, query, i, true, result);
-                NexmarkResults.Trial b = time(second, query, i, false, result);
+                NexmarkResults.Trial a = time(first, query, config.events, i, true, result);
+                NexmarkResults.Trial b = time(second, query, config.events, i, false, result);
                 NexmarkResults.Trial s = stockFirst ? a : b;
                 NexmarkResults.Trial n = stockFirst ? b : a;
                 result.stock.trials.add(s);
@@ -231,23 +233,23 @@ public final class NexmarkBenchmark {
     }
 
     private NexmarkResults.Trial time(
-            Engine engine, String query, int index, boolean ranFirst, NexmarkResults.QueryResult result)
-            throws Exception {
+            Engine engine, String query, long events, int index, boolean ranFirst,
+            NexmarkResults.QueryResult result) throws Exception {
         try {
-            return timeOnce(engine, query, index, ranFirst, result);
+            return timeOnce(engine, query, events, index, ranFirst, result);
         } catch (Exception e) {
             throw new Exception(engine.name().toLowerCase() + " job failed", e);
         }
     }
 
     private NexmarkResults.Trial timeOnce(
-            Engine engine, String query, int index, boolean ranFirst, NexmarkResults.QueryResult result)
-            throws Exception {
+            Engine engine, String query, long events, int index, boolean ranFirst,
+            NexmarkResults.QueryResult result) throws Exception {
         Trials.settle();
         StreamTableEnvironment tEnv = environment(engine, false);
         Path output = Files.createTempDirectory(config.out, query + "-output-");
         try {
-            String insert = prepare(tEnv, query, config.events, config.tps, output);
+            String insert = prepare(tEnv, query, events, config.tps, output);
             long nativeRecordsBefore = NativeMetrics.recordsIn();
             ResourceSampler sampler = new ResourceSampler();
             long wallStart = System.nanoTime();

@@ -16,7 +16,7 @@ import java.util.Map;
 final class NexmarkConfig {
     static final String USAGE =
             "usage: ./sf bench nexmark [--queries q0,q5|all] [--events N] [--parallelism P] "
-                    + "[--warmups W] [--trials T] [--state heap|rocksdb] [--minibatch on|off] "
+                    + "[--warmups W] [--warmup-events N] [--trials T] [--state heap|rocksdb] [--minibatch on|off] "
                     + "[--out DIR] [--check-events N] [--tps N] [--check-tps N] "
                     + "[--managed-memory SIZE]";
 
@@ -35,6 +35,8 @@ final class NexmarkConfig {
     long checkTps = 1_000L;
     int parallelism = 2;
     int warmups = 1;
+    /** Events per warmup job; 0 means as many as a timed job. */
+    long warmupEvents = 0;
     int trials = 3;
     String state = "heap";
     boolean miniBatch = false;
@@ -58,6 +60,7 @@ final class NexmarkConfig {
                 case "--check-tps": c.checkTps = Long.parseLong(value); break;
                 case "--parallelism": c.parallelism = Integer.parseInt(value); break;
                 case "--warmups": c.warmups = Integer.parseInt(value); break;
+                case "--warmup-events": c.warmupEvents = Long.parseLong(value); break;
                 case "--trials": c.trials = Integer.parseInt(value); break;
                 case "--state": c.state = oneOf(arg, value, "heap", "rocksdb"); break;
                 case "--minibatch": c.miniBatch = oneOf(arg, value, "on", "off").equals("on"); break;
@@ -66,7 +69,8 @@ final class NexmarkConfig {
                 default: throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
             }
         }
-        if (c.trials < 1 || c.warmups < 0 || c.parallelism < 1 || c.events < 1 || c.checkEvents < 1) {
+        if (c.trials < 1 || c.warmups < 0 || c.parallelism < 1 || c.events < 1 || c.checkEvents < 1
+                || c.warmupEvents < 0) {
             throw new IllegalArgumentException("trials, parallelism and event counts must be positive\n" + USAGE);
         }
         return c;
@@ -133,6 +137,10 @@ final class NexmarkConfig {
         return options;
     }
 
+    long warmupEvents() {
+        return warmupEvents == 0 ? events : warmupEvents;
+    }
+
     /** Everything that shaped the run, for results.json. */
     Map<String, Object> describe() {
         Map<String, Object> d = new LinkedHashMap<>();
@@ -143,6 +151,7 @@ final class NexmarkConfig {
         d.put("check_tps", checkTps);
         d.put("parallelism", parallelism);
         d.put("warmups", warmups);
+        d.put("warmup_events", warmupEvents());
         d.put("trials", trials);
         d.put("state", state);
         d.put("minibatch", miniBatch);

@@ -285,10 +285,11 @@ final class NexmarkReport {
                 .append(escape(String.format(
                         Locale.ROOT,
                         "%,d events per job (TPS %,d), parallelism %d, %s state, mini-batch %s, "
-                                + "%d warmup(s), %d trial(s); results check on %,d events. ",
+                                + "%d warmup(s) of %,d events, %d trial(s); results check on "
+                                + "%,d events. ",
                         config.events, config.tps, config.parallelism, config.state,
-                        config.miniBatch ? "on" : "off", config.warmups, config.trials,
-                        config.checkEvents)))
+                        config.miniBatch ? "on" : "off", config.warmups, config.warmupEvents(),
+                        config.trials, config.checkEvents)))
                 .append(escape(String.valueOf(machine().get("cpu_model"))))
                 .append(", ").append(machine().get("nproc")).append(" cores; revision ")
                 .append(escape(git("rev-parse", "--short", "HEAD")))

@@ -23,7 +23,7 @@ class NexmarkBenchmarkTest {
     @TempDir Path temp;
 
     /**
-     * Three queries plus the skipped q6, 2k events, no warmup, one trial; the native rows of q2
+     * Three queries plus the skipped q6, 2k events, one 500-event warmup, one trial; the native rows of q2
      * gain a row no bid produces before the check. results.json must have the documented shape, q2 must be
      * FAILED without a speedup, and the others must match.
      */
@@ -36,7 +36,8 @@ class NexmarkBenchmarkTest {
                             "--events", "2000",
                             "--check-events", "10000",
                             "--parallelism", "2",
-                            "--warmups", "0",
+                            "--warmups", "1",
+                            "--warmup-events", "500",
                             "--trials", "1",
                             "--out", temp.toString()
                         });
@@ -54,6 +55,7 @@ class NexmarkBenchmarkTest {
 
         JsonNode doc = new ObjectMapper().readTree(temp.resolve("results.json").toFile());
         assertEquals(2000, doc.get("config").get("events").asLong());
+        assertEquals(500, doc.get("config").get("warmup_events").asLong());
         assertEquals(2, doc.get("config").get("parallelism").asInt());
         assertEquals("heap", doc.get("config").get("state").asText());
         assertTrue(doc.get("machine").get("nproc").asInt() > 0);

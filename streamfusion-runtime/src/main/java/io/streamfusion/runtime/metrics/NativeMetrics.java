@@ -11,6 +11,7 @@ public final class NativeMetrics {
     private static final AtomicLong RECORDS_OUT = new AtomicLong();
     private static final AtomicLong BATCHES = new AtomicLong();
     private static final AtomicLong UDF_CALLS = new AtomicLong();
+    private static final AtomicLong SERIALIZED_ROWS = new AtomicLong();
 
     private NativeMetrics() {}
 
@@ -23,6 +24,20 @@ public final class NativeMetrics {
     /** One up-call from native code into a user-defined function (for a whole batch). */
     public static void addUdfCall() {
         UDF_CALLS.incrementAndGet();
+    }
+
+    /**
+     * Island input rows that went through Flink's serializer at the entry transpose (the slow
+     * path: neither a BinaryRowData nor written directly).
+     */
+    public static void addSerializedRows(long rows) {
+        if (rows > 0) {
+            SERIALIZED_ROWS.addAndGet(rows);
+        }
+    }
+
+    public static long serializedRows() {
+        return SERIALIZED_ROWS.get();
     }
 
     public static long udfCalls() {
@@ -46,5 +61,6 @@ public final class NativeMetrics {
         RECORDS_OUT.set(0);
         BATCHES.set(0);
         UDF_CALLS.set(0);
+        SERIALIZED_ROWS.set(0);
     }
 }

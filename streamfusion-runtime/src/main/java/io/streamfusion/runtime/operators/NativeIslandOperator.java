@@ -4,6 +4,7 @@ import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.jni.NativeException;
 import io.streamfusion.runtime.metrics.NativeMetrics;
+import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 import io.streamfusion.runtime.transpose.RowImageEmitter;
 import io.streamfusion.runtime.udf.UdfBridge;
@@ -70,13 +71,13 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
     @Override
     public void open() throws Exception {
         super.open();
-        udfs = UdfBridge.forPlan(
-                Plan.parseFrom(plan), getRuntimeContext().getUserCodeClassLoader());
+        Plan parsed = Plan.parseFrom(plan);
+        udfs = UdfBridge.forPlan(parsed, getRuntimeContext().getUserCodeClassLoader());
         if (udfs != null) {
             udfs.open(new FunctionContext(getRuntimeContext()));
         }
         pipeline = new NativePipeline(plan, memoryBudgetBytes, udfs);
-        batch = new RowImageBatch(inputType, batchSize);
+        batch = new RowImageBatch(inputType, FieldUse.of(parsed), batchSize);
         emitter = new RowImageEmitter(outputArity);
         outRecord = new StreamRecord<>(null);
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
@@ -161,6 +162,7 @@ public class NativeIslandOperator extends TableStreamOperator<RowData>
                         bytes, offsets, outRows, row -> output.collect(outRecord.replace(row)));
             }
         }
+        NativeMetrics.addSerializedRows(batch.numSerialized());
         batch.clear();
         nativeRecordsIn.inc(rows);
         nativeRecordsOut.inc(outRows);

@@ -16,9 +16,9 @@ import java.util.Arrays;
  * The JVM side of the entry transpose: collects rows as their BinaryRowData images, back to
  * back in one byte array, for the native engine to decode into Arrow columns. A BinaryRowData
  * (what Flink's network stack and most operators hand over) costs one memory copy; other
- * RowData are written straight into the buffer by a {@link RowImageWriter} when the row type
- * allows, else first in binary form by Flink's own serializer. The RowKind travels in each
- * image's header byte.
+ * RowData are written straight into the buffer by a {@link RowImageWriter}, only the fields
+ * the native plan reads, when their types allow, else first in binary form by Flink's own
+ * serializer. The RowKind travels in each image's header byte.
  */
 public final class RowImageBatch {
     private final RowDataSerializer serializer;
@@ -30,10 +30,12 @@ public final class RowImageBatch {
     private boolean anyTimestamp;
     private int numRows;
     private int numBytes;
+    private int numSerialized;
 
-    public RowImageBatch(RowType rowType, int expectedRows) {
+    /** A batch of rows of {@code rowType}, of which the native plan reads {@code use}. */
+    public RowImageBatch(RowType rowType, FieldUse use, int expectedRows) {
         this.serializer = new RowDataSerializer(rowType);
-        this.writer = RowImageWriter.forType(rowType);
+        this.writer = RowImageWriter.forType(rowType, use);
         this.bytes = new byte[Math.max(1024, expectedRows * 64)];
         this.segment = MemorySegmentFactory.wrap(bytes);
         this.offsets = new int[expectedRows + 1];
@@ -65,6 +67,7 @@ public final class RowImageBatch {
             numBytes += writer.write(row, segment, bytes, numBytes);
         } else {
             BinaryRowData binary = serializer.toBinaryRow(row);
+            numSerialized++;
             int size = binary.getSizeInBytes();
             ensureCapacity(size);
             BinarySegmentUtils.copyToBytes(
@@ -106,7 +109,13 @@ public final class RowImageBatch {
         return offsets;
     }
 
+    /** Rows of this batch that needed Flink's serializer (neither binary nor directly written). */
+    public int numSerialized() {
+        return numSerialized;
+    }
+
     public void clear() {
+        numSerialized = 0;
         numRows = 0;
         numBytes = 0;
         anyTimestamp = false;

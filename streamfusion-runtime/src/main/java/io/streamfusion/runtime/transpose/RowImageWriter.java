@@ -4,6 +4,7 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.DecimalType;
@@ -18,36 +19,48 @@ import javax.annotation.Nullable;
  * Writes a non-binary RowData (e.g. a GenericRowData from a source) straight into a batch
  * buffer in BinaryRowData layout, without the intermediate BinaryRowData that Flink's
  * serializer would build. Only the layout the native decoder reads is produced (header, null
- * bits, 8-byte slots, 8-byte aligned variable part); a row type with a field this writer does
- * not handle gets no writer ({@link #forType} returns null) and rows go through Flink's serializer.
+ * bits, 8-byte slots, 8-byte aligned variable part). Only the fields the native plan reads
+ * ({@link FieldUse}) are written, nested ROW fields included; the others are written as NULL,
+ * whatever their type. A row type with a read field this writer does not handle gets no writer
+ * ({@link #forType} returns null) and rows go through Flink's serializer.
  */
 final class RowImageWriter {
     private static final byte BOOLEAN = 0, BYTE = 1, SHORT = 2, INT = 3, LONG = 4, FLOAT = 5,
-            DOUBLE = 6, COMPACT_DECIMAL = 7, COMPACT_TIMESTAMP = 8, STRING = 9, BINARY = 10;
+            DOUBLE = 6, COMPACT_DECIMAL = 7, COMPACT_TIMESTAMP = 8, STRING = 9, BINARY = 10,
+            UNREAD = 11, ROW = 12;
 
     private final byte[] kinds;
     private final int[] scales;
     private final int[] precisions;
+    private final RowImageWriter[] nested;
     private final int nullBitsBytes;
     private final int fixedSize;
 
-    private RowImageWriter(byte[] kinds, int[] precisions, int[] scales) {
+    private RowImageWriter(byte[] kinds, int[] precisions, int[] scales, RowImageWriter[] nested) {
         this.kinds = kinds;
         this.precisions = precisions;
         this.scales = scales;
+        this.nested = nested;
         int arity = kinds.length;
         this.nullBitsBytes = ((arity + 63 + 8) / 64) * 8;
         this.fixedSize = nullBitsBytes + 8 * arity;
     }
 
+    /** A writer of the fields of {@code type} that {@code use} reads, or null if one cannot be. */
     @Nullable
-    static RowImageWriter forType(RowType type) {
+    static RowImageWriter forType(RowType type, FieldUse use) {
         int arity = type.getFieldCount();
         byte[] kinds = new byte[arity];
         int[] precisions = new int[arity];
         int[] scales = new int[arity];
+        RowImageWriter[] nested = new RowImageWriter[arity];
         for (int i = 0; i < arity; i++) {
             LogicalType field = type.getTypeAt(i);
+            FieldUse fieldUse = use.field(i);
+            if (fieldUse == null) {
+                kinds[i] = UNREAD;
+                continue;
+            }
             switch (field.getTypeRoot()) {
                 case BOOLEAN: kinds[i] = BOOLEAN; break;
                 case TINYINT: kinds[i] = BYTE; break;
@@ -82,21 +95,37 @@ final class RowImageWriter {
                     kinds[i] = COMPACT_TIMESTAMP;
                     precisions[i] = precision;
                     break;
+                case ROW:
+                    nested[i] = forType((RowType) field, fieldUse);
+                    if (nested[i] == null) {
+                        return null;
+                    }
+                    kinds[i] = ROW;
+                    break;
                 default:
                     return null;
             }
         }
-        return new RowImageWriter(kinds, precisions, scales);
+        return new RowImageWriter(kinds, precisions, scales, nested);
     }
 
     /** Upper bound of the bytes {@code row} needs. */
     int maxSize(RowData row) {
         int size = fixedSize;
         for (int i = 0; i < kinds.length; i++) {
-            if ((kinds[i] == STRING || kinds[i] == BINARY) && !row.isNullAt(i)) {
-                int length = kinds[i] == STRING
-                        ? ((BinaryStringData) row.getString(i)).getSizeInBytes()
-                        : row.getBinary(i).length;
+            byte kind = kinds[i];
+            if ((kind == STRING || kind == BINARY || kind == ROW) && !row.isNullAt(i)) {
+                int length;
+                if (kind == STRING) {
+                    length = ((BinaryStringData) row.getString(i)).getSizeInBytes();
+                } else if (kind == BINARY) {
+                    length = row.getBinary(i).length;
+                } else {
+                    RowData inner = row.getRow(i, nested[i].kinds.length);
+                    length = inner instanceof BinaryRowData
+                            ? ((BinaryRowData) inner).getSizeInBytes()
+                            : nested[i].maxSize(inner);
+                }
                 size += (length + 7) & ~7;
             }
         }
@@ -113,7 +142,7 @@ final class RowImageWriter {
         int cursor = fixedSize;
         for (int i = 0; i < kinds.length; i++) {
             int slot = start + nullBitsBytes + 8 * i;
-            if (row.isNullAt(i)) {
+            if (kinds[i] == UNREAD || row.isNullAt(i)) {
                 int bit = i + 8;
                 bytes[start + (bit >>> 3)] |= (byte) (1 << (bit & 7));
                 continue;
@@ -145,11 +174,33 @@ final class RowImageWriter {
                             null, 0, binary);
                     break;
                 }
+                case ROW:
+                    cursor = writeRow(row.getRow(i, nested[i].kinds.length), nested[i],
+                            segment, bytes, start, slot, cursor);
+                    break;
                 default:
                     throw new IllegalStateException("unreachable field kind " + kinds[i]);
             }
         }
         return cursor;
+    }
+
+    /** A nested row: its own image in the variable part, as BinaryRowWriter.writeRow places it. */
+    private static int writeRow(RowData inner, RowImageWriter writer, MemorySegment segment,
+            byte[] bytes, int start, int slot, int cursor) {
+        int at = start + cursor;
+        int size;
+        if (inner instanceof BinaryRowData) {
+            BinaryRowData binary = (BinaryRowData) inner;
+            size = binary.getSizeInBytes();
+            BinarySegmentUtils.copyToBytes(binary.getSegments(), binary.getOffset(), bytes, at, size);
+        } else {
+            size = writer.write(inner, segment, bytes, at);
+        }
+        int padded = (size + 7) & ~7;
+        java.util.Arrays.fill(bytes, at + size, at + padded, (byte) 0);
+        segment.putLong(slot, ((long) cursor << 32) | size);
+        return cursor + padded;
     }
 
     /** A string or binary value: inline when at most 7 bytes, else in the variable part. */

@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.udf;
 
+import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 
 import org.apache.flink.core.memory.MemorySegment;
@@ -57,7 +58,7 @@ final class ScalarUdfRunner {
         result.open(classLoader);
         this.argumentRow = new BinaryRowData(arity);
         this.values = new Object[arity];
-        this.results = new RowImageBatch(RowType.of(spec.resultType()), 1024);
+        this.results = new RowImageBatch(RowType.of(spec.resultType()), FieldUse.all(), 1024);
         this.eval = evalHandle(function, spec.argumentTypes());
     }
 
