@@ -28,6 +28,7 @@
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
+#include "streamfusion/state/key_group.h"
 #include "streamfusion/type/logical_type.h"
 
 namespace streamfusion::jni {
@@ -402,6 +403,49 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
       }
       env->SetIntArrayRegion(source_rows, 0, n, sources.data());
     }
+    return true;
+  });
+}
+
+// The key group of each of `num_rows` BinaryRowData images of `row_type` (a serialized
+// plan.RowType) whose key is `key_fields`: decoded into Arrow, the key columns encoded as
+// Flink's key selector builds the key row, then hashed as Flink assigns key groups. Written to
+// `key_groups`. The same path native state and keyed exchanges take.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_keyGroups(
+    JNIEnv* env, jclass, jbyteArray row_type_bytes, jbyteArray rows, jintArray offsets,
+    jint num_rows, jintArray key_fields, jint max_parallelism, jintArray key_groups) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    jsize length = env->GetArrayLength(row_type_bytes);
+    std::string bytes(static_cast<size_t>(length), '\0');
+    env->GetByteArrayRegion(row_type_bytes, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
+    plan::RowType proto;
+    if (!proto.ParseFromString(bytes)) return InternalError("Cannot parse the row type");
+    SF_ASSIGN_OR_RAISE(auto row_type, type::FromProto(proto));
+    if (num_rows < 0 || env->GetArrayLength(offsets) < num_rows + 1 ||
+        env->GetArrayLength(key_groups) < num_rows) {
+      return InternalError("keyGroups: arrays too short for ", num_rows, " rows");
+    }
+    std::vector<int32_t> fields(static_cast<size_t>(env->GetArrayLength(key_fields)));
+    env->GetIntArrayRegion(key_fields, 0, static_cast<jsize>(fields.size()), fields.data());
+    std::shared_ptr<arrow::RecordBatch> input;
+    {
+      CriticalArray row_data(env, rows);
+      CriticalArray offset_data(env, offsets);
+      const auto* offs = static_cast<const int32_t*>(offset_data.data());
+      if (num_rows > 0 && (offs[0] < 0 || offs[num_rows] > env->GetArrayLength(rows))) {
+        return InternalError("keyGroups: row offsets exceed the byte array");
+      }
+      auto decoded = batch::DecodeBinaryRows(row_type, static_cast<const uint8_t*>(row_data.data()),
+                                             offs, num_rows, arrow::default_memory_pool());
+      offset_data.Release();
+      row_data.Release();
+      SF_ASSIGN_OR_RAISE(input, std::move(decoded));
+    }
+    batch::BinaryRowBuffer scratch;
+    std::vector<int32_t> groups;
+    SF_RETURN_NOT_OK(
+        state::KeyGroups(row_type, *input, fields, max_parallelism, &scratch, &groups));
+    env->SetIntArrayRegion(key_groups, 0, num_rows, groups.data());
     return true;
   });
 }

@@ -64,4 +64,18 @@ public final class NativeLib {
     public static native long pipelineMemoryBytes(long handle);
 
     public static native void closePipeline(long handle);
+
+    /**
+     * Writes to {@code keyGroups} the key group of each of {@code numRows} BinaryRowData images of
+     * {@code rowType} (a serialized plan RowType) keyed by {@code keyFields}, computed natively as
+     * Flink's KeyGroupRangeAssignment computes it for the key row its key selector builds.
+     */
+    public static native void keyGroups(
+            byte[] rowType,
+            byte[] rows,
+            int[] offsets,
+            int numRows,
+            int[] keyFields,
+            int maxParallelism,
+            int[] keyGroups);
 }
