@@ -11,6 +11,7 @@ import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
@@ -24,6 +25,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -94,16 +96,18 @@ public final class NexmarkBenchmark {
                 config.miniBatch ? "on" : "off", config.warmups, config.warmupEvents(),
                 config.trials, config.checkEvents);
         List<NexmarkResults.QueryResult> results = new ArrayList<>();
+        Path json = config.out.resolve("results.json");
+        Path html = config.out.resolve("report.html");
         for (String query : config.queries) {
             results.add(runQuery(query));
+            // Written after every query, so that a long run stopped midway keeps what it measured.
+            NexmarkReport partial = new NexmarkReport(config, results);
+            partial.writeJson(json);
+            partial.writeHtml(html);
         }
         System.out.println();
         NexmarkReport report = new NexmarkReport(config, results);
         report.printTable(System.out);
-        Path json = config.out.resolve("results.json");
-        Path html = config.out.resolve("report.html");
-        report.writeJson(json);
-        report.writeHtml(html);
         System.out.println();
         System.out.println("wrote " + json.toAbsolutePath() + " and " + html.toAbsolutePath());
         return results;
@@ -258,7 +262,15 @@ public final class NexmarkBenchmark {
             double cpuSeconds;
             try {
                 TableResult submitted = tEnv.executeSql(insert);
-                job = submitted.getJobClient().get().getJobExecutionResult().get();
+                JobClient client = submitted.getJobClient().get();
+                try {
+                    job = client.getJobExecutionResult().get(config.jobTimeoutSeconds, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    client.cancel().get();
+                    throw new TimeoutException(String.format(
+                            "job still running after %d s (--job-timeout), cancelled",
+                            config.jobTimeoutSeconds));
+                }
                 wallSeconds = (System.nanoTime() - wallStart) / 1e9;
                 cpuSeconds = sampler.cpuSeconds();
             } finally {

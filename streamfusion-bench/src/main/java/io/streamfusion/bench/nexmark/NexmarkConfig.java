@@ -18,7 +18,7 @@ final class NexmarkConfig {
             "usage: ./sf bench nexmark [--queries q0,q5|all] [--events N] [--parallelism P] "
                     + "[--warmups W] [--warmup-events N] [--trials T] [--state heap|rocksdb] [--minibatch on|off] "
                     + "[--out DIR] [--check-events N] [--tps N] [--check-tps N] "
-                    + "[--managed-memory SIZE]";
+                    + "[--managed-memory SIZE] [--job-timeout SECONDS]";
 
     List<String> queries = new ArrayList<>(NexmarkQueries.ALL);
     /** Events per timed job. */
@@ -38,6 +38,8 @@ final class NexmarkConfig {
     /** Events per warmup job; 0 means as many as a timed job. */
     long warmupEvents = 0;
     int trials = 3;
+    /** A timed job still running after this long is cancelled and its query reported as an error. */
+    long jobTimeoutSeconds = 3600;
     String state = "heap";
     boolean miniBatch = false;
     /** Managed memory of each MiniCluster's TaskManager (RocksDB lives in it). */
@@ -61,6 +63,7 @@ final class NexmarkConfig {
                 case "--parallelism": c.parallelism = Integer.parseInt(value); break;
                 case "--warmups": c.warmups = Integer.parseInt(value); break;
                 case "--warmup-events": c.warmupEvents = Long.parseLong(value); break;
+                case "--job-timeout": c.jobTimeoutSeconds = Long.parseLong(value); break;
                 case "--trials": c.trials = Integer.parseInt(value); break;
                 case "--state": c.state = oneOf(arg, value, "heap", "rocksdb"); break;
                 case "--minibatch": c.miniBatch = oneOf(arg, value, "on", "off").equals("on"); break;
@@ -70,7 +73,7 @@ final class NexmarkConfig {
             }
         }
         if (c.trials < 1 || c.warmups < 0 || c.parallelism < 1 || c.events < 1 || c.checkEvents < 1
-                || c.warmupEvents < 0) {
+                || c.warmupEvents < 0 || c.jobTimeoutSeconds < 1) {
             throw new IllegalArgumentException("trials, parallelism and event counts must be positive\n" + USAGE);
         }
         return c;
@@ -153,6 +156,7 @@ final class NexmarkConfig {
         d.put("warmups", warmups);
         d.put("warmup_events", warmupEvents());
         d.put("trials", trials);
+        d.put("job_timeout_s", jobTimeoutSeconds);
         d.put("state", state);
         d.put("minibatch", miniBatch);
         d.put("managed_memory", managedMemory);
