@@ -36,7 +36,10 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Field;
 import java.time.ZoneId;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -71,6 +74,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             roots.add(rewrite.visit(root));
         }
         lastReport = rewrite.report;
+        markSoleConsumers(roots);
         if (config.get(StreamFusionOptions.FALLBACK) == StreamFusionOptions.FallbackMode.FORBID
                 && !explaining.get()
                 && rewrite.report.nativeCount() < rewrite.report.totalCount()) {
@@ -198,6 +202,29 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                                     .isEnabled())
                     .setDefaultLocale(Locale.getDefault().toLanguageTag())
                     .build();
+        }
+    }
+
+    /** Tells each native island whether it is the only consumer of its input node. */
+    private static void markSoleConsumers(List<ExecNode<?>> roots) {
+        Map<ExecNode<?>, Integer> consumers = new IdentityHashMap<>();
+        Set<ExecNode<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        Deque<ExecNode<?>> todo = new ArrayDeque<>(roots);
+        while (!todo.isEmpty()) {
+            ExecNode<?> node = todo.pop();
+            if (!seen.add(node)) {
+                continue;
+            }
+            for (ExecEdge edge : node.getInputEdges()) {
+                consumers.merge(edge.getSource(), 1, Integer::sum);
+                todo.push(edge.getSource());
+            }
+        }
+        for (ExecNode<?> node : seen) {
+            if (node instanceof StreamExecNativeCalc) {
+                ExecNode<?> input = node.getInputEdges().get(0).getSource();
+                ((StreamExecNativeCalc) node).setSoleConsumerOfInput(consumers.get(input) == 1);
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.streamfusion.tests;
 
 import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
@@ -60,6 +61,27 @@ class NativeBoundaryTest {
 
         harness.assertParity("SELECT id, CAST(d38 AS STRING), r.x FROM t");
         assertThat(NativeMetrics.serializedRows() - before).isGreaterThan(0);
+    }
+
+    /**
+     * An island that is the only consumer of its input gets the rows without Flink's chaining
+     * copy (object reuse off); an input shared by two islands keeps the copy. Results equal
+     * stock either way.
+     */
+    @Test
+    void soleConsumerSkipsTheChainingCopy() {
+        ParityHarness harness = new ParityHarness(2, false, Map.of());
+        long before = StreamExecNativeCalc.uncopiedInputs();
+        harness.assertParity(QUERY);
+        long afterSole = StreamExecNativeCalc.uncopiedInputs();
+        assertThat(afterSole - before).isGreaterThan(0);
+
+        // One scan of t (sub-plan reuse) feeds two native Calcs; the UNION stays on Flink.
+        new ParityHarness(2, false, Map.of("streamfusion.fallback", "allow"))
+                .assertParity(
+                        "SELECT id, s FROM t WHERE id < 3 "
+                                + "UNION ALL SELECT id + 100, UPPER(s) FROM t WHERE id >= 3");
+        assertEquals(afterSole, StreamExecNativeCalc.uncopiedInputs());
     }
 
     @Test

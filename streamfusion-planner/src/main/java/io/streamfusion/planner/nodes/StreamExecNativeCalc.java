@@ -2,6 +2,7 @@ package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.operators.NativeIslandOperator;
+import io.streamfusion.runtime.transpose.IslandInputTypeInfo;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.data.RowData;
@@ -17,6 +18,8 @@ import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * Replaces a {@link StreamExecCalc} by a native island running the same projection and filter.
  * Created by {@link io.streamfusion.planner.NativeIslandProcessor} only; never part of a
@@ -25,8 +28,12 @@ import org.apache.flink.table.types.logical.RowType;
 public class StreamExecNativeCalc extends ExecNodeBase<RowData>
         implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData> {
 
+    /** Inputs handed over without Flink's chaining copy (see {@link IslandInputTypeInfo}). */
+    private static final AtomicLong UNCOPIED_INPUTS = new AtomicLong();
+
     private final byte[] plan;
     private final RowType inputType;
+    private boolean soleConsumerOfInput;
 
     public StreamExecNativeCalc(StreamExecCalc original, byte[] plan, RowType inputType) {
         super(
@@ -41,6 +48,19 @@ public class StreamExecNativeCalc extends ExecNodeBase<RowData>
         setInputEdges(original.getInputEdges());
     }
 
+    /**
+     * Set by the planner when this island is the only consumer of its input node: the input's
+     * rows may then reach it without Flink's defensive copy.
+     */
+    public void setSoleConsumerOfInput(boolean soleConsumerOfInput) {
+        this.soleConsumerOfInput = soleConsumerOfInput;
+    }
+
+    /** How many island inputs were translated without the chaining copy (for tests). */
+    public static long uncopiedInputs() {
+        return UNCOPIED_INPUTS.get();
+    }
+
     /** The serialized plan this node runs. */
     public byte[] plan() {
         return plan;
@@ -52,6 +72,14 @@ public class StreamExecNativeCalc extends ExecNodeBase<RowData>
             PlannerBase planner, ExecNodeConfig config) {
         ExecEdge inputEdge = getInputEdges().get(0);
         Transformation<RowData> input = (Transformation<RowData>) inputEdge.translateToPlan(planner);
+        if (soleConsumerOfInput) {
+            try {
+                input.setOutputType(new IslandInputTypeInfo(inputType));
+                UNCOPIED_INPUTS.incrementAndGet();
+            } catch (IllegalStateException typeAlreadyRead) {
+                // Someone has read the input's type already: keep Flink's copying edge.
+            }
+        }
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =
                 new NativeIslandOperator(
