@@ -188,19 +188,16 @@ final class RowImageWriter {
     /** A nested row: its own image in the variable part, as BinaryRowWriter.writeRow places it. */
     private static int writeRow(RowData inner, RowImageWriter writer, MemorySegment segment,
             byte[] bytes, int start, int slot, int cursor) {
-        int at = start + cursor;
-        int size;
         if (inner instanceof BinaryRowData) {
+            // An image is at least 8 bytes, so it always goes to the variable part.
             BinaryRowData binary = (BinaryRowData) inner;
-            size = binary.getSizeInBytes();
-            BinarySegmentUtils.copyToBytes(binary.getSegments(), binary.getOffset(), bytes, at, size);
-        } else {
-            size = writer.write(inner, segment, bytes, at);
+            return writeVariable(segment, bytes, start, slot, cursor, binary.getSizeInBytes(),
+                    binary.getSegments(), binary.getOffset(), null);
         }
-        int padded = (size + 7) & ~7;
-        java.util.Arrays.fill(bytes, at + size, at + padded, (byte) 0);
+        // write() returns a multiple of 8 (fixed part and padded variable data): no padding.
+        int size = writer.write(inner, segment, bytes, start + cursor);
         segment.putLong(slot, ((long) cursor << 32) | size);
-        return cursor + padded;
+        return cursor + size;
     }
 
     /** A string or binary value: inline when at most 7 bytes, else in the variable part. */
