@@ -26,6 +26,7 @@
 #include "streamfusion/expression/function_registry.h"
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/operators/aggregate/group_aggregate.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
 #include "streamfusion/state/key_group.h"
@@ -257,6 +258,94 @@ int RunningJavaFeatureVersion(JNIEnv* env) {
   return result;
 }
 
+// Parses a serialized protobuf message of type M from a Java byte[].
+template <typename M>
+Result<M> ParseMessage(JNIEnv* env, jbyteArray bytes, const char* what) {
+  const jsize length = env->GetArrayLength(bytes);
+  std::string data(static_cast<size_t>(length), '\0');
+  env->GetByteArrayRegion(bytes, 0, length, reinterpret_cast<jbyte*>(data.data()));
+  M message;
+  if (!message.ParseFromString(data)) return InternalError("Cannot parse the ", what);
+  return message;
+}
+
+// Runs `fn(data, offsets)` on `num_rows` BinaryRowData images held in Java arrays
+// (rows[offsets[i], offsets[i+1])), pinned for the duration of the call after their bounds are
+// checked. `fn` must not call back into the JVM.
+template <typename Fn>
+Status WithJavaRows(JNIEnv* env, jbyteArray rows, jintArray offsets, jint num_rows,
+                    const char* caller, Fn&& fn) {
+  if (num_rows < 0 || env->GetArrayLength(offsets) < num_rows + 1) {
+    return InternalError(caller, ": offsets array too short for ", num_rows, " rows");
+  }
+  const jsize capacity = env->GetArrayLength(rows);
+  CriticalArray row_data(env, rows);
+  CriticalArray offset_data(env, offsets);
+  const auto* offs = static_cast<const int32_t*>(offset_data.data());
+  if (num_rows > 0 && (offs[0] < 0 || offs[num_rows] > capacity)) {
+    return InternalError(caller, ": row offsets exceed the byte array: ", offs[num_rows], " > ",
+                         capacity);
+  }
+  for (jint i = 0; i < num_rows; ++i) {
+    if (offs[i + 1] < offs[i]) return InternalError(caller, ": row offsets decrease at ", i);
+  }
+  return fn(static_cast<const uint8_t*>(row_data.data()), offs);
+}
+
+// Decodes rows held in Java arrays (see WithJavaRows) into an Arrow batch of `row_type`.
+Result<std::shared_ptr<arrow::RecordBatch>> DecodeJavaRows(JNIEnv* env,
+                                                           const type::RowType& row_type,
+                                                           jbyteArray rows, jintArray offsets,
+                                                           jint num_rows, arrow::MemoryPool* pool,
+                                                           const char* caller) {
+  std::shared_ptr<arrow::RecordBatch> decoded;
+  SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, caller,
+                                [&](const uint8_t* data, const int32_t* offs) -> Status {
+                                  SF_ASSIGN_OR_RAISE(decoded, batch::DecodeBinaryRows(
+                                                                  row_type, data, offs, num_rows,
+                                                                  pool));
+                                  return Status::OK();
+                                }));
+  return decoded;
+}
+
+// Copies `bytes` into a Java array that must be large enough.
+template <typename JArray, typename T>
+Status CopyToJava(JNIEnv* env, JArray array, const std::vector<T>& values, const char* what) {
+  if (env->GetArrayLength(array) < static_cast<jsize>(values.size())) {
+    return InternalError("Java array too small for ", values.size(), " ", what);
+  }
+  if constexpr (sizeof(T) == 1) {
+    env->SetByteArrayRegion(reinterpret_cast<jbyteArray>(array), 0,
+                            static_cast<jsize>(values.size()),
+                            reinterpret_cast<const jbyte*>(values.data()));
+  } else {
+    static_assert(sizeof(T) == sizeof(jint));
+    env->SetIntArrayRegion(reinterpret_cast<jintArray>(array), 0,
+                           static_cast<jsize>(values.size()),
+                           reinterpret_cast<const jint*>(values.data()));
+  }
+  return Status::OK();
+}
+
+// A native group aggregation and the JVM's view of it.
+struct GroupAggregateHandle {
+  std::unique_ptr<operators::GroupAggregate> agg;
+};
+
+Result<GroupAggregateHandle*> CheckedAggregate(jlong handle) {
+  if (handle == 0) return InternalError("Native group aggregation used after close");
+  return reinterpret_cast<GroupAggregateHandle*>(handle);
+}
+
+// Compiles `plan` as whatever it describes (a pipeline or a stateful operator).
+Status ValidateAnyPlan(const plan::Plan& plan) {
+  if (plan.operators_size() == 1 && plan.operators(0).has_group_aggregate()) {
+    return operators::GroupAggregate::Make(plan, /*memory_budget_bytes=*/0).status();
+  }
+  return plan::Pipeline::Make(plan, /*memory_budget_bytes=*/0).status();
+}
+
 }  // namespace
 }  // namespace streamfusion::jni
 
@@ -308,11 +397,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryB
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipeline(
     JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes, jobject udf_bridge) {
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
-    jsize length = env->GetArrayLength(plan_bytes);
-    std::string bytes(static_cast<size_t>(length), '\0');
-    env->GetByteArrayRegion(plan_bytes, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
-    plan::Plan plan;
-    if (!plan.ParseFromString(bytes)) return InternalError("Cannot parse the native plan");
+    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
     plan.mutable_session()->set_java_feature_version(RunningJavaFeatureVersion(env));
     auto handle = std::make_unique<PipelineHandle>();
     if (plan.udfs_size() > 0) {
@@ -331,14 +416,10 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipelin
 JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_validatePlan(
     JNIEnv* env, jclass, jbyteArray plan_bytes) {
   return Guard<jstring>(env, nullptr, [&]() -> Result<jstring> {
-    jsize length = env->GetArrayLength(plan_bytes);
-    std::string bytes(static_cast<size_t>(length), '\0');
-    env->GetByteArrayRegion(plan_bytes, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
-    plan::Plan plan;
-    if (!plan.ParseFromString(bytes)) return InternalError("Cannot parse the native plan");
-    auto pipeline = plan::Pipeline::Make(plan, /*memory_budget_bytes=*/0);
-    if (pipeline.ok()) return static_cast<jstring>(nullptr);
-    return env->NewStringUTF(pipeline.status().message().c_str());
+    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
+    const Status valid = ValidateAnyPlan(plan);
+    if (valid.ok()) return static_cast<jstring>(nullptr);
+    return env->NewStringUTF(valid.message().c_str());
   });
 }
 
@@ -348,26 +429,9 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
   return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
-    if (num_rows < 0 || env->GetArrayLength(offsets) < num_rows + 1) {
-      return InternalError("processRows: offsets array too short for ", num_rows, " rows");
-    }
-    std::shared_ptr<arrow::RecordBatch> input;
-    {
-      CriticalArray row_data(env, rows);
-      CriticalArray offset_data(env, offsets);
-      const auto* offs = static_cast<const int32_t*>(offset_data.data());
-      jsize capacity = env->GetArrayLength(rows);
-      if (num_rows > 0 && (offs[0] < 0 || offs[num_rows] > capacity)) {
-        return InternalError("processRows: row offsets exceed the byte array: ", offs[num_rows],
-                             " > ", capacity);
-      }
-      auto decoded = batch::DecodeBinaryRows(h->pipeline->input_type(),
-                                             static_cast<const uint8_t*>(row_data.data()), offs,
-                                             num_rows, h->pipeline->pool());
-      offset_data.Release();
-      row_data.Release();
-      SF_ASSIGN_OR_RAISE(input, std::move(decoded));
-    }
+    SF_ASSIGN_OR_RAISE(auto input,
+                       DecodeJavaRows(env, h->pipeline->input_type(), rows, offsets, num_rows,
+                                      h->pipeline->pool(), "processRows"));
     JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     input.reset();
@@ -415,32 +479,15 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_keyGroups(
     JNIEnv* env, jclass, jbyteArray row_type_bytes, jbyteArray rows, jintArray offsets,
     jint num_rows, jintArray key_fields, jint max_parallelism, jintArray key_groups) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
-    jsize length = env->GetArrayLength(row_type_bytes);
-    std::string bytes(static_cast<size_t>(length), '\0');
-    env->GetByteArrayRegion(row_type_bytes, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
-    plan::RowType proto;
-    if (!proto.ParseFromString(bytes)) return InternalError("Cannot parse the row type");
+    SF_ASSIGN_OR_RAISE(auto proto, ParseMessage<plan::RowType>(env, row_type_bytes, "row type"));
     SF_ASSIGN_OR_RAISE(auto row_type, type::FromProto(proto));
-    if (num_rows < 0 || env->GetArrayLength(offsets) < num_rows + 1 ||
-        env->GetArrayLength(key_groups) < num_rows) {
-      return InternalError("keyGroups: arrays too short for ", num_rows, " rows");
+    if (env->GetArrayLength(key_groups) < num_rows) {
+      return InternalError("keyGroups: key group array too short for ", num_rows, " rows");
     }
     std::vector<int32_t> fields(static_cast<size_t>(env->GetArrayLength(key_fields)));
     env->GetIntArrayRegion(key_fields, 0, static_cast<jsize>(fields.size()), fields.data());
-    std::shared_ptr<arrow::RecordBatch> input;
-    {
-      CriticalArray row_data(env, rows);
-      CriticalArray offset_data(env, offsets);
-      const auto* offs = static_cast<const int32_t*>(offset_data.data());
-      if (num_rows > 0 && (offs[0] < 0 || offs[num_rows] > env->GetArrayLength(rows))) {
-        return InternalError("keyGroups: row offsets exceed the byte array");
-      }
-      auto decoded = batch::DecodeBinaryRows(row_type, static_cast<const uint8_t*>(row_data.data()),
-                                             offs, num_rows, arrow::default_memory_pool());
-      offset_data.Release();
-      row_data.Release();
-      SF_ASSIGN_OR_RAISE(input, std::move(decoded));
-    }
+    SF_ASSIGN_OR_RAISE(auto input, DecodeJavaRows(env, row_type, rows, offsets, num_rows,
+                                                  arrow::default_memory_pool(), "keyGroups"));
     batch::BinaryRowBuffer scratch;
     std::vector<int32_t> groups;
     SF_RETURN_NOT_OK(
@@ -487,6 +534,96 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(
     PipelineHandle* h = FromHandle(handle);
     if (h != nullptr && h->udfs) h->udfs->Release(env);
     delete h;
+    return true;
+  });
+}
+
+// Compiles a group aggregation plan (one GroupAggregateNode); returns its handle.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createGroupAggregate(
+    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
+    auto handle = std::make_unique<GroupAggregateHandle>();
+    SF_ASSIGN_OR_RAISE(handle->agg, operators::GroupAggregate::Make(plan, memory_budget_bytes));
+    return reinterpret_cast<jlong>(handle.release());
+  });
+}
+
+// Step 1 of a batch: returns (key bytes << 32) | distinct keys; fetch them with
+// groupAggregateCopyKeys.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregatePrepare(
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
+  return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "groupAggregatePrepare",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->Prepare(data, offs, num_rows);
+                                  }));
+    const auto& keys = h->agg->keys();
+    return (static_cast<jlong>(keys.bytes.size()) << 32) | static_cast<jlong>(keys.num_rows());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyKeys(
+    JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->keys().bytes, "key bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->keys().offsets, "key offsets"));
+    return true;
+  });
+}
+
+// Step 2: each key's accumulator image (an empty range: no state). Writes the sizes of the
+// result to `sizes`: output rows, output bytes, accumulator bytes.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateProcess(
+    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets, jintArray sizes) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    const jint num_keys = h->agg->keys().num_rows();
+    SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, num_keys, "groupAggregateProcess",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->Process(data, offs);
+                                  }));
+    const std::vector<int32_t> result = {
+        h->agg->output().num_rows(), static_cast<int32_t>(h->agg->output().bytes.size()),
+        static_cast<int32_t>(h->agg->accs().bytes.size())};
+    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
+    return true;
+  });
+}
+
+// Copies the result of groupAggregateProcess: the changelog rows, their offsets and source rows,
+// the new accumulator images with their offsets, and one action per key (0 keep, 1 update,
+// 2 clear).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyOutput(
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows,
+    jbyteArray accs, jintArray acc_offsets, jbyteArray actions) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    const auto& agg = *h->agg;
+    SF_RETURN_NOT_OK(CopyToJava(env, rows, agg.output().bytes, "output bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, agg.output().offsets, "output offsets"));
+    SF_RETURN_NOT_OK(CopyToJava(env, source_rows, agg.source_rows(), "source rows"));
+    SF_RETURN_NOT_OK(CopyToJava(env, accs, agg.accs().bytes, "accumulator bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, acc_offsets, agg.accs().offsets, "accumulator offsets"));
+    SF_RETURN_NOT_OK(CopyToJava(env, actions, agg.acc_actions(), "actions"));
+    return true;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateMemoryBytes(
+    JNIEnv* env, jclass, jlong handle) {
+  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    return h->agg->memory_bytes();
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeGroupAggregate(
+    JNIEnv* env, jclass, jlong handle) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    delete reinterpret_cast<GroupAggregateHandle*>(handle);
     return true;
   });
 }

@@ -55,29 +55,40 @@ int32_t OperatorIndexForKeyGroup(int32_t max_parallelism, int32_t parallelism, i
   return static_cast<int32_t>(static_cast<int64_t>(key_group) * parallelism / max_parallelism);
 }
 
-Status KeyGroups(const type::RowType& row_type, const arrow::RecordBatch& rows,
-                 const std::vector<int32_t>& key_fields, int32_t max_parallelism,
-                 batch::BinaryRowBuffer* scratch, std::vector<int32_t>* out) {
-  if (max_parallelism <= 0) return InternalError("max parallelism must be positive");
+Result<type::RowType> KeyType(const type::RowType& row_type,
+                              const std::vector<int32_t>& key_fields) {
   type::RowType key_type;
-  std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int32_t index : key_fields) {
     if (index < 0 || index >= static_cast<int32_t>(row_type.size())) {
       return InternalError("key field ", index, " outside a row of ", row_type.size(), " fields");
     }
     key_type.push_back(row_type[static_cast<size_t>(index)]);
-    columns.push_back(rows.column(index));
   }
+  return key_type;
+}
+
+Status EncodeKeys(const type::RowType& row_type, const arrow::RecordBatch& rows,
+                  const std::vector<int32_t>& key_fields, batch::BinaryRowBuffer* out) {
+  SF_ASSIGN_OR_RAISE(auto key_type, KeyType(row_type, key_fields));
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int32_t index : key_fields) columns.push_back(rows.column(index));
   // A key row is always an INSERT: the key selector's projection never copies the RowKind.
   arrow::Int8Builder kinds;
-  SF_RETURN_NOT_OK(
-      kinds.AppendValues(std::vector<int8_t>(static_cast<size_t>(rows.num_rows()), 0)));
+  SF_RETURN_NOT_OK(kinds.Reserve(rows.num_rows()));
+  for (int64_t r = 0; r < rows.num_rows(); ++r) kinds.UnsafeAppend(0);
   std::shared_ptr<arrow::Array> kind_column;
   SF_RETURN_NOT_OK(kinds.Finish(&kind_column));
-  const auto key_schema = type::ToArrowSchema(key_type);
   columns.push_back(kind_column);
-  const auto keys = arrow::RecordBatch::Make(key_schema, rows.num_rows(), std::move(columns));
-  SF_RETURN_NOT_OK(batch::EncodeBinaryRows(key_type, *keys, scratch));
+  const auto keys =
+      arrow::RecordBatch::Make(type::ToArrowSchema(key_type), rows.num_rows(), std::move(columns));
+  return batch::EncodeBinaryRows(key_type, *keys, out);
+}
+
+Status KeyGroups(const type::RowType& row_type, const arrow::RecordBatch& rows,
+                 const std::vector<int32_t>& key_fields, int32_t max_parallelism,
+                 batch::BinaryRowBuffer* scratch, std::vector<int32_t>* out) {
+  if (max_parallelism <= 0) return InternalError("max parallelism must be positive");
+  SF_RETURN_NOT_OK(EncodeKeys(row_type, rows, key_fields, scratch));
   out->resize(static_cast<size_t>(rows.num_rows()));
   for (int32_t r = 0; r < scratch->num_rows(); ++r) {
     const int32_t begin = scratch->offsets[static_cast<size_t>(r)];

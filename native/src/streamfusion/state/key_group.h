@@ -28,6 +28,16 @@ int32_t KeyGroupForHash(int32_t key_hash, int32_t max_parallelism);
 // KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup.
 int32_t OperatorIndexForKeyGroup(int32_t max_parallelism, int32_t parallelism, int32_t key_group);
 
+// Encodes the key of every row of `rows` (schema type::ToArrowSchema(row_type)), the fields
+// `key_fields` of `row_type` in that order, as the BinaryRowData Flink's key selector builds
+// (RowKind INSERT). Replaces the content of `out`.
+Status EncodeKeys(const type::RowType& row_type, const arrow::RecordBatch& rows,
+                  const std::vector<int32_t>& key_fields, batch::BinaryRowBuffer* out);
+
+// The row type of those keys.
+Result<type::RowType> KeyType(const type::RowType& row_type,
+                              const std::vector<int32_t>& key_fields);
+
 // Computes the key group of every row of `rows` (schema type::ToArrowSchema(row_type)) whose
 // key is the fields `key_fields` of `row_type`, in that order. `scratch` holds the encoded keys.
 Status KeyGroups(const type::RowType& row_type, const arrow::RecordBatch& rows,

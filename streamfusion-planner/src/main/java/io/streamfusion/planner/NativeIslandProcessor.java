@@ -5,9 +5,12 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
+import io.streamfusion.planner.convert.GroupAggregateConverter;
+import io.streamfusion.planner.convert.NodeFields;
 import io.streamfusion.planner.convert.RexConverter;
 import io.streamfusion.planner.convert.TypeConverter;
 import io.streamfusion.planner.convert.UnsupportedNativeException;
+import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.jni.NativeLib;
@@ -15,6 +18,8 @@ import io.streamfusion.runtime.jni.NativeLib;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
@@ -25,6 +30,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDataStreamScan;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacySink;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacyTableSourceScan;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecValues;
@@ -34,7 +40,6 @@ import org.apache.calcite.rex.RexNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.reflect.Field;
 import java.time.ZoneId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -68,7 +73,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             lastReport = new SupportReport();
             return graph;
         }
-        Rewrite rewrite = new Rewrite(config);
+        Rewrite rewrite =
+                new Rewrite(config, ((PlannerBase) context.getPlanner()).getTypeFactory());
         List<ExecNode<?>> roots = new ArrayList<>();
         for (ExecNode<?> root : graph.getRootNodes()) {
             roots.add(rewrite.visit(root));
@@ -102,11 +108,13 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
     /** One rewrite of one graph: visits every node once, inputs first. */
     private static final class Rewrite {
         private final TableConfig config;
+        private final FlinkTypeFactory typeFactory;
         private final Map<ExecNode<?>, ExecNode<?>> visited = new IdentityHashMap<>();
         private final SupportReport report = new SupportReport();
 
-        Rewrite(TableConfig config) {
+        Rewrite(TableConfig config, FlinkTypeFactory typeFactory) {
             this.config = config;
+            this.typeFactory = typeFactory;
         }
 
         ExecNode<?> visit(ExecNode<?> node) {
@@ -141,7 +149,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             String name = node.getDescription();
             try {
                 ExecNode<?> converted = tryConvert(node);
-                report.addNative(name, ((StreamExecNativeCalc) converted).plan());
+                report.addNative(name, ((NativeExecNode) converted).plan());
                 return converted;
             } catch (UnsupportedNativeException e) {
                 report.addFallback(name, e.getMessage());
@@ -156,6 +164,10 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (node instanceof StreamExecCalc) {
                 return convertCalc((StreamExecCalc) node);
             }
+            if (node instanceof StreamExecGroupAggregate) {
+                return GroupAggregateConverter.convert(
+                        (StreamExecGroupAggregate) node, config, typeFactory, session());
+            }
             throw new UnsupportedNativeException(
                     node.getClass().getSimpleName() + " has no native operator yet");
         }
@@ -163,8 +175,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         private ExecNode<?> convertCalc(StreamExecCalc calc) throws UnsupportedNativeException {
             RowType inputType = (RowType) calc.getInputEdges().get(0).getOutputType();
             RowType outputType = (RowType) calc.getOutputType();
-            List<RexNode> projection = readField(calc, "projection");
-            RexNode condition = readField(calc, "condition");
+            List<RexNode> projection = NodeFields.read(calc, "projection");
+            RexNode condition = NodeFields.read(calc, "condition");
             CalcNode.Builder node = CalcNode.newBuilder();
             List<UdfDescriptor> udfs = new ArrayList<>();
             for (RexNode expr : projection) {
@@ -237,24 +249,5 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 || node instanceof CommonExecSink
                 || node instanceof StreamExecLegacySink
                 || node instanceof StreamExecExchange);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T readField(Object node, String name) throws UnsupportedNativeException {
-        // ExecNode parameters are private JSON properties without getters; their names are the
-        // stable JSON property names (FLIP-190).
-        for (Class<?> c = node.getClass(); c != null; c = c.getSuperclass()) {
-            try {
-                Field field = c.getDeclaredField(name);
-                field.setAccessible(true);
-                return (T) field.get(node);
-            } catch (NoSuchFieldException e) {
-                // look in the superclass
-            } catch (IllegalAccessException e) {
-                throw new UnsupportedNativeException("cannot read " + name + ": " + e);
-            }
-        }
-        throw new UnsupportedNativeException(
-                node.getClass().getSimpleName() + " has no field " + name + " in this Flink version");
     }
 }

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * compiled (JSON) plan, which stays stock.
  */
 public class StreamExecNativeCalc extends ExecNodeBase<RowData>
-        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData> {
+        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData>, NativeExecNode {
 
     /** Inputs handed over without Flink's chaining copy (see {@link IslandInputTypeInfo}). */
     private static final AtomicLong UNCOPIED_INPUTS = new AtomicLong();
@@ -61,7 +61,7 @@ public class StreamExecNativeCalc extends ExecNodeBase<RowData>
         return UNCOPIED_INPUTS.get();
     }
 
-    /** The serialized plan this node runs. */
+    @Override
     public byte[] plan() {
         return plan;
     }

@@ -78,4 +78,43 @@ public final class NativeLib {
             int[] keyFields,
             int maxParallelism,
             int[] keyGroups);
+
+    /** Compiles a serialized plan holding one GroupAggregateNode; returns its handle. */
+    public static native long createGroupAggregate(byte[] plan, long memoryBudgetBytes);
+
+    /**
+     * Step 1 of a batch: decodes {@code numRows} input row images and finds their distinct
+     * grouping keys. Returns {@code (keyBytes << 32) | distinctKeys}; fetch the key images with
+     * {@link #groupAggregateCopyKeys}.
+     */
+    public static native long groupAggregatePrepare(
+            long handle, byte[] rows, int[] offsets, int numRows);
+
+    public static native void groupAggregateCopyKeys(long handle, byte[] keys, int[] offsets);
+
+    /**
+     * Step 2: replays the batch over each key's accumulator image ({@code accs[accOffsets[k] ..
+     * accOffsets[k+1])}, an empty range when the key has no state). Writes output rows, output
+     * bytes and accumulator bytes to {@code sizes}.
+     */
+    public static native void groupAggregateProcess(
+            long handle, byte[] accs, int[] accOffsets, int[] sizes);
+
+    /**
+     * Copies the result of {@link #groupAggregateProcess}: changelog rows with offsets and the
+     * input row each answers, the keys' new accumulator images with offsets, and one action per
+     * key (0 keep, 1 update, 2 clear).
+     */
+    public static native void groupAggregateCopyOutput(
+            long handle,
+            byte[] rows,
+            int[] offsets,
+            int[] sourceRows,
+            byte[] accs,
+            int[] accOffsets,
+            byte[] actions);
+
+    public static native long groupAggregateMemoryBytes(long handle);
+
+    public static native void closeGroupAggregate(long handle);
 }

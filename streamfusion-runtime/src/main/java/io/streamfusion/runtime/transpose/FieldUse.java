@@ -1,6 +1,8 @@
 package io.streamfusion.runtime.transpose;
 
+import io.streamfusion.plan.AggregateCall;
 import io.streamfusion.plan.Expr;
+import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 
@@ -29,6 +31,10 @@ public final class FieldUse {
 
     /** The input fields the first operator of {@code plan} reads (later ones read its output). */
     public static FieldUse of(Plan plan) {
+        if (plan.getOperatorsCount() > 0
+                && plan.getOperators(0).getKindCase() == Operator.KindCase.GROUP_AGGREGATE) {
+            return ofAggregate(plan.getOperators(0).getGroupAggregate());
+        }
         if (plan.getOperatorsCount() == 0
                 || plan.getOperators(0).getKindCase() != Operator.KindCase.CALC) {
             return all();
@@ -40,6 +46,19 @@ public final class FieldUse {
         }
         if (calc.hasCondition()) {
             root.visit(calc.getCondition());
+        }
+        return root;
+    }
+
+    /** A group aggregation reads its grouping fields, arguments and filter fields. */
+    private static FieldUse ofAggregate(GroupAggregateNode node) {
+        FieldUse root = new FieldUse();
+        node.getGroupingList().forEach(i -> root.child(i).whole = true);
+        for (AggregateCall call : node.getCallsList()) {
+            call.getArgsList().forEach(i -> root.child(i).whole = true);
+            if (call.getFilterArg() >= 0) {
+                root.child(call.getFilterArg()).whole = true;
+            }
         }
         return root;
     }

@@ -1,0 +1,643 @@
+#include "streamfusion/operators/aggregate/agg_kernels.h"
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "arrow/util/bit_util.h"
+#include "streamfusion/expression/array_util.h"
+#include "streamfusion/functions/decimal.h"
+
+namespace streamfusion::operators {
+
+namespace {
+
+using expression::AllocateBytes;
+using expression::ArrayPtr;
+using expression::BufferPtr;
+using functions::int128_t;
+using type::LogicalType;
+using type::TypeKind;
+
+// ---- Reading and writing fixed-width values ----
+//
+// Every value type a kernel keeps is fixed width in Arrow: integers, FLOAT/DOUBLE, DATE and
+// TIME (int32), compact TIMESTAMP (int64 millis) and DECIMAL (decimal128, a little-endian
+// 128-bit unscaled value, as int128_t is on every supported platform).
+
+template <typename T>
+T ReadValue(const arrow::ArrayData& data, int64_t row) {
+  T value;
+  std::memcpy(&value, data.buffers[1]->data() + (data.offset + row) * sizeof(T), sizeof(T));
+  return value;
+}
+
+bool ReadValid(const arrow::ArrayData& data, int64_t row) {
+  return expression::IsValid(data, row);
+}
+
+// A column of `values` with validity `valid` (1 = not NULL), as an Arrow array of `type`.
+template <typename T>
+Result<ArrayPtr> MakeColumn(const std::shared_ptr<arrow::DataType>& type,
+                            const std::vector<T>& values, const std::vector<uint8_t>& valid,
+                            arrow::MemoryPool* pool) {
+  const auto length = static_cast<int64_t>(values.size());
+  SF_ASSIGN_OR_RAISE(BufferPtr buffer,
+                     AllocateBytes(std::max<int64_t>(length, 1) * sizeof(T), pool));
+  if (length > 0) std::memcpy(buffer->mutable_data(), values.data(), length * sizeof(T));
+  BufferPtr validity;
+  bool any_null = false;
+  for (uint8_t v : valid) any_null |= v == 0;
+  if (any_null) {
+    SF_ASSIGN_OR_RAISE(validity, expression::AllocateBitmap(length, true, pool));
+    for (int64_t i = 0; i < length; ++i) {
+      if (!valid[static_cast<size_t>(i)]) arrow::bit_util::ClearBit(validity->mutable_data(), i);
+    }
+  }
+  return expression::MakeFixedArray(type, length, std::move(validity), std::move(buffer));
+}
+
+// Java's `a + b` / `a - b` in the type of the operands: integers wrap (narrow types are cast back
+// as Flink's generated code does), floating point is IEEE.
+template <typename T>
+T JavaPlus(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+T JavaMinus(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  } else {
+    return a - b;
+  }
+}
+
+// Flink's record equaliser on one field: NULLs are equal, primitives compare with Java `==`
+// (NaN differs from itself, 0.0 equals -0.0), DECIMAL by value (same scale here).
+template <typename T>
+bool FieldEquals(bool a_valid, T a, bool b_valid, T b) {
+  if (!a_valid || !b_valid) return a_valid == b_valid;
+  return a == b;
+}
+
+// ---- Policies: one per aggregate function ----
+//
+// A policy has `Acc` (one key's accumulator), `Value` (the function's result), and
+//   Acc Init() const;                          createAccumulators
+//   void Bind(const arrow::RecordBatch&);      the batch's argument columns
+//   void Accumulate(Acc&, int64_t row) const;
+//   void Retract(Acc&, int64_t row) const;
+//   bool GetValue(const Acc&, Value*) const;   false: NULL
+//   void Load(Acc*, const arrow::RecordBatch&, int64_t row, int32_t field) const;
+//   Status Store(const std::vector<Acc>&, pool, columns) const;
+//   static constexpr int kAccWidth;
+
+// A policy's argument column (nullptr data when the function takes none).
+struct Argument {
+  int32_t index = -1;
+  const arrow::ArrayData* data = nullptr;
+  void Bind(const arrow::RecordBatch& input) {
+    data = index < 0 ? nullptr : input.column_data(index).get();
+  }
+};
+
+// Count1AggFunction (COUNT(*)) and CountAggFunction (COUNT(x)).
+struct CountPolicy {
+  using Acc = int64_t;
+  using Value = int64_t;
+  static constexpr int kAccWidth = 1;
+  Argument arg;  // index -1: COUNT(*)
+  std::shared_ptr<arrow::DataType> acc_type = arrow::int64();
+
+  Acc Init() const { return 0; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  bool Counts(int64_t row) const { return arg.data == nullptr || ReadValid(*arg.data, row); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (Counts(row)) acc = JavaPlus<int64_t>(acc, 1);
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    if (Counts(row)) acc = JavaMinus<int64_t>(acc, 1);
+  }
+  bool GetValue(const Acc& acc, Value* value) const {
+    *value = acc;
+    return true;
+  }
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& data = *accs.column_data(field);
+    *acc = ReadValid(data, row) ? ReadValue<int64_t>(data, row) : 0;
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    SF_ASSIGN_OR_RAISE(auto column,
+                       MakeColumn(acc_type, accs, std::vector<uint8_t>(accs.size(), 1), pool));
+    columns->push_back(std::move(column));
+    return Status::OK();
+  }
+};
+
+// The `sum + x` of SUM: Java arithmetic on T, or DECIMAL(38, s) addition that is NULL on
+// overflow (aggDecimalPlus).
+template <typename T>
+struct SumArithmetic {
+  int32_t scale = 0;  // DECIMAL only
+  int32_t precision = 0;
+  // false: the DECIMAL result overflowed (NULL).
+  bool Plus(T a, T b, T* out) const {
+    if constexpr (std::is_same_v<T, int128_t>) {
+      return functions::DecimalAdd(a, scale, b, scale, precision, scale, out);
+    } else {
+      *out = JavaPlus(a, b);
+      return true;
+    }
+  }
+  bool Minus(T a, T b, T* out) const {
+    if constexpr (std::is_same_v<T, int128_t>) {
+      return functions::DecimalSubtract(a, scale, b, scale, precision, scale, out);
+    } else {
+      *out = JavaMinus(a, b);
+      return true;
+    }
+  }
+};
+
+// SumAggFunction (retract = false) and SumWithRetractAggFunction (retract = true).
+template <typename T, bool kWithRetract>
+struct SumPolicy {
+  struct Acc {
+    T sum{};
+    bool sum_valid = false;
+    int64_t count = 0;  // SumWithRetract only
+  };
+  using Value = T;
+  static constexpr int kAccWidth = kWithRetract ? 2 : 1;
+  Argument arg;
+  SumArithmetic<T> math;
+  std::shared_ptr<arrow::DataType> sum_type;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    const T x = ReadValue<T>(*arg.data, row);
+    if (!acc.sum_valid) {
+      acc.sum = x;
+      acc.sum_valid = true;
+    } else {
+      acc.sum_valid = math.Plus(acc.sum, x, &acc.sum);
+    }
+    if constexpr (kWithRetract) acc.count = JavaPlus<int64_t>(acc.count, 1);
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    if constexpr (kWithRetract) {
+      if (!ReadValid(*arg.data, row)) return;
+      const T x = ReadValue<T>(*arg.data, row);
+      // ifThenElse(isNull(sum), 0 - x, sum - x)
+      acc.sum_valid = math.Minus(acc.sum_valid ? acc.sum : T{}, x, &acc.sum);
+      acc.count = JavaMinus<int64_t>(acc.count, 1);
+    }
+    // SumAggFunction has no retraction: Flink plans it only for insert-only input.
+  }
+  bool GetValue(const Acc& acc, Value* value) const {
+    if (kWithRetract && acc.count == 0) return false;
+    *value = acc.sum;
+    return acc.sum_valid;
+  }
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& sum = *accs.column_data(field);
+    acc->sum_valid = ReadValid(sum, row);
+    acc->sum = acc->sum_valid ? ReadValue<T>(sum, row) : T{};
+    if constexpr (kWithRetract) {
+      const auto& count = *accs.column_data(field + 1);
+      acc->count = ReadValid(count, row) ? ReadValue<int64_t>(count, row) : 0;
+    }
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<T> sums(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    std::vector<int64_t> counts(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      sums[k] = accs[k].sum_valid ? accs[k].sum : T{};
+      valid[k] = accs[k].sum_valid;
+      counts[k] = accs[k].count;
+    }
+    SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(sum_type, sums, valid, pool));
+    columns->push_back(std::move(sum_column));
+    if constexpr (kWithRetract) {
+      SF_ASSIGN_OR_RAISE(auto count_column,
+                         MakeColumn(arrow::int64(), counts, std::vector<uint8_t>(accs.size(), 1),
+                                    pool));
+      columns->push_back(std::move(count_column));
+    }
+    return Status::OK();
+  }
+};
+
+// Sum0AggFunction ($SUM0, from SUM and AVG rewritten by the planner): starts at 0; a DECIMAL
+// overflow makes it NULL for good (the NULL propagates through aggDecimalPlus).
+template <typename T>
+struct Sum0Policy {
+  struct Acc {
+    T sum{};
+    bool valid = true;
+  };
+  using Value = T;
+  static constexpr int kAccWidth = 1;
+  Argument arg;
+  SumArithmetic<T> math;
+  std::shared_ptr<arrow::DataType> sum_type;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row) || !acc.valid) return;
+    acc.valid = math.Plus(acc.sum, ReadValue<T>(*arg.data, row), &acc.sum);
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row) || !acc.valid) return;
+    acc.valid = math.Minus(acc.sum, ReadValue<T>(*arg.data, row), &acc.sum);
+  }
+  bool GetValue(const Acc& acc, Value* value) const {
+    *value = acc.sum;
+    return acc.valid;
+  }
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& sum = *accs.column_data(field);
+    acc->valid = ReadValid(sum, row);
+    acc->sum = acc->valid ? ReadValue<T>(sum, row) : T{};
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<T> sums(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      sums[k] = accs[k].valid ? accs[k].sum : T{};
+      valid[k] = accs[k].valid;
+    }
+    SF_ASSIGN_OR_RAISE(auto column, MakeColumn(sum_type, sums, valid, pool));
+    columns->push_back(std::move(column));
+    return Status::OK();
+  }
+};
+
+// AvgAggFunction over an argument of type In: sum S (int64_t for integers, double for
+// FLOAT/DOUBLE) and count; value CAST(sum / count AS R).
+template <typename In, typename S, typename R>
+struct AvgPolicy {
+  struct Acc {
+    S sum = 0;
+    int64_t count = 0;
+  };
+  using Value = R;
+  static constexpr int kAccWidth = 2;
+  Argument arg;
+  std::shared_ptr<arrow::DataType> sum_type;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    acc.sum = JavaPlus<S>(acc.sum, static_cast<S>(ReadValue<In>(*arg.data, row)));
+    acc.count = JavaPlus<int64_t>(acc.count, 1);
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    acc.sum = JavaMinus<S>(acc.sum, static_cast<S>(ReadValue<In>(*arg.data, row)));
+    acc.count = JavaMinus<int64_t>(acc.count, 1);
+  }
+  bool GetValue(const Acc& acc, Value* value) const {
+    if (acc.count == 0) return false;
+    if constexpr (std::is_integral_v<S>) {
+      // Java long division truncates toward zero; Long.MIN_VALUE / -1 wraps (no trap).
+      const int64_t quotient =
+          acc.count == -1 ? JavaMinus<int64_t>(0, acc.sum) : acc.sum / acc.count;
+      *value = static_cast<R>(quotient);  // CAST narrows as Java's (int)/(short)/(byte)
+    } else {
+      *value = static_cast<R>(acc.sum / static_cast<double>(acc.count));
+    }
+    return true;
+  }
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& sum = *accs.column_data(field);
+    const auto& count = *accs.column_data(field + 1);
+    acc->sum = ReadValid(sum, row) ? ReadValue<S>(sum, row) : S{};
+    acc->count = ReadValid(count, row) ? ReadValue<int64_t>(count, row) : 0;
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<S> sums(accs.size());
+    std::vector<int64_t> counts(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      sums[k] = accs[k].sum;
+      counts[k] = accs[k].count;
+    }
+    const std::vector<uint8_t> valid(accs.size(), 1);
+    SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(sum_type, sums, valid, pool));
+    SF_ASSIGN_OR_RAISE(auto count_column, MakeColumn(arrow::int64(), counts, valid, pool));
+    columns->push_back(std::move(sum_column));
+    columns->push_back(std::move(count_column));
+    return Status::OK();
+  }
+};
+
+// MinAggFunction (kMax = false) and MaxAggFunction (kMax = true): Java `<` / `>` (DECIMAL by
+// value at one scale); a retraction changes nothing.
+template <typename T, bool kMax>
+struct ExtremePolicy {
+  struct Acc {
+    T value{};
+    bool valid = false;
+  };
+  using Value = T;
+  static constexpr int kAccWidth = 1;
+  Argument arg;
+  std::shared_ptr<arrow::DataType> value_type;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    const T x = ReadValue<T>(*arg.data, row);
+    if (!acc.valid || (kMax ? x > acc.value : x < acc.value)) {
+      acc.value = x;
+      acc.valid = true;
+    }
+  }
+  void Retract(Acc&, int64_t) const {}
+  bool GetValue(const Acc& acc, Value* value) const {
+    *value = acc.value;
+    return acc.valid;
+  }
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& data = *accs.column_data(field);
+    acc->valid = ReadValid(data, row);
+    acc->value = acc->valid ? ReadValue<T>(data, row) : T{};
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<T> values(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      values[k] = accs[k].value;
+      valid[k] = accs[k].valid;
+    }
+    SF_ASSIGN_OR_RAISE(auto column, MakeColumn(value_type, values, valid, pool));
+    columns->push_back(std::move(column));
+    return Status::OK();
+  }
+};
+
+// ---- The kernel: a policy driven over a batch ----
+
+template <typename P>
+class Kernel final : public AggKernel {
+ public:
+  using Acc = typename P::Acc;
+  using Value = typename P::Value;
+
+  Kernel(P policy, int32_t filter_arg, std::shared_ptr<arrow::DataType> value_type)
+      : policy_(std::move(policy)), filter_arg_(filter_arg), value_type_(std::move(value_type)) {}
+
+  Status Load(int32_t num_keys, const arrow::RecordBatch* accs,
+              const std::vector<int32_t>& acc_row, int32_t first_field) override {
+    accs_.assign(static_cast<size_t>(num_keys), policy_.Init());
+    for (int32_t k = 0; k < num_keys; ++k) {
+      const int32_t row = acc_row[static_cast<size_t>(k)];
+      if (row >= 0) policy_.Load(&accs_[static_cast<size_t>(k)], *accs, row, first_field);
+    }
+    return Status::OK();
+  }
+
+  Status Run(const arrow::RecordBatch& input, const RowPlan& plan, uint8_t* changed) override {
+    policy_.Bind(input);
+    const arrow::ArrayData* filter =
+        filter_arg_ < 0 ? nullptr : input.column_data(filter_arg_).get();
+    const auto n = static_cast<size_t>(plan.num_rows);
+    before_.resize(n);
+    after_.resize(n);
+    before_valid_.resize(n);
+    after_valid_.resize(n);
+    for (int64_t r = 0; r < plan.num_rows; ++r) {
+      const auto op = static_cast<RowOp>(plan.op[r]);
+      if (op == RowOp::kSkip) continue;
+      Acc& acc = accs_[static_cast<size_t>(plan.key[r])];
+      if (plan.reset[r]) acc = policy_.Init();
+      const auto i = static_cast<size_t>(r);
+      before_valid_[i] = policy_.GetValue(acc, &before_[i]);
+      // FILTER (WHERE c): the generated code guards accumulate and retract with c (NULL: false).
+      const bool passes = filter == nullptr ||
+                          (ReadValid(*filter, r) &&
+                           arrow::bit_util::GetBit(filter->buffers[1]->data(), filter->offset + r));
+      if (passes) {
+        if (op == RowOp::kAccumulate) {
+          policy_.Accumulate(acc, r);
+        } else {
+          policy_.Retract(acc, r);
+        }
+      }
+      after_valid_[i] = policy_.GetValue(acc, &after_[i]);
+      if (!FieldEquals(before_valid_[i] != 0, before_[i], after_valid_[i] != 0, after_[i])) {
+        changed[r] = 1;
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<ArrayPtr> Values(const std::vector<int32_t>& rows, const std::vector<int8_t>& after,
+                          arrow::MemoryPool* pool) const override {
+    std::vector<Value> values(rows.size());
+    std::vector<uint8_t> valid(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto r = static_cast<size_t>(rows[i]);
+      values[i] = after[i] ? after_[r] : before_[r];
+      valid[i] = after[i] ? after_valid_[r] : before_valid_[r];
+      if (!valid[i]) values[i] = Value{};
+    }
+    return MakeColumn(value_type_, values, valid, pool);
+  }
+
+  Status Accs(arrow::MemoryPool* pool, std::vector<ArrayPtr>* columns) const override {
+    return policy_.Store(accs_, pool, columns);
+  }
+
+  int32_t acc_width() const override { return P::kAccWidth; }
+
+ private:
+  P policy_;
+  int32_t filter_arg_;
+  std::shared_ptr<arrow::DataType> value_type_;
+  std::vector<Acc> accs_;
+  std::vector<Value> before_;
+  std::vector<Value> after_;
+  std::vector<uint8_t> before_valid_;
+  std::vector<uint8_t> after_valid_;
+};
+
+template <typename P>
+std::unique_ptr<AggKernel> MakeKernel(P policy, const plan::AggregateCall& call,
+                                      const LogicalType& result_type) {
+  return std::make_unique<Kernel<P>>(std::move(policy), call.filter_arg(),
+                                     type::ToArrow(result_type));
+}
+
+// Calls `fn(T{})` with the C++ type holding values of `kind` (fixed width), or returns false.
+template <typename Fn>
+bool DispatchFixed(TypeKind kind, int32_t precision, Fn&& fn) {
+  switch (kind) {
+    case TypeKind::kTinyInt: fn(int8_t{}); return true;
+    case TypeKind::kSmallInt: fn(int16_t{}); return true;
+    case TypeKind::kInt:
+    case TypeKind::kDate:
+    case TypeKind::kTime: fn(int32_t{}); return true;
+    case TypeKind::kBigInt: fn(int64_t{}); return true;
+    case TypeKind::kFloat: fn(float{}); return true;
+    case TypeKind::kDouble: fn(double{}); return true;
+    case TypeKind::kDecimal: fn(int128_t{}); return true;
+    case TypeKind::kTimestamp:
+    case TypeKind::kTimestampLtz:
+      if (precision > 3) return false;  // (millis, nanos) pairs: not a fixed-width value here
+      fn(int64_t{});
+      return true;
+    default: return false;
+  }
+}
+
+bool IsNumeric(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::kTinyInt:
+    case TypeKind::kSmallInt:
+    case TypeKind::kInt:
+    case TypeKind::kBigInt:
+    case TypeKind::kFloat:
+    case TypeKind::kDouble:
+    case TypeKind::kDecimal: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call,
+                                                 const type::RowType& input_type) {
+  SF_ASSIGN_OR_RAISE(auto result_type, type::FromProto(call.result_type()));
+  std::vector<LogicalType> acc_types;
+  for (const auto& acc : call.acc_types()) {
+    SF_ASSIGN_OR_RAISE(auto t, type::FromProto(acc));
+    acc_types.push_back(std::move(t));
+  }
+  const auto name = plan::AggregateCall::Kind_Name(call.kind());
+  if (call.filter_arg() >= static_cast<int32_t>(input_type.size())) {
+    return InternalError(name, ": filter field ", call.filter_arg(), " outside the input");
+  }
+  if (call.filter_arg() >= 0 &&
+      input_type[static_cast<size_t>(call.filter_arg())].type.kind != TypeKind::kBoolean) {
+    return InternalError(name, ": filter field is not BOOLEAN");
+  }
+  Argument arg;
+  const LogicalType* arg_type = nullptr;
+  if (call.kind() != plan::AggregateCall::COUNT1) {
+    if (call.args_size() != 1) {
+      return Unsupported(name, " with ", call.args_size(), " arguments is not supported natively");
+    }
+    arg.index = call.args(0);
+    if (arg.index < 0 || arg.index >= static_cast<int32_t>(input_type.size())) {
+      return InternalError(name, ": argument field ", arg.index, " outside the input");
+    }
+    arg_type = &input_type[static_cast<size_t>(arg.index)].type;
+  }
+  auto check_width = [&](int width) -> Status {
+    if (static_cast<int>(acc_types.size()) != width) {
+      return InternalError(name, " has ", acc_types.size(), " accumulator fields, expected ",
+                           width);
+    }
+    return Status::OK();
+  };
+  std::unique_ptr<AggKernel> kernel;
+  switch (call.kind()) {
+    case plan::AggregateCall::COUNT1:
+    case plan::AggregateCall::COUNT: {
+      SF_RETURN_NOT_OK(check_width(1));
+      CountPolicy policy;
+      policy.arg = arg;
+      return MakeKernel(policy, call, result_type);
+    }
+    case plan::AggregateCall::SUM:
+    case plan::AggregateCall::SUM0:
+    case plan::AggregateCall::SUM_WITH_RETRACT: {
+      SF_RETURN_NOT_OK(check_width(call.kind() == plan::AggregateCall::SUM_WITH_RETRACT ? 2 : 1));
+      if (!IsNumeric(arg_type->kind) || result_type.kind != arg_type->kind) {
+        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
+      }
+      if (result_type.kind == TypeKind::kDecimal && result_type.scale != arg_type->scale) {
+        return InternalError(name, ": DECIMAL sum scale differs from the argument's");
+      }
+      const bool retract = call.kind() == plan::AggregateCall::SUM_WITH_RETRACT;
+      DispatchFixed(result_type.kind, result_type.precision, [&](auto zero) {
+        using T = decltype(zero);
+        auto make = [&](auto policy) {
+          policy.arg = arg;
+          policy.math.scale = result_type.scale;
+          policy.math.precision = result_type.precision;
+          policy.sum_type = type::ToArrow(acc_types[0]);
+          kernel = MakeKernel(policy, call, result_type);
+        };
+        if (call.kind() == plan::AggregateCall::SUM0) {
+          make(Sum0Policy<T>{});
+        } else if (retract) {
+          make(SumPolicy<T, true>{});
+        } else {
+          make(SumPolicy<T, false>{});
+        }
+      });
+      return kernel;
+    }
+    case plan::AggregateCall::AVG: {
+      SF_RETURN_NOT_OK(check_width(2));
+      if (!IsNumeric(arg_type->kind) || arg_type->kind == TypeKind::kDecimal ||
+          result_type.kind != arg_type->kind) {
+        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
+      }
+      DispatchFixed(arg_type->kind, 0, [&](auto zero) {
+        using T = decltype(zero);
+        using S = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
+        AvgPolicy<T, S, T> policy;
+        policy.arg = arg;
+        policy.sum_type = type::ToArrow(acc_types[0]);
+        kernel = MakeKernel(policy, call, result_type);
+      });
+      return kernel;
+    }
+    case plan::AggregateCall::MIN:
+    case plan::AggregateCall::MAX: {
+      SF_RETURN_NOT_OK(check_width(1));
+      const bool is_max = call.kind() == plan::AggregateCall::MAX;
+      if (arg_type->kind == TypeKind::kIntervalYearMonth ||
+          arg_type->kind == TypeKind::kIntervalDayTime ||
+          !DispatchFixed(arg_type->kind, arg_type->precision, [](auto) {})) {
+        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
+      }
+      DispatchFixed(arg_type->kind, arg_type->precision, [&](auto zero) {
+        using T = decltype(zero);
+        auto make = [&](auto policy) {
+          policy.arg = arg;
+          policy.value_type = type::ToArrow(acc_types[0]);
+          kernel = MakeKernel(policy, call, result_type);
+        };
+        if (is_max) {
+          make(ExtremePolicy<T, true>{});
+        } else {
+          make(ExtremePolicy<T, false>{});
+        }
+      });
+      return kernel;
+    }
+    default:
+      return Unsupported("aggregate function ", name, " is not supported natively");
+  }
+}
+
+}  // namespace streamfusion::operators

@@ -1,0 +1,70 @@
+#pragma once
+
+// Accumulator kernels of the group aggregation: one per Flink aggregate function class, with
+// the exact expressions of its DeclarativeAggregateFunction (Flink 2.2.1):
+//   Count1AggFunction      count1 + 1 / - 1
+//   CountAggFunction       count + 1 / - 1 when the argument is not NULL
+//   SumAggFunction.*       NULL argument ignored; sum = sum IS NULL ? x : sum + x (Java wrap for
+//                          integers, IEEE for FLOAT/DOUBLE, DECIMAL(38, s) NULL on overflow)
+//   SumWithRetract...      as SUM plus a count of non-NULL arguments; retract sum - x (0 - x
+//                          when NULL); value NULL when the count is 0
+//   Sum0AggFunction.*      ($SUM0) sum starting at 0, +/- x for non-NULL x; a DECIMAL overflow
+//                          makes it NULL for good
+//   AvgAggFunction.*       sum (BIGINT for integers, DOUBLE for FLOAT/DOUBLE) and count;
+//                          value CAST(sum / count AS result), NULL when the count is 0
+//   Min/MaxAggFunction.*   replace when x < min / x > max (Java comparison); retract ignored
+// A kernel keeps the accumulators of the batch's keys and, for every row it processes, the
+// function's value before and after the row.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "arrow/array.h"
+#include "arrow/memory_pool.h"
+#include "arrow/record_batch.h"
+#include "streamfusion/common/status.h"
+#include "streamfusion/plan.pb.h"
+#include "streamfusion/type/logical_type.h"
+
+namespace streamfusion::operators {
+
+// What happens to each input row of a batch, decided from the record counter.
+enum class RowOp : int8_t { kSkip = 0, kAccumulate = 1, kRetract = 2 };
+
+struct RowPlan {
+  const int32_t* key = nullptr;   // key index of each row
+  const int8_t* op = nullptr;     // RowOp of each row
+  const int8_t* reset = nullptr;  // 1: the group starts afresh (createAccumulators) at this row
+  int64_t num_rows = 0;
+};
+
+class AggKernel {
+ public:
+  virtual ~AggKernel() = default;
+
+  // Starts a batch of `num_keys` keys: key k begins from row acc_row[k] of `accs` (its fields
+  // from `first_field` on), or fresh when acc_row[k] < 0.
+  virtual Status Load(int32_t num_keys, const arrow::RecordBatch* accs,
+                      const std::vector<int32_t>& acc_row, int32_t first_field) = 0;
+  // Replays the batch's rows; sets changed[r] when the value after row r differs from the value
+  // before it under Flink's record equaliser.
+  virtual Status Run(const arrow::RecordBatch& input, const RowPlan& plan, uint8_t* changed) = 0;
+  // The values of output rows: entry i is the value after input row rows[i] when after[i] is 1,
+  // before it otherwise.
+  virtual Result<std::shared_ptr<arrow::Array>> Values(const std::vector<int32_t>& rows,
+                                                       const std::vector<int8_t>& after,
+                                                       arrow::MemoryPool* pool) const = 0;
+  // Appends the accumulator fields of every key (num_keys rows each) to `columns`.
+  virtual Status Accs(arrow::MemoryPool* pool,
+                      std::vector<std::shared_ptr<arrow::Array>>* columns) const = 0;
+  // Number of accumulator fields.
+  virtual int32_t acc_width() const = 0;
+};
+
+// The kernel of `call` over rows of `input_type`; Unsupported (with the reason) for functions or
+// types it does not cover.
+Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call,
+                                                 const type::RowType& input_type);
+
+}  // namespace streamfusion::operators

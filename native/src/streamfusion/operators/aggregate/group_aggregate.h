@@ -1,0 +1,111 @@
+#pragma once
+
+// Flink's non-windowed group aggregation without mini-batch (StreamExecGroupAggregate:
+// GroupAggFunction with GroupAggHelper), computed natively over accumulators that the JVM keeps
+// in Flink keyed state ("native compute over Flink keyed state", DESIGN.md "State" (a)).
+//
+// One batch of input rows runs in two steps, so that the JVM touches each key's state once per
+// batch instead of once per row:
+//   1. Prepare(rows): decodes the BinaryRowData images, encodes each row's grouping key exactly
+//      as Flink's key selector builds it (a BinaryRowData image), and lists the distinct keys in
+//      order of first appearance (keys()).
+//   2. Process(accs): given each key's accumulator row from Flink's ValueState "accState" (a
+//      BinaryRowData image of the acc types, or none), replays the rows in input order with
+//      GroupAggHelper's rules and returns the changelog Flink would have emitted, in Flink's
+//      order (output(), source_rows()), and per key what becomes of its state (acc_actions(),
+//      accs()).
+//
+// Rules reproduced, per input row of key k (GroupAggHelper.processElement, Flink 2.2.1):
+//   * no accumulator and a retraction (-U/-D): dropped, nothing emitted;
+//   * no accumulator: a fresh one, and the row is the group's first;
+//   * accumulate (+I/+U) or retract (-U/-D), each call guarded by its FILTER argument;
+//   * the record counter (COUNT(*) of the input, only when the input retracts) reaching zero:
+//     -D with the previous value unless first, and the state is cleared;
+//   * otherwise: first -> +I(new); unchanged value (Flink's record equaliser: Java == on
+//     primitives, so NaN differs from itself) and no state TTL -> nothing; else -U(prev) when
+//     update-before is generated, then +U(new).
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "streamfusion/batch/binary_row.h"
+#include "streamfusion/common/status.h"
+#include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/plan.pb.h"
+#include "streamfusion/type/logical_type.h"
+
+namespace streamfusion::operators {
+
+class AggKernel;
+
+// What the JVM does with a key's ValueState after a batch.
+enum class AccAction : int8_t {
+  kKeep = 0,    // untouched (only dropped retractions arrived)
+  kUpdate = 1,  // update with accs() row k
+  kClear = 2,   // clear
+};
+
+class GroupAggregate {
+ public:
+  // `plan` holds one GroupAggregateNode; its input and output types are the node's.
+  static Result<std::unique_ptr<GroupAggregate>> Make(const plan::Plan& plan,
+                                                      int64_t memory_budget_bytes);
+  ~GroupAggregate();
+
+  // Step 1. `offsets` has num_rows + 1 entries into `rows`.
+  Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows);
+  // The distinct keys of the prepared rows, as images of the grouping fields.
+  const batch::BinaryRowBuffer& keys() const { return keys_; }
+
+  // Step 2. Key k's accumulator image is accs[offsets[k], offsets[k + 1]); an empty range means
+  // the key has no state. `offsets` has keys().num_rows() + 1 entries.
+  Status Process(const uint8_t* accs, const int32_t* offsets);
+  // The changelog of the batch, and for each output row the input row it answers.
+  const batch::BinaryRowBuffer& output() const { return output_; }
+  const std::vector<int32_t>& source_rows() const { return source_rows_; }
+  // Per key: the action, and for kUpdate keys the new accumulator image (row k of accs()).
+  const std::vector<int8_t>& acc_actions() const { return acc_actions_; }
+  const batch::BinaryRowBuffer& accs() const { return new_accs_; }
+
+  const type::RowType& input_type() const { return input_type_; }
+  memory::AccountingPool* pool() { return pool_.get(); }
+  // Bytes held: the pool and the reusable buffers.
+  int64_t memory_bytes() const;
+
+ private:
+  GroupAggregate();
+
+  Status EmitChangelog(const std::vector<int8_t>& first, const std::vector<int8_t>& zero_after,
+                       const std::vector<int8_t>& op, const std::vector<uint8_t>& changed);
+
+  std::unique_ptr<memory::AccountingPool> pool_;
+  type::RowType input_type_;
+  type::RowType output_type_;
+  type::RowType acc_type_;
+  std::vector<int32_t> grouping_;
+  std::vector<std::unique_ptr<AggKernel>> kernels_;   // every call, in acc order
+  std::vector<uint8_t> hidden_;                       // 1: no output column (record counter)
+  std::vector<int32_t> acc_offset_;                   // first acc field of each call
+  int32_t count_star_field_ = -1;                     // acc field of the record counter
+  bool generate_update_before_ = false;
+  bool state_ttl_enabled_ = false;
+
+  // The prepared batch.
+  std::shared_ptr<arrow::RecordBatch> input_;
+  batch::BinaryRowBuffer row_keys_;     // one key image per row
+  batch::BinaryRowBuffer keys_;         // distinct keys
+  std::vector<int32_t> key_of_row_;
+  std::unordered_map<std::string_view, int32_t> key_index_;
+
+  // The processed batch.
+  batch::BinaryRowBuffer output_;
+  std::vector<int32_t> source_rows_;
+  std::vector<int8_t> acc_actions_;
+  batch::BinaryRowBuffer new_accs_;
+};
+
+}  // namespace streamfusion::operators

@@ -1,0 +1,7 @@
+package io.streamfusion.planner.nodes;
+
+/** An ExecNode that StreamFusion runs natively. */
+public interface NativeExecNode {
+    /** The serialized native plan this node runs (for EXPLAIN, tools and profiling). */
+    byte[] plan();
+}

@@ -1,0 +1,121 @@
+package io.streamfusion.planner.nodes;
+
+import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.operators.NativeGroupAggregateOperator;
+
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.streaming.api.transformations.OneInputTransformation;
+import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.delegation.PlannerBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
+import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
+import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
+import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+
+import java.util.List;
+
+/**
+ * Replaces a {@link StreamExecGroupAggregate} (without mini-batch) by a native group
+ * aggregation over Flink keyed state. Keeps Flink's key selector, state key type, state name and
+ * serializer, and transformation name, so the operator's state is laid out as the stock one's.
+ */
+public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
+        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData>, NativeExecNode {
+
+    private final byte[] plan;
+    private final RowType inputType;
+    private final int[] grouping;
+    private final LogicalType[] accTypes;
+    private final List<StateMetadata> stateMetadataList;
+
+    public StreamExecNativeGroupAggregate(
+            StreamExecGroupAggregate original,
+            byte[] plan,
+            RowType inputType,
+            int[] grouping,
+            LogicalType[] accTypes,
+            List<StateMetadata> stateMetadataList) {
+        super(
+                original.getId(),
+                ExecNodeContext.newContext(StreamExecGroupAggregate.class).withId(original.getId()),
+                original.getPersistedConfig(),
+                original.getInputProperties(),
+                original.getOutputType(),
+                "Native" + original.getDescription());
+        this.plan = plan;
+        this.inputType = inputType;
+        this.grouping = grouping;
+        this.accTypes = accTypes;
+        this.stateMetadataList = stateMetadataList;
+        setInputEdges(original.getInputEdges());
+    }
+
+    @Override
+    public byte[] plan() {
+        return plan;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    protected Transformation<RowData> translateToPlanInternal(
+            PlannerBase planner, ExecNodeConfig config) {
+        ExecEdge inputEdge = getInputEdges().get(0);
+        Transformation<RowData> input = (Transformation<RowData>) inputEdge.translateToPlan(planner);
+        long stateRetentionTime =
+                StateMetadata.getStateTtlForOneInputOperator(config, stateMetadataList);
+        byte[] runPlan = plan;
+        if (stateRetentionTime > 0) {
+            try {
+                Plan.Builder withTtl = Plan.parseFrom(plan).toBuilder();
+                withTtl.getOperatorsBuilder(0).getGroupAggregateBuilder().setStateTtlEnabled(true);
+                runPlan = withTtl.build().toByteArray();
+            } catch (InvalidProtocolBufferException e) {
+                throw new TableException("Cannot read the native group aggregation plan", e);
+            }
+        }
+        RowType outputType = (RowType) getOutputType();
+        NativeGroupAggregateOperator operator =
+                new NativeGroupAggregateOperator(
+                        runPlan,
+                        inputType,
+                        grouping.length,
+                        accTypes,
+                        outputType.getFieldCount(),
+                        stateRetentionTime,
+                        config.get(StreamFusionOptions.BATCH_SIZE),
+                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
+                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
+        OneInputTransformation<RowData, RowData> transform =
+                ExecNodeUtil.createOneInputTransformation(
+                        input,
+                        createTransformationMeta(
+                                StreamExecGroupAggregate.GROUP_AGGREGATE_TRANSFORMATION, config),
+                        operator,
+                        InternalTypeInfo.of(outputType),
+                        input.getParallelism(),
+                        false);
+        // Flink's own key selector and key type: the state backend keys by its BinaryRowData.
+        RowDataKeySelector selector =
+                KeySelectorUtil.getRowDataSelector(
+                        planner.getFlinkContext().getClassLoader(),
+                        grouping,
+                        InternalTypeInfo.of(inputType));
+        transform.setStateKeySelector(selector);
+        transform.setStateKeyType(selector.getProducedType());
+        return transform;
+    }
+}

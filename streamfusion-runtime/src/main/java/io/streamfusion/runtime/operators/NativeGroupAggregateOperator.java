@@ -1,0 +1,295 @@
+package io.streamfusion.runtime.operators;
+
+import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.metrics.NativeMetrics;
+import io.streamfusion.runtime.transpose.FieldUse;
+import io.streamfusion.runtime.transpose.RowImageBatch;
+import io.streamfusion.runtime.transpose.RowImageEmitter;
+
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.operators.TableStreamOperator;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.runtime.util.StateConfigUtil;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.Arrays;
+
+/**
+ * The operator shell of a native non-windowed group aggregation (Flink's StreamExecGroupAggregate
+ * without mini-batch), computing natively over accumulators kept in Flink keyed state.
+ *
+ * <p>State is Flink's own: one {@code ValueState<RowData>} named "accState" with a {@link
+ * RowDataSerializer} of the accumulator types, exactly as GroupAggFunction declares it, so
+ * checkpoints, RocksDB, state TTL and rescaling work as for the stock operator.
+ *
+ * <p>Rows are collected into a batch and processed when it is full, before a watermark or
+ * watermark status is forwarded, before a checkpoint barrier, at end of input, and after {@code
+ * maxDelayMillis} of processing time. A batch costs two native calls and one state read and at
+ * most one state write per distinct key: native code finds the distinct keys (as the BinaryRowData
+ * images Flink's key selector builds), Java reads their accumulators, native code replays the rows
+ * in input order with Flink's rules, and Java writes the accumulators back and emits the changelog
+ * in Flink's order. Flink's per-record key extraction is skipped ({@link #hasKeyContext1}); the
+ * shell sets each distinct key itself.
+ */
+public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
+        implements OneInputStreamOperator<RowData, RowData>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final byte ACTION_UPDATE = 1;
+    private static final byte ACTION_CLEAR = 2;
+
+    private final byte[] plan;
+    private final RowType inputType;
+    private final int keyArity;
+    private final LogicalType[] accTypes;
+    private final int outputArity;
+    private final long stateRetentionTime;
+    private final int batchSize;
+    private final long maxDelayMillis;
+    private final long memoryBudgetBytes;
+
+    private transient long handle;
+    private transient ValueState<RowData> accState;
+    private transient RowDataSerializer accSerializer;
+    private transient RowImageBatch batch;
+    private transient RowImageEmitter emitter;
+    private transient StreamRecord<RowData> outRecord;
+    private transient boolean flushTimerPending;
+    private transient byte[] accBuffer;
+    private transient int[] sizes;
+    private transient Counter nativeRecordsIn;
+    private transient Counter nativeRecordsOut;
+
+    public NativeGroupAggregateOperator(
+            byte[] plan,
+            RowType inputType,
+            int keyArity,
+            LogicalType[] accTypes,
+            int outputArity,
+            long stateRetentionTime,
+            int batchSize,
+            long maxDelayMillis,
+            long memoryBudgetBytes) {
+        this.plan = plan;
+        this.inputType = inputType;
+        this.keyArity = keyArity;
+        this.accTypes = accTypes;
+        this.outputArity = outputArity;
+        this.stateRetentionTime = stateRetentionTime;
+        this.batchSize = batchSize;
+        this.maxDelayMillis = maxDelayMillis;
+        this.memoryBudgetBytes = memoryBudgetBytes;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        InternalTypeInfo<RowData> accTypeInfo = InternalTypeInfo.ofFields(accTypes);
+        ValueStateDescriptor<RowData> descriptor =
+                new ValueStateDescriptor<>("accState", accTypeInfo);
+        if (stateRetentionTime > 0) {
+            descriptor.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
+        }
+        accState = getRuntimeContext().getState(descriptor);
+        accSerializer = new RowDataSerializer(accTypes);
+        handle = NativeLib.createGroupAggregate(plan, memoryBudgetBytes);
+        batch = new RowImageBatch(inputType, FieldUse.of(Plan.parseFrom(plan)), batchSize);
+        emitter = new RowImageEmitter(outputArity);
+        outRecord = new StreamRecord<>(null);
+        accBuffer = new byte[1024];
+        sizes = new int[3];
+        nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
+        nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
+        getMetricGroup()
+                .gauge(
+                        "streamfusionNativeMemoryBytes",
+                        () -> handle == 0 ? 0L : NativeLib.groupAggregateMemoryBytes(handle));
+    }
+
+    /** Keys are set per distinct key of a batch, not per record. */
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        batch.add(
+                element.getValue(),
+                element.hasTimestamp() ? element.getTimestamp() : RowImageBatch.NO_TIMESTAMP);
+        if (batch.numRows() >= batchSize) {
+            flush();
+        } else if (!flushTimerPending) {
+            flushTimerPending = true;
+            long now = getProcessingTimeService().getCurrentProcessingTime();
+            getProcessingTimeService().registerTimer(now + maxDelayMillis, time -> onFlushTimer());
+        }
+    }
+
+    private void onFlushTimer() throws Exception {
+        flushTimerPending = false;
+        flush();
+    }
+
+    private void flush() throws Exception {
+        int rows = batch.numRows();
+        if (rows == 0) {
+            return;
+        }
+        long prepared = NativeLib.groupAggregatePrepare(handle, batch.bytes(), batch.offsets(), rows);
+        int numKeys = (int) prepared;
+        byte[] keyBytes = new byte[(int) (prepared >>> 32)];
+        int[] keyOffsets = new int[numKeys + 1];
+        NativeLib.groupAggregateCopyKeys(handle, keyBytes, keyOffsets);
+
+        // Each key gets its own array: the heap backend keeps the key object in its state map.
+        BinaryRowData[] keys = new BinaryRowData[numKeys];
+        int[] accOffsets = new int[numKeys + 1];
+        int accBytes = 0;
+        for (int k = 0; k < numKeys; k++) {
+            byte[] image = Arrays.copyOfRange(keyBytes, keyOffsets[k], keyOffsets[k + 1]);
+            BinaryRowData key = new BinaryRowData(keyArity);
+            key.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
+            keys[k] = key;
+            setCurrentKey(key);
+            RowData acc = accState.value();
+            if (acc != null) {
+                BinaryRowData binary =
+                        acc instanceof BinaryRowData
+                                ? (BinaryRowData) acc
+                                : accSerializer.toBinaryRow(acc);
+                int size = binary.getSizeInBytes();
+                ensureAccCapacity(accBytes + size);
+                copyImage(binary, accBuffer, accBytes);
+                accBytes += size;
+            }
+            accOffsets[k + 1] = accBytes;
+        }
+
+        NativeLib.groupAggregateProcess(handle, accBuffer, accOffsets, sizes);
+        int outRows = sizes[0];
+        byte[] outBytes = new byte[sizes[1]];
+        int[] outOffsets = new int[outRows + 1];
+        int[] sources = new int[outRows];
+        byte[] newAccs = new byte[sizes[2]];
+        int[] newAccOffsets = new int[numKeys + 1];
+        byte[] actions = new byte[numKeys];
+        NativeLib.groupAggregateCopyOutput(
+                handle, outBytes, outOffsets, sources, newAccs, newAccOffsets, actions);
+
+        int accArity = accTypes.length;
+        for (int k = 0; k < numKeys; k++) {
+            if (actions[k] == ACTION_UPDATE) {
+                setCurrentKey(keys[k]);
+                // A fresh array per accumulator: the heap backend keeps the object.
+                byte[] image = Arrays.copyOfRange(newAccs, newAccOffsets[k], newAccOffsets[k + 1]);
+                BinaryRowData acc = new BinaryRowData(accArity);
+                acc.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
+                accState.update(acc);
+            } else if (actions[k] == ACTION_CLEAR) {
+                setCurrentKey(keys[k]);
+                accState.clear();
+            }
+        }
+
+        long[] timestamps = batch.anyTimestamp() ? batch.timestamps() : null;
+        int[] next = {0};
+        emitter.emit(
+                outBytes,
+                outOffsets,
+                outRows,
+                row -> {
+                    long timestamp =
+                            timestamps == null
+                                    ? RowImageBatch.NO_TIMESTAMP
+                                    : timestamps[sources[next[0]++]];
+                    if (timestamp == RowImageBatch.NO_TIMESTAMP) {
+                        outRecord.eraseTimestamp();
+                    } else {
+                        outRecord.setTimestamp(timestamp);
+                    }
+                    output.collect(outRecord.replace(row));
+                });
+        NativeMetrics.addSerializedRows(batch.numSerialized());
+        batch.clear();
+        nativeRecordsIn.inc(rows);
+        nativeRecordsOut.inc(outRows);
+        NativeMetrics.addBatch(rows, outRows);
+    }
+
+    private void ensureAccCapacity(int needed) {
+        if (needed > accBuffer.length) {
+            accBuffer = Arrays.copyOf(accBuffer, Math.max(needed, accBuffer.length * 2));
+        }
+    }
+
+    private static void copyImage(BinaryRowData row, byte[] target, int position) {
+        MemorySegment[] segments = row.getSegments();
+        int offset = row.getOffset();
+        int size = row.getSizeInBytes();
+        if (segments.length == 1) {
+            segments[0].get(offset, target, position, size);
+        } else {
+            byte[] bytes =
+                    org.apache.flink.table.data.binary.BinarySegmentUtils.copyToBytes(
+                            segments, offset, size);
+            System.arraycopy(bytes, 0, target, position, size);
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void processWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
+        flush();
+        super.processWatermarkStatus(watermarkStatus);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        flush();
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        flush();
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flush();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (handle != 0) {
+                NativeLib.closeGroupAggregate(handle);
+                handle = 0;
+            }
+        }
+    }
+}

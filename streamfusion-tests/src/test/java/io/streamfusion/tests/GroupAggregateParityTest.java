@@ -1,0 +1,211 @@
+package io.streamfusion.tests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.runtime.jni.NativeLib;
+
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.bridge.java.internal.StreamTableEnvironmentImpl;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Non-windowed GROUP BY runs natively (StreamExecGroupAggregate without mini-batch) with the
+ * changelog of stock Flink: same rows, RowKinds and values, over edge data (NULLs, overflow,
+ * NaN/-0.0, DECIMAL limits, far dates), insert-only and retracting input, FILTER clauses, state
+ * TTL, and batches of 3 rows so that groups cross batches and state round trips.
+ */
+class GroupAggregateParityTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+
+    /** Small batches: every group's accumulator goes through Flink state between batches. */
+    private static final Map<String, String> SMALL_BATCHES = Map.of("streamfusion.batch.size", "3");
+
+    private static ParityHarness harness() {
+        return new ParityHarness(2, false, SMALL_BATCHES);
+    }
+
+    /**
+     * Parallelism 1, for aggregations over aggregations: at parallelism 2 the outer one merges
+     * two inner subtasks' changelogs in arrival order, which even stock Flink does not fix.
+     */
+    private static ParityHarness serial() {
+        return new ParityHarness(1, false, SMALL_BATCHES);
+    }
+
+    /** {@link TestData} five times over (ids shifted), so sums overflow and groups repeat. */
+    private static final String BIG = "big";
+
+    private static void registerBig(StreamTableEnvironment tEnv) {
+        List<Row> rows = new ArrayList<>();
+        for (int copy = 0; copy < 5; copy++) {
+            for (Row row : TestData.rows()) {
+                Row shifted = Row.copy(row);
+                shifted.setField(0, (Integer) row.getField(0) + 100 * copy);
+                rows.add(shifted);
+            }
+        }
+        StreamExecutionEnvironment env = ((StreamTableEnvironmentImpl) tEnv).execEnv();
+        tEnv.createTemporaryView(
+                BIG, tEnv.fromDataStream(env.fromData(rows, TestData.typeInfo())));
+    }
+
+    private static void assertBigParity(ParityHarness harness, String sql) {
+        ParityHarness.Result stock = runBig(harness.stock(), sql);
+        long before = io.streamfusion.runtime.metrics.NativeMetrics.recordsIn();
+        StreamTableEnvironment nat = harness.nativeEnv();
+        ParityHarness.Result actual = runBig(nat, sql);
+        assertThat(io.streamfusion.runtime.metrics.NativeMetrics.recordsIn())
+                .as("native records for %s", sql)
+                .isGreaterThan(before);
+        assertThat(StreamFusion.planner(nat).lastReport().decisions())
+                .as("a native group aggregation for %s", sql)
+                .anyMatch(d -> d.isNative && d.operator.startsWith("GroupAggregate("));
+        assertThat(actual.schema).isEqualTo(stock.schema);
+        assertThat(actual.rows).as(sql).containsExactlyElementsOf(stock.rows);
+    }
+
+    private static ParityHarness.Result runBig(StreamTableEnvironment tEnv, String sql) {
+        registerBig(tEnv);
+        return ParityHarness.run(tEnv, sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"i8", "i16", "i32", "i64", "f32", "f64", "d10", "d38"})
+    void numericFunctionsMatch(String c) {
+        String avg = c.startsWith("d") ? "" : ", AVG(" + c + ")";
+        assertBigParity(
+                harness(),
+                "SELECT id % 4, COUNT(*), COUNT(" + c + "), SUM(" + c + "), MIN(" + c + "), MAX("
+                        + c + ")" + avg + " FROM " + BIG + " GROUP BY id % 4");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dt", "tm", "ts", "ltz"})
+    void temporalMinMaxMatch(String c) {
+        assertBigParity(
+                harness(),
+                "SELECT b, COUNT(" + c + "), MIN(" + c + "), MAX(" + c + ") FROM " + BIG
+                        + " GROUP BY b");
+    }
+
+    /** Keys of every kind: strings (multi-byte, empty), non-compact DECIMAL and TIMESTAMP, ROW. */
+    @ParameterizedTest
+    @ValueSource(strings = {"s", "d38", "ts9", "r", "s, i8", "bin", "b, dt, ltz"})
+    void keysOfEveryTypeMatch(String keys) {
+        assertBigParity(
+                harness(),
+                "SELECT " + keys + ", COUNT(*), SUM(i64), MAX(f64) FROM " + BIG + " GROUP BY "
+                        + keys);
+    }
+
+    @Test
+    void globalAggregateMatches() {
+        assertBigParity(harness(), "SELECT COUNT(*), SUM(i32), MIN(d10), AVG(f32) FROM " + BIG);
+    }
+
+    @Test
+    void filterClausesMatch() {
+        assertBigParity(
+                harness(),
+                "SELECT s, COUNT(*) FILTER (WHERE i32 > 0), SUM(i64) FILTER (WHERE b), "
+                        + "MAX(i16) FILTER (WHERE f64 < 1), AVG(i8) FILTER (WHERE b IS NULL) "
+                        + "FROM " + BIG + " GROUP BY s");
+    }
+
+    /**
+     * Retracting input: the outer aggregation sees -U/+U from the inner one, groups become empty
+     * (-D) and come back, and the record counter (hidden COUNT(*) or the query's own) decides.
+     */
+    @Test
+    void retractingInputEmptiesAndRefillsGroups() {
+        String inner = "SELECT id % 7 AS g, COUNT(*) AS cnt, SUM(i64) AS total FROM " + BIG
+                + " GROUP BY id % 7";
+        assertBigParity(
+                serial(),
+                "SELECT cnt, SUM(total), COUNT(total), AVG(cnt) FROM (" + inner + ") GROUP BY cnt");
+        assertBigParity(
+                serial(),
+                "SELECT cnt % 2, COUNT(*), SUM(total) FROM (" + inner + ") GROUP BY cnt % 2");
+    }
+
+    @Test
+    void retractionsProduceDeletes() {
+        String sql =
+                "SELECT cnt, COUNT(*) FROM (SELECT s, COUNT(*) AS cnt FROM " + BIG
+                        + " GROUP BY s) GROUP BY cnt";
+        ParityHarness.Result stock = runBig(serial().stock(), sql);
+        assertThat(stock.rows).anyMatch(r -> r.getKind() == RowKind.DELETE);
+        assertBigParity(serial(), sql);
+    }
+
+    /** With state TTL Flink re-emits an unchanged value as -U/+U (to keep downstream alive). */
+    @Test
+    void stateTtlReEmitsUnchangedValues() {
+        ParityHarness ttl =
+                new ParityHarness(2, false, SMALL_BATCHES, Map.of("table.exec.state.ttl", "1 h"));
+        String sql = "SELECT b, MAX(i8), MIN(i8) FROM " + BIG + " GROUP BY b";
+        ParityHarness.Result stock = runBig(ttl.stock(), sql);
+        assertThat(stock.rows).anyMatch(r -> r.getKind() == RowKind.UPDATE_BEFORE);
+        assertBigParity(ttl, sql);
+    }
+
+    @Test
+    void nativeMemoryReturnsToZero() {
+        assertBigParity(harness(), "SELECT s, COUNT(*) FROM " + BIG + " GROUP BY s");
+        assertThat(NativeLib.globalMemoryBytes()).isZero();
+    }
+
+    /** What is not native yet is refused with its reason (strict mode fails with it). */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "SELECT s, COUNT(DISTINCT i8) FROM big GROUP BY s|DISTINCT",
+                "SELECT s, AVG(d10) FROM big GROUP BY s|AVG",
+                "SELECT b, MAX(s) FROM big GROUP BY b|MAX of",
+                "SELECT s, LISTAGG(s) FROM big GROUP BY s|no native kernel"
+            })
+    void unsupportedAggregatesAreRefusedWithAReason(String spec) {
+        String sql = spec.substring(0, spec.indexOf('|'));
+        String reason = spec.substring(spec.indexOf('|') + 1);
+        StreamTableEnvironment nat = harness().nativeEnv();
+        registerBig(nat);
+        assertThatThrownBy(() -> ParityHarness.run(nat, sql))
+                .hasStackTraceContaining("GroupAggregate")
+                .hasStackTraceContaining(reason);
+    }
+
+    @Test
+    void miniBatchIsRefusedWithAReason() {
+        ParityHarness miniBatch =
+                new ParityHarness(
+                        2,
+                        false,
+                        SMALL_BATCHES,
+                        Map.of(
+                                "table.exec.mini-batch.enabled", "true",
+                                "table.exec.mini-batch.allow-latency", "1 s",
+                                "table.exec.mini-batch.size", "100",
+                                "table.optimizer.agg-phase-strategy", "ONE_PHASE"));
+        StreamTableEnvironment nat = miniBatch.nativeEnv();
+        registerBig(nat);
+        assertThatThrownBy(
+                        () -> ParityHarness.run(nat, "SELECT s, COUNT(*) FROM big GROUP BY s"))
+                .hasStackTraceContaining("mini-batch");
+    }
+}
