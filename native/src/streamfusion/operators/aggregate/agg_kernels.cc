@@ -91,6 +91,7 @@ bool FieldEquals(bool a_valid, T a, bool b_valid, T b) {
 //   void Bind(const arrow::RecordBatch&);      the batch's argument columns
 //   void Accumulate(Acc&, int64_t row) const;
 //   void Retract(Acc&, int64_t row) const;
+//   void Combine(Acc&, const Acc& other) const;   merge (mergeExpressions)
 //   bool GetValue(const Acc&, Value*) const;   false: NULL
 //   void Load(Acc*, const arrow::RecordBatch&, int64_t row, int32_t field) const;
 //   Status Store(const std::vector<Acc>&, pool, columns) const;
@@ -122,6 +123,7 @@ struct CountPolicy {
   void Retract(Acc& acc, int64_t row) const {
     if (Counts(row)) acc = JavaMinus<int64_t>(acc, 1);
   }
+  void Combine(Acc& acc, const Acc& other) const { acc = JavaPlus<int64_t>(acc, other); }
   bool GetValue(const Acc& acc, Value* value) const {
     *value = acc;
     return true;
@@ -201,6 +203,17 @@ struct SumPolicy {
     }
     // SumAggFunction has no retraction: Flink plans it only for insert-only input.
   }
+  void Combine(Acc& acc, const Acc& other) const {
+    if (other.sum_valid) {
+      if (!acc.sum_valid) {
+        acc.sum = other.sum;
+        acc.sum_valid = true;
+      } else {
+        acc.sum_valid = math.Plus(acc.sum, other.sum, &acc.sum);
+      }
+    }
+    if constexpr (kWithRetract) acc.count = JavaPlus<int64_t>(acc.count, other.count);
+  }
   bool GetValue(const Acc& acc, Value* value) const {
     if (kWithRetract && acc.count == 0) return false;
     *value = acc.sum;
@@ -261,6 +274,10 @@ struct Sum0Policy {
     if (!ReadValid(*arg.data, row) || !acc.valid) return;
     acc.valid = math.Minus(acc.sum, ReadValue<T>(*arg.data, row), &acc.sum);
   }
+  void Combine(Acc& acc, const Acc& other) const {
+    if (!acc.valid) return;
+    acc.valid = other.valid && math.Plus(acc.sum, other.sum, &acc.sum);
+  }
   bool GetValue(const Acc& acc, Value* value) const {
     *value = acc.sum;
     return acc.valid;
@@ -308,6 +325,10 @@ struct AvgPolicy {
     if (!ReadValid(*arg.data, row)) return;
     acc.sum = JavaMinus<S>(acc.sum, static_cast<S>(ReadValue<In>(*arg.data, row)));
     acc.count = JavaMinus<int64_t>(acc.count, 1);
+  }
+  void Combine(Acc& acc, const Acc& other) const {
+    acc.sum = JavaPlus<S>(acc.sum, other.sum);
+    acc.count = JavaPlus<int64_t>(acc.count, other.count);
   }
   bool GetValue(const Acc& acc, Value* value) const {
     if (acc.count == 0) return false;
@@ -368,6 +389,11 @@ struct ExtremePolicy {
     }
   }
   void Retract(Acc&, int64_t) const {}
+  void Combine(Acc& acc, const Acc& other) const {
+    if (other.valid && (!acc.valid || (kMax ? other.value > acc.value : other.value < acc.value))) {
+      acc = other;
+    }
+  }
   bool GetValue(const Acc& acc, Value* value) const {
     *value = acc.value;
     return acc.valid;
@@ -442,6 +468,54 @@ class Kernel final : public AggKernel {
       after_valid_[i] = policy_.GetValue(acc, &after_[i]);
       if (!FieldEquals(before_valid_[i] != 0, before_[i], after_valid_[i] != 0, after_[i])) {
         changed[r] = 1;
+      }
+    }
+    return Status::OK();
+  }
+
+  Status RunBundle(const arrow::RecordBatch& input, const BundlePlan& plan,
+                   uint8_t* changed) override {
+    policy_.Bind(input);
+    const arrow::ArrayData* filter =
+        filter_arg_ < 0 || plan.merge_offset >= 0 ? nullptr : input.column_data(filter_arg_).get();
+    const auto keys = accs_.size();
+    before_.resize(keys);
+    after_.resize(keys);
+    before_valid_.resize(keys);
+    after_valid_.resize(keys);
+    for (size_t k = 0; k < keys; ++k) {
+      if (plan.fresh[k]) accs_[k] = policy_.Init();
+      before_valid_[k] = policy_.GetValue(accs_[k], &before_[k]);
+    }
+    // GLOBAL: each key's incoming accumulators are merged into a bundle accumulator first, which
+    // is then merged into the state's (MiniBatchGlobalGroupAggFunction's association).
+    std::vector<Acc> bundle;
+    if (plan.merge_offset >= 0) bundle.assign(keys, policy_.Init());
+    for (int64_t r = 0; r < plan.num_rows; ++r) {
+      const auto op = static_cast<RowOp>(plan.op[r]);
+      if (op == RowOp::kSkip) continue;
+      const auto k = static_cast<size_t>(plan.key[r]);
+      if (plan.merge_offset >= 0) {
+        Acc other = policy_.Init();
+        policy_.Load(&other, input, r, plan.merge_offset + plan.acc_offset);
+        policy_.Combine(bundle[k], other);
+        continue;
+      }
+      const bool passes = filter == nullptr ||
+                          (ReadValid(*filter, r) &&
+                           arrow::bit_util::GetBit(filter->buffers[1]->data(), filter->offset + r));
+      if (!passes) continue;
+      if (op == RowOp::kAccumulate) {
+        policy_.Accumulate(accs_[k], r);
+      } else {
+        policy_.Retract(accs_[k], r);
+      }
+    }
+    for (size_t k = 0; k < keys; ++k) {
+      if (plan.merge_offset >= 0) policy_.Combine(accs_[k], bundle[k]);
+      after_valid_[k] = policy_.GetValue(accs_[k], &after_[k]);
+      if (!FieldEquals(before_valid_[k] != 0, before_[k], after_valid_[k] != 0, after_[k])) {
+        changed[k] = 1;
       }
     }
     return Status::OK();

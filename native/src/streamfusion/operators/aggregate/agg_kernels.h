@@ -39,6 +39,19 @@ struct RowPlan {
   int64_t num_rows = 0;
 };
 
+// A bundle of rows (mini-batch): each key's accumulator goes from its state (or fresh) to its
+// end value in one step, with one comparison per key.
+struct BundlePlan {
+  const int32_t* key = nullptr;    // key index of each row
+  const int8_t* op = nullptr;      // RowOp of each row (kAccumulate for a GLOBAL merge row)
+  const uint8_t* fresh = nullptr;  // per key: 1 to start from createAccumulators
+  int64_t num_rows = 0;
+  // GLOBAL: rows carry accumulators (the LOCAL output) whose fields of this call start at
+  // merge_offset + acc_offset; -1 for rows of the aggregated input.
+  int32_t merge_offset = -1;
+  int32_t acc_offset = 0;
+};
+
 class AggKernel {
  public:
   virtual ~AggKernel() = default;
@@ -50,8 +63,12 @@ class AggKernel {
   // Replays the batch's rows; sets changed[r] when the value after row r differs from the value
   // before it under Flink's record equaliser.
   virtual Status Run(const arrow::RecordBatch& input, const RowPlan& plan, uint8_t* changed) = 0;
+  // Runs a bundle: values before and after are then indexed by key, and changed[k] is set when
+  // key k's value at the end differs from its value at the start.
+  virtual Status RunBundle(const arrow::RecordBatch& input, const BundlePlan& plan,
+                           uint8_t* changed) = 0;
   // The values of output rows: entry i is the value after input row rows[i] when after[i] is 1,
-  // before it otherwise.
+  // before it otherwise (after RunBundle: key rows[i]).
   virtual Result<std::shared_ptr<arrow::Array>> Values(const std::vector<int32_t>& rows,
                                                        const std::vector<int8_t>& after,
                                                        arrow::MemoryPool* pool) const = 0;

@@ -1,5 +1,7 @@
 #include "streamfusion/operators/aggregate/group_aggregate.h"
 
+#include <algorithm>
+
 #include "arrow/array/array_base.h"
 #include "arrow/array/builder_base.h"
 #include "arrow/array/builder_primitive.h"
@@ -62,9 +64,14 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
   SF_ASSIGN_OR_RAISE(auto key_type, state::KeyType(agg->input_type_, agg->grouping_));
   int32_t outputs = static_cast<int32_t>(key_type.size());
   int32_t acc_field = 0;
+  // A GLOBAL aggregation's calls describe the functions over the LOCAL aggregation's input.
+  type::RowType aggregated_type = agg->input_type_;
+  if (node.mode() == plan::GroupAggregateNode::GLOBAL) {
+    SF_ASSIGN_OR_RAISE(aggregated_type, type::FromProto(node.local_input_type()));
+  }
   for (int i = 0; i < node.calls_size(); ++i) {
     const plan::AggregateCall& call = node.calls(i);
-    SF_ASSIGN_OR_RAISE(auto kernel, MakeAggKernel(call, agg->input_type_));
+    SF_ASSIGN_OR_RAISE(auto kernel, MakeAggKernel(call, aggregated_type));
     agg->acc_offset_.push_back(acc_field);
     for (int j = 0; j < call.acc_types_size(); ++j) {
       SF_ASSIGN_OR_RAISE(auto acc, type::FromProto(call.acc_types(j)));
@@ -76,16 +83,33 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
     agg->hidden_.push_back(call.hidden() ? 1 : 0);
     if (!call.hidden()) ++outputs;
   }
-  if (outputs != static_cast<int32_t>(agg->output_type_.size())) {
-    return InternalError("Group aggregation output has ", agg->output_type_.size(),
-                         " fields, the node yields ", outputs);
-  }
   if (node.count_star_call() >= 0) {
     if (node.count_star_call() >= node.calls_size() ||
         node.calls(node.count_star_call()).kind() != plan::AggregateCall::COUNT1) {
       return InternalError("The record counter is not a COUNT(*) call");
     }
     agg->count_star_field_ = agg->acc_offset_[static_cast<size_t>(node.count_star_call())];
+  }
+  agg->mode_ = node.mode();
+  if (agg->mode_ == plan::GroupAggregateNode::LOCAL) {
+    // LOCAL emits the grouping fields and the accumulator fields.
+    outputs = static_cast<int32_t>(key_type.size() + agg->acc_type_.size());
+  }
+  if (outputs != static_cast<int32_t>(agg->output_type_.size())) {
+    return InternalError("Group aggregation output has ", agg->output_type_.size(),
+                         " fields, the node yields ", outputs);
+  }
+  if (agg->mode_ == plan::GroupAggregateNode::GLOBAL) {
+    // The input is the LOCAL output: grouping fields first, then the accumulators.
+    for (size_t i = 0; i < agg->grouping_.size(); ++i) {
+      if (agg->grouping_[i] != static_cast<int32_t>(i)) {
+        return InternalError("GLOBAL aggregation input does not start with its grouping fields");
+      }
+    }
+    if (agg->input_type_.size() != agg->grouping_.size() + agg->acc_type_.size()) {
+      return InternalError("GLOBAL aggregation input has ", agg->input_type_.size(),
+                           " fields, expected keys and ", agg->acc_type_.size(), " accumulators");
+    }
   }
   agg->generate_update_before_ = node.generate_update_before();
   agg->state_ttl_enabled_ = node.state_ttl_enabled();
@@ -137,6 +161,12 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets) {
     SF_ASSIGN_OR_RAISE(state, batch::DecodeBinaryRows(
                                   acc_type_, accs, present_offsets.data(),
                                   static_cast<int32_t>(present_offsets.size()) - 1, pool_.get()));
+  }
+
+  if (mode_ != plan::GroupAggregateNode::GROUP_AGG) {
+    SF_RETURN_NOT_OK(ProcessBundle(state.get(), acc_row));
+    input_.reset();
+    return Status::OK();
   }
 
   // The life of each group through the batch (GroupAggHelper's first-row, drop and
@@ -206,6 +236,13 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets) {
       acc_actions_[i] = static_cast<int8_t>(AccAction::kClear);
     }
   }
+  SF_RETURN_NOT_OK(EncodeAccs());
+  input_.reset();
+  return Status::OK();
+}
+
+Status GroupAggregate::EncodeAccs() {
+  const int32_t num_keys = keys_.num_rows();
   std::vector<std::shared_ptr<arrow::Array>> acc_columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &acc_columns));
   SF_ASSIGN_OR_RAISE(auto acc_kinds,
@@ -214,9 +251,129 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets) {
   acc_columns.push_back(std::move(acc_kinds));
   const auto acc_batch =
       arrow::RecordBatch::Make(type::ToArrowSchema(acc_type_), num_keys, std::move(acc_columns));
-  SF_RETURN_NOT_OK(batch::EncodeBinaryRows(acc_type_, *acc_batch, &new_accs_));
-  input_.reset();
-  return Status::OK();
+  return batch::EncodeBinaryRows(acc_type_, *acc_batch, &new_accs_);
+}
+
+Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
+                                     const std::vector<int32_t>& acc_row) {
+  using Mode = plan::GroupAggregateNode;
+  const int32_t num_keys = keys_.num_rows();
+  const auto keys = static_cast<size_t>(num_keys);
+  const auto n = static_cast<size_t>(input_->num_rows());
+  const auto* kinds = input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1);
+  const int32_t merge_offset =
+      mode_ == Mode::GLOBAL ? static_cast<int32_t>(grouping_.size()) : -1;
+  const arrow::ArrayData* merged_counts =
+      mode_ == Mode::GLOBAL && count_star_field_ >= 0
+          ? input_->column_data(merge_offset + count_star_field_).get()
+          : nullptr;
+
+  std::vector<uint8_t> fresh(keys, 0);
+  std::vector<uint8_t> first(keys, 0);
+  std::vector<uint8_t> touched(keys, 0);
+  std::vector<int32_t> first_row(keys, -1);
+  std::vector<int64_t> count(keys, 0);
+  for (size_t k = 0; k < keys; ++k) {
+    const int32_t row = acc_row[k];
+    if (row >= 0 && count_star_field_ >= 0) {
+      const auto& counts = *state->column_data(count_star_field_);
+      count[k] = counts.IsValid(row) ? counts.GetValues<int64_t>(1)[row] : 0;
+    }
+  }
+  std::vector<int8_t> op(n, static_cast<int8_t>(RowOp::kSkip));
+  for (size_t r = 0; r < n; ++r) {
+    const auto k = static_cast<size_t>(key_of_row_[r]);
+    const bool retract = IsRetraction(kinds[r]);
+    const bool has_state = acc_row[k] >= 0;
+    if (mode_ == Mode::MINI_BATCH && !has_state && !touched[k]) {
+      // MiniBatchGroupAggFunction drops a key's leading retractions when it has no state.
+      if (retract) continue;
+      first[k] = 1;
+    }
+    if (mode_ == Mode::GLOBAL && !has_state) first[k] = 1;
+    if (mode_ == Mode::LOCAL || !has_state) fresh[k] = 1;
+    if (!touched[k]) first_row[k] = static_cast<int32_t>(r);
+    touched[k] = 1;
+    if (mode_ == Mode::GLOBAL) {
+      // A GLOBAL input row is a LOCAL accumulator row: always merged, whatever its RowKind.
+      op[r] = static_cast<int8_t>(RowOp::kAccumulate);
+      if (merged_counts != nullptr && merged_counts->IsValid(static_cast<int64_t>(r))) {
+        count[k] += merged_counts->GetValues<int64_t>(1)[r];
+      }
+      continue;
+    }
+    op[r] = static_cast<int8_t>(retract ? RowOp::kRetract : RowOp::kAccumulate);
+    count[k] += retract ? -1 : 1;
+  }
+
+  std::vector<uint8_t> changed(keys, 0);
+  std::vector<uint8_t> ignored(keys, 0);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    SF_RETURN_NOT_OK(kernels_[i]->Load(num_keys, state, acc_row, acc_offset_[i]));
+    BundlePlan plan{key_of_row_.data(),
+                    op.data(),
+                    fresh.data(),
+                    static_cast<int64_t>(n),
+                    merge_offset,
+                    acc_offset_[i]};
+    SF_RETURN_NOT_OK(
+        kernels_[i]->RunBundle(*input_, plan, hidden_[i] ? ignored.data() : changed.data()));
+  }
+
+  acc_actions_.assign(keys, static_cast<int8_t>(AccAction::kKeep));
+  source_rows_.clear();
+  std::vector<int32_t> value_keys;
+  std::vector<int8_t> after;
+  std::vector<int8_t> out_kinds;
+  auto emit = [&](size_t k, bool use_after, int8_t kind) {
+    source_rows_.push_back(first_row[k]);
+    value_keys.push_back(static_cast<int32_t>(k));
+    after.push_back(use_after ? 1 : 0);
+    out_kinds.push_back(kind);
+  };
+  for (const int32_t key : BundleOrder()) {
+    const auto k = static_cast<size_t>(key);
+    if (!touched[k]) continue;  // only dropped retractions: no output, state untouched
+    if (mode_ == Mode::LOCAL) {
+      emit(k, true, kInsert);
+      continue;
+    }
+    if (count_star_field_ >= 0 && count[k] == 0) {
+      if (!first[k]) emit(k, false, kDelete);
+      acc_actions_[k] = static_cast<int8_t>(AccAction::kClear);
+      continue;
+    }
+    acc_actions_[k] = static_cast<int8_t>(AccAction::kUpdate);
+    if (first[k]) {
+      emit(k, true, kInsert);
+    } else if (state_ttl_enabled_ || changed[k]) {
+      if (generate_update_before_) emit(k, false, kUpdateBefore);
+      emit(k, true, kUpdateAfter);
+    }
+  }
+  if (mode_ == Mode::LOCAL) {
+    // Output = grouping fields, then the accumulator fields, one INSERT row per key.
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    for (int32_t field : grouping_) {
+      SF_ASSIGN_OR_RAISE(auto column, Gather(*input_->column(field), source_rows_, pool_.get()));
+      columns.push_back(std::move(column));
+    }
+    std::vector<std::shared_ptr<arrow::Array>> accs;
+    for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &accs));
+    for (auto& acc : accs) {
+      SF_ASSIGN_OR_RAISE(auto column, Gather(*acc, value_keys, pool_.get()));
+      columns.push_back(std::move(column));
+    }
+    SF_ASSIGN_OR_RAISE(auto kind_column, RowKindColumn(out_kinds, pool_.get()));
+    columns.push_back(std::move(kind_column));
+    const auto out = arrow::RecordBatch::Make(type::ToArrowSchema(output_type_),
+                                              static_cast<int64_t>(source_rows_.size()),
+                                              std::move(columns));
+    new_accs_.Clear();
+    return batch::EncodeBinaryRows(output_type_, *out, &output_);
+  }
+  SF_RETURN_NOT_OK(EncodeOutput(value_keys, after, out_kinds));
+  return EncodeAccs();
 }
 
 Status GroupAggregate::EmitChangelog(const std::vector<int8_t>& first,
@@ -242,6 +399,12 @@ Status GroupAggregate::EmitChangelog(const std::vector<int8_t>& first,
       emit(r, true, kUpdateAfter);
     }
   }
+  return EncodeOutput(source_rows_, after, kinds);
+}
+
+Status GroupAggregate::EncodeOutput(const std::vector<int32_t>& value_index,
+                                    const std::vector<int8_t>& after,
+                                    const std::vector<int8_t>& kinds) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int32_t field : grouping_) {
     SF_ASSIGN_OR_RAISE(auto column, Gather(*input_->column(field), source_rows_, pool_.get()));
@@ -249,7 +412,7 @@ Status GroupAggregate::EmitChangelog(const std::vector<int8_t>& first,
   }
   for (size_t i = 0; i < kernels_.size(); ++i) {
     if (hidden_[i]) continue;  // the inserted record counter has no output column
-    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(source_rows_, after, pool_.get()));
+    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(value_index, after, pool_.get()));
     columns.push_back(std::move(values));
   }
   SF_ASSIGN_OR_RAISE(auto kind_column, RowKindColumn(kinds, pool_.get()));
@@ -258,6 +421,46 @@ Status GroupAggregate::EmitChangelog(const std::vector<int8_t>& first,
                                             static_cast<int64_t>(source_rows_.size()),
                                             std::move(columns));
   return batch::EncodeBinaryRows(output_type_, *out, &output_);
+}
+
+std::vector<int32_t> GroupAggregate::BundleOrder() {
+  // Flink's bundle is a java.util.HashMap<BinaryRowData, ...> created once per operator and
+  // cleared after each bundle (its table keeps its size). Its iteration order is by bucket,
+  // (h ^ h >>> 16) & (capacity - 1) with h = BinaryRowData.hashCode(), then by insertion order
+  // within a bucket (a resize splits buckets keeping that order). The capacity follows
+  // HashMap.putVal: doubled when the size exceeds 3/4 of it, and also when a bucket reaches 9
+  // entries while the table is smaller than 64 (treeifyBin resizes instead). A bucket that
+  // does become a tree (9 entries in a table of 64 or more) iterates in an order that depends
+  // on System.identityHashCode in Flink itself; here it keeps insertion order.
+  const int32_t num_keys = keys_.num_rows();
+  std::vector<uint32_t> spread(static_cast<size_t>(num_keys));
+  for (int32_t k = 0; k < num_keys; ++k) {
+    const int32_t begin = keys_.offsets[static_cast<size_t>(k)];
+    const auto h = static_cast<uint32_t>(
+        state::BinaryRowHash(keys_.bytes.data() + begin, keys_.offsets[k + 1] - begin));
+    spread[static_cast<size_t>(k)] = h ^ (h >> 16);
+  }
+  std::vector<int32_t> bucket_size(static_cast<size_t>(bundle_capacity_), 0);
+  auto rebucket = [&](int32_t inserted) {
+    bundle_capacity_ *= 2;
+    bucket_size.assign(static_cast<size_t>(bundle_capacity_), 0);
+    for (int32_t k = 0; k < inserted; ++k) {
+      ++bucket_size[spread[static_cast<size_t>(k)] & static_cast<uint32_t>(bundle_capacity_ - 1)];
+    }
+  };
+  for (int32_t k = 0; k < num_keys; ++k) {
+    const uint32_t bucket = spread[static_cast<size_t>(k)] &
+                            static_cast<uint32_t>(bundle_capacity_ - 1);
+    if (++bucket_size[bucket] >= 9 && bundle_capacity_ < 64) rebucket(k + 1);
+    if (k + 1 > bundle_capacity_ / 4 * 3) rebucket(k + 1);
+  }
+  std::vector<int32_t> order(static_cast<size_t>(num_keys));
+  for (int32_t k = 0; k < num_keys; ++k) order[static_cast<size_t>(k)] = k;
+  const uint32_t mask = static_cast<uint32_t>(bundle_capacity_ - 1);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return (spread[static_cast<size_t>(a)] & mask) < (spread[static_cast<size_t>(b)] & mask);
+  });
+  return order;
 }
 
 int64_t GroupAggregate::memory_bytes() const {

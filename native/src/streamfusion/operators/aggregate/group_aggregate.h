@@ -1,7 +1,8 @@
 #pragma once
 
-// Flink's non-windowed group aggregation without mini-batch (StreamExecGroupAggregate:
-// GroupAggFunction with GroupAggHelper), computed natively over accumulators that the JVM keeps
+// Flink's non-windowed group aggregation (StreamExecGroupAggregate: GroupAggFunction with
+// GroupAggHelper; with mini-batch MiniBatchGroupAggFunction, or the Local/Global pair in
+// bundle mode, see GroupAggregateNode.Mode), computed natively over accumulators that the JVM keeps
 // in Flink keyed state ("native compute over Flink keyed state", DESIGN.md "State" (a)).
 //
 // One batch of input rows runs in two steps, so that the JVM touches each key's state once per
@@ -24,6 +25,10 @@
 //   * otherwise: first -> +I(new); unchanged value (Flink's record equaliser: Java == on
 //     primitives, so NaN differs from itself) and no state TTL -> nothing; else -U(prev) when
 //     update-before is generated, then +U(new).
+// In the bundle modes a batch is one mini-batch bundle and the same rules apply once per key,
+// from the value before the bundle to the value after it (leading retractions of a key without
+// state are dropped, the counter is read at the end), and keys are emitted in the order Flink's
+// bundle HashMap iterates them (BundleOrder).
 
 #include <cstdint>
 #include <memory>
@@ -79,6 +84,14 @@ class GroupAggregate {
  private:
   GroupAggregate();
 
+  Status ProcessBundle(const arrow::RecordBatch* state, const std::vector<int32_t>& acc_row);
+  // Output rows: grouping fields from input rows source_rows_, values from the kernels at
+  // value_index (before or after), RowKinds `kinds`.
+  Status EncodeOutput(const std::vector<int32_t>& value_index, const std::vector<int8_t>& after,
+                      const std::vector<int8_t>& kinds);
+  Status EncodeAccs();
+  // The order in which Flink's bundle HashMap iterates the batch's keys.
+  std::vector<int32_t> BundleOrder();
   Status EmitChangelog(const std::vector<int8_t>& first, const std::vector<int8_t>& zero_after,
                        const std::vector<int8_t>& op, const std::vector<uint8_t>& changed);
 
@@ -91,8 +104,10 @@ class GroupAggregate {
   std::vector<uint8_t> hidden_;                       // 1: no output column (record counter)
   std::vector<int32_t> acc_offset_;                   // first acc field of each call
   int32_t count_star_field_ = -1;                     // acc field of the record counter
+  plan::GroupAggregateNode::Mode mode_ = plan::GroupAggregateNode::GROUP_AGG;
   bool generate_update_before_ = false;
   bool state_ttl_enabled_ = false;
+  int32_t bundle_capacity_ = 16;  // the table size of Flink's bundle HashMap so far
 
   // The prepared batch.
   std::shared_ptr<arrow::RecordBatch> input_;

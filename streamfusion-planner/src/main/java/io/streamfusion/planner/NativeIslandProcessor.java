@@ -30,7 +30,10 @@ import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDataStreamScan;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecMiniBatchAssigner;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacySink;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacyTableSourceScan;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecValues;
@@ -168,6 +171,14 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 return GroupAggregateConverter.convert(
                         (StreamExecGroupAggregate) node, config, typeFactory, session());
             }
+            if (node instanceof StreamExecLocalGroupAggregate) {
+                return GroupAggregateConverter.convertLocal(
+                        (StreamExecLocalGroupAggregate) node, typeFactory, session());
+            }
+            if (node instanceof StreamExecGlobalGroupAggregate) {
+                return GroupAggregateConverter.convertGlobal(
+                        (StreamExecGlobalGroupAggregate) node, typeFactory, session());
+            }
             throw new UnsupportedNativeException(
                     node.getClass().getSimpleName() + " has no native operator yet");
         }
@@ -240,9 +251,14 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         }
     }
 
-    /** Operators between the sources and the sinks: what "N of M operators native" counts. */
+    /**
+     * Operators between the sources and the sinks: what "N of M operators native" counts. Not
+     * counted: sources, sinks and plumbing that computes nothing per record (exchanges, and the
+     * mini-batch assigner, which only forwards rows and emits bundle-ending watermarks).
+     */
     private static boolean isCountedOperator(ExecNode<?> node) {
-        return !(node instanceof CommonExecTableSourceScan
+        return !(node instanceof StreamExecMiniBatchAssigner
+                || node instanceof CommonExecTableSourceScan
                 || node instanceof StreamExecLegacyTableSourceScan
                 || node instanceof StreamExecDataStreamScan
                 || node instanceof StreamExecValues

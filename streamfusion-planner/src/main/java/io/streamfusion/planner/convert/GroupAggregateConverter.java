@@ -2,13 +2,15 @@ package io.streamfusion.planner.convert;
 
 import io.streamfusion.plan.AggregateCall.Kind;
 import io.streamfusion.plan.GroupAggregateNode;
+import io.streamfusion.plan.GroupAggregateNode.Mode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
 import io.streamfusion.runtime.jni.NativeLib;
 
-import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.TableConfig;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.UserDefinedFunction;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.functions.aggfunctions.AvgAggFunction;
@@ -20,7 +22,11 @@ import org.apache.flink.table.planner.functions.aggfunctions.Sum0AggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumWithRetractAggFunction;
 import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.utils.AggregateInfo;
 import org.apache.flink.table.planner.plan.utils.AggregateInfoList;
 import org.apache.flink.table.planner.plan.utils.AggregateUtil;
@@ -35,10 +41,12 @@ import org.apache.calcite.rel.core.AggregateCall;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * Converts Flink's StreamExecGroupAggregate (non-windowed GROUP BY) into a native group
- * aggregation, or refuses with the reason.
+ * Converts Flink's non-windowed GROUP BY nodes (StreamExecGroupAggregate with or without
+ * mini-batch, StreamExecLocalGroupAggregate and StreamExecGlobalGroupAggregate) into native group
+ * aggregations, or refuses with the reason.
  *
  * <p>The aggregate functions, their accumulator layout, the retraction variants and the record
  * counter are taken from Flink's own {@link AggregateInfoList}, built by the same call Flink's
@@ -47,49 +55,148 @@ import java.util.List;
 public final class GroupAggregateConverter {
     private GroupAggregateConverter() {}
 
+    /** StreamExecGroupAggregate, with mini-batch (one phase) or without. */
     public static StreamExecNativeGroupAggregate convert(
             StreamExecGroupAggregate node,
-            ReadableConfig config,
+            TableConfig config,
             FlinkTypeFactory typeFactory,
             SessionOptions session)
             throws UnsupportedNativeException {
-        if (MinibatchUtil.isMiniBatchEnabled(config)) {
-            throw new UnsupportedNativeException(
-                    "GroupAggregate with mini-batch (table.exec.mini-batch.enabled) is not native"
-                            + " yet");
-        }
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
-        RowType outputType = (RowType) node.getOutputType();
-        int[] grouping = NodeFields.read(node, "grouping");
-        AggregateCall[] aggCalls = NodeFields.read(node, "aggCalls");
-        boolean[] aggCallNeedRetractions = NodeFields.read(node, "aggCallNeedRetractions");
-        boolean generateUpdateBefore = NodeFields.read(node, "generateUpdateBefore");
         boolean needRetraction = NodeFields.read(node, "needRetraction");
         List<StateMetadata> stateMetadataList = NodeFields.read(node, "stateMetadataList");
-
+        boolean miniBatch = MinibatchUtil.isMiniBatchEnabled(config);
+        if (miniBatch && needRetraction && stateTtl(config, stateMetadataList) > 0) {
+            // MiniBatchGroupAggFunction in Flink 2.2.1 drops the rest of a bundle after a key
+            // whose only rows are retractions without state, which TTL expiry produces
+            // (FLINK-35661). Native code must not copy the data loss, nor differ from it.
+            throw new UnsupportedNativeException(
+                    "GroupAggregate with mini-batch, retracting input and state TTL is refused:"
+                            + " Flink 2.2.1 loses rows there (FLINK-35661)");
+        }
         AggregateInfoList infos =
-                AggregateUtil.transformToStreamAggregateInfoList(
-                        typeFactory,
-                        inputType,
-                        JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
-                        aggCallNeedRetractions,
-                        needRetraction,
-                        true,
-                        true);
+                infoList(node, typeFactory, inputType, needRetraction, true, Optional.empty());
         if (AggregateUtil.isAsyncStateEnabled(config, infos)) {
             throw new UnsupportedNativeException(
                     "GroupAggregate with async state (table.exec.async-state.enabled) is not"
                             + " native yet");
         }
-        if (infos.distinctInfos().length > 0) {
-            throw new UnsupportedNativeException(
-                    "GroupAggregate with DISTINCT aggregates is not native yet");
-        }
-
         GroupAggregateNode.Builder agg =
                 GroupAggregateNode.newBuilder()
-                        .setGenerateUpdateBefore(generateUpdateBefore)
-                        .setCountStarCall(-1);
+                        .setMode(miniBatch ? Mode.MINI_BATCH : Mode.GROUP_AGG)
+                        .setGenerateUpdateBefore(NodeFields.read(node, "generateUpdateBefore"));
+        return build(
+                node,
+                agg,
+                infos,
+                inputType,
+                session,
+                stateMetadataList,
+                StreamExecGroupAggregate.GROUP_AGGREGATE_TRANSFORMATION,
+                true);
+    }
+
+    /** StreamExecLocalGroupAggregate: the stateless first phase of mini-batch aggregation. */
+    public static StreamExecNativeGroupAggregate convertLocal(
+            StreamExecLocalGroupAggregate node, FlinkTypeFactory typeFactory, SessionOptions session)
+            throws UnsupportedNativeException {
+        RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
+        boolean needRetraction = NodeFields.read(node, "needRetraction");
+        AggregateInfoList infos =
+                infoList(node, typeFactory, inputType, needRetraction, false, Optional.empty());
+        return build(
+                node,
+                GroupAggregateNode.newBuilder().setMode(Mode.LOCAL),
+                infos,
+                inputType,
+                session,
+                null,
+                StreamExecLocalGroupAggregate.LOCAL_GROUP_AGGREGATE_TRANSFORMATION,
+                false);
+    }
+
+    /** StreamExecGlobalGroupAggregate: merges the local accumulators into keyed state. */
+    public static StreamExecNativeGroupAggregate convertGlobal(
+            StreamExecGlobalGroupAggregate node,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        RowType localInputType = NodeFields.read(node, "localAggInputRowType");
+        boolean needRetraction = NodeFields.read(node, "needRetraction");
+        Integer indexOfCountStar = NodeFields.read(node, "indexOfCountStar");
+        AggregateInfoList infos =
+                infoList(
+                        node,
+                        typeFactory,
+                        localInputType,
+                        needRetraction,
+                        true,
+                        Optional.ofNullable(indexOfCountStar));
+        GroupAggregateNode.Builder agg =
+                GroupAggregateNode.newBuilder()
+                        .setMode(Mode.GLOBAL)
+                        .setGenerateUpdateBefore(NodeFields.read(node, "generateUpdateBefore"))
+                        .setLocalInputType(TypeConverter.toProto(localInputType));
+        return build(
+                node,
+                agg,
+                infos,
+                (RowType) node.getInputEdges().get(0).getOutputType(),
+                session,
+                NodeFields.read(node, "stateMetadataList"),
+                StreamExecGlobalGroupAggregate.GLOBAL_GROUP_AGGREGATE_TRANSFORMATION,
+                true);
+    }
+
+    /** Flink's AggregateInfoList for the node's calls, built as its translation builds it. */
+    private static AggregateInfoList infoList(
+            ExecNodeBase<?> node,
+            FlinkTypeFactory typeFactory,
+            RowType aggregatedType,
+            boolean needRetraction,
+            boolean stateBackedDataViews,
+            Optional<Integer> indexOfCountStar)
+            throws UnsupportedNativeException {
+        AggregateCall[] aggCalls = NodeFields.read(node, "aggCalls");
+        boolean[] aggCallNeedRetractions = NodeFields.read(node, "aggCallNeedRetractions");
+        // Scala's Option[Int] is Option<Object> to Java.
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        scala.Option<Object> countStar = (scala.Option) JavaScalaConversionUtil.toScala(indexOfCountStar);
+        AggregateInfoList infos =
+                AggregateUtil.transformToStreamAggregateInfoList(
+                        typeFactory,
+                        aggregatedType,
+                        JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
+                        aggCallNeedRetractions,
+                        needRetraction,
+                        countStar,
+                        stateBackedDataViews,
+                        true);
+        if (infos.distinctInfos().length > 0) {
+            throw new UnsupportedNativeException(
+                    node.getClass().getSimpleName().replace("StreamExec", "")
+                            + " with DISTINCT aggregates is not native yet");
+        }
+        return infos;
+    }
+
+    private static long stateTtl(TableConfig config, List<StateMetadata> stateMetadataList) {
+        return StateMetadata.getStateTtlForOneInputOperator(
+                ExecNodeConfig.ofTableConfig(config, false), stateMetadataList);
+    }
+
+    private static StreamExecNativeGroupAggregate build(
+            ExecNodeBase<RowData> node,
+            GroupAggregateNode.Builder agg,
+            AggregateInfoList infos,
+            RowType inputType,
+            SessionOptions session,
+            List<StateMetadata> stateMetadataList,
+            String transformationName,
+            boolean keyed)
+            throws UnsupportedNativeException {
+        RowType outputType = (RowType) node.getOutputType();
+        int[] grouping = NodeFields.read(node, "grouping");
         for (int key : grouping) {
             agg.addGrouping(key);
         }
@@ -146,7 +253,9 @@ public final class GroupAggregateConverter {
                 inputType,
                 grouping,
                 accTypes.toArray(new LogicalType[0]),
-                stateMetadataList);
+                stateMetadataList,
+                transformationName,
+                keyed);
     }
 
     /** The native kernel of one of Flink's aggregate function classes. */

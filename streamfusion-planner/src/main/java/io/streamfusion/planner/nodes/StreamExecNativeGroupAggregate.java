@@ -19,6 +19,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggr
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
+import org.apache.flink.table.planner.plan.utils.MinibatchUtil;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -29,8 +30,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.List;
 
 /**
- * Replaces a {@link StreamExecGroupAggregate} (without mini-batch) by a native group
- * aggregation over Flink keyed state. Keeps Flink's key selector, state key type, state name and
+ * Replaces a {@link StreamExecGroupAggregate} (with or without mini-batch), or either node of the
+ * mini-batch Local/Global pair, by a native group aggregation over Flink keyed state. Keeps Flink's key selector, state key type, state name and
  * serializer, and transformation name, so the operator's state is laid out as the stock one's.
  */
 public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
@@ -41,17 +42,27 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
     private final int[] grouping;
     private final LogicalType[] accTypes;
     private final List<StateMetadata> stateMetadataList;
+    private final String transformationName;
+    private final boolean keyed;
 
+    /**
+     * @param original the Flink node replaced (GroupAggregate, LocalGroupAggregate or
+     *     GlobalGroupAggregate)
+     * @param transformationName the original's transformation name (part of its operator uid)
+     * @param keyed false for the local aggregation, which keeps no state
+     */
     public StreamExecNativeGroupAggregate(
-            StreamExecGroupAggregate original,
+            ExecNodeBase<RowData> original,
             byte[] plan,
             RowType inputType,
             int[] grouping,
             LogicalType[] accTypes,
-            List<StateMetadata> stateMetadataList) {
+            List<StateMetadata> stateMetadataList,
+            String transformationName,
+            boolean keyed) {
         super(
                 original.getId(),
-                ExecNodeContext.newContext(StreamExecGroupAggregate.class).withId(original.getId()),
+                ExecNodeContext.newContext(original.getClass()).withId(original.getId()),
                 original.getPersistedConfig(),
                 original.getInputProperties(),
                 original.getOutputType(),
@@ -61,6 +72,8 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
         this.grouping = grouping;
         this.accTypes = accTypes;
         this.stateMetadataList = stateMetadataList;
+        this.transformationName = transformationName;
+        this.keyed = keyed;
         setInputEdges(original.getInputEdges());
     }
 
@@ -76,8 +89,13 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
         ExecEdge inputEdge = getInputEdges().get(0);
         Transformation<RowData> input = (Transformation<RowData>) inputEdge.translateToPlan(planner);
         long stateRetentionTime =
-                StateMetadata.getStateTtlForOneInputOperator(config, stateMetadataList);
+                keyed ? StateMetadata.getStateTtlForOneInputOperator(config, stateMetadataList) : 0;
         byte[] runPlan = plan;
+        int batchSize = config.get(StreamFusionOptions.BATCH_SIZE);
+        if (MinibatchUtil.isMiniBatchEnabled(config)) {
+            // The batch is Flink's bundle: it ends at the same count.
+            batchSize = (int) MinibatchUtil.miniBatchSize(config);
+        }
         if (stateRetentionTime > 0) {
             try {
                 Plan.Builder withTtl = Plan.parseFrom(plan).toBuilder();
@@ -96,18 +114,20 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
                         accTypes,
                         outputType.getFieldCount(),
                         stateRetentionTime,
-                        config.get(StreamFusionOptions.BATCH_SIZE),
+                        batchSize,
                         config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
                         config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
         OneInputTransformation<RowData, RowData> transform =
                 ExecNodeUtil.createOneInputTransformation(
                         input,
-                        createTransformationMeta(
-                                StreamExecGroupAggregate.GROUP_AGGREGATE_TRANSFORMATION, config),
+                        createTransformationMeta(transformationName, config),
                         operator,
                         InternalTypeInfo.of(outputType),
                         input.getParallelism(),
                         false);
+        if (!keyed) {
+            return transform;
+        }
         // Flink's own key selector and key type: the state backend keys by its BinaryRowData.
         RowDataKeySelector selector =
                 KeySelectorUtil.getRowDataSelector(

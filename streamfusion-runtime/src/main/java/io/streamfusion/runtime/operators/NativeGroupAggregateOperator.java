@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.metrics.NativeMetrics;
@@ -29,8 +30,11 @@ import org.apache.flink.table.types.logical.RowType;
 import java.util.Arrays;
 
 /**
- * The operator shell of a native non-windowed group aggregation (Flink's StreamExecGroupAggregate
- * without mini-batch), computing natively over accumulators kept in Flink keyed state.
+ * The operator shell of a native non-windowed group aggregation, computing natively over
+ * accumulators kept in Flink keyed state: Flink's StreamExecGroupAggregate without mini-batch
+ * (one batch = some rows) or with it, and the Local/Global pair (one batch = one mini-batch
+ * bundle, ended where Flink's bundle trigger ends it: at the mini-batch size, a watermark, a
+ * checkpoint barrier or the end of input). The Local form keeps no state and is not keyed.
  *
  * <p>State is Flink's own: one {@code ValueState<RowData>} named "accState" with a {@link
  * RowDataSerializer} of the accumulator types, exactly as GroupAggFunction declares it, so
@@ -63,6 +67,8 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
     private final long maxDelayMillis;
     private final long memoryBudgetBytes;
 
+    private transient GroupAggregateNode.Mode mode;
+    private transient boolean stateless;
     private transient long handle;
     private transient ValueState<RowData> accState;
     private transient RowDataSerializer accSerializer;
@@ -99,16 +105,21 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
     @Override
     public void open() throws Exception {
         super.open();
-        InternalTypeInfo<RowData> accTypeInfo = InternalTypeInfo.ofFields(accTypes);
-        ValueStateDescriptor<RowData> descriptor =
-                new ValueStateDescriptor<>("accState", accTypeInfo);
-        if (stateRetentionTime > 0) {
-            descriptor.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
+        Plan parsed = Plan.parseFrom(plan);
+        mode = parsed.getOperators(0).getGroupAggregate().getMode();
+        stateless = mode == GroupAggregateNode.Mode.LOCAL;
+        if (!stateless) {
+            InternalTypeInfo<RowData> accTypeInfo = InternalTypeInfo.ofFields(accTypes);
+            ValueStateDescriptor<RowData> descriptor =
+                    new ValueStateDescriptor<>("accState", accTypeInfo);
+            if (stateRetentionTime > 0) {
+                descriptor.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
+            }
+            accState = getRuntimeContext().getState(descriptor);
+            accSerializer = new RowDataSerializer(accTypes);
         }
-        accState = getRuntimeContext().getState(descriptor);
-        accSerializer = new RowDataSerializer(accTypes);
         handle = NativeLib.createGroupAggregate(plan, memoryBudgetBytes);
-        batch = new RowImageBatch(inputType, FieldUse.of(Plan.parseFrom(plan)), batchSize);
+        batch = new RowImageBatch(inputType, FieldUse.of(parsed), batchSize);
         emitter = new RowImageEmitter(outputArity);
         outRecord = new StreamRecord<>(null);
         accBuffer = new byte[1024];
@@ -134,7 +145,9 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
                 element.hasTimestamp() ? element.getTimestamp() : RowImageBatch.NO_TIMESTAMP);
         if (batch.numRows() >= batchSize) {
             flush();
-        } else if (!flushTimerPending) {
+        } else if (mode == GroupAggregateNode.Mode.GROUP_AGG && !flushTimerPending) {
+            // Only without mini-batch: a bundle ends only where Flink's does (size, watermark,
+            // barrier, end of input), so no timer may cut it.
             flushTimerPending = true;
             long now = getProcessingTimeService().getCurrentProcessingTime();
             getProcessingTimeService().registerTimer(now + maxDelayMillis, time -> onFlushTimer());
@@ -166,6 +179,10 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
             BinaryRowData key = new BinaryRowData(keyArity);
             key.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
             keys[k] = key;
+            if (stateless) {
+                accOffsets[k + 1] = accBytes;
+                continue;
+            }
             setCurrentKey(key);
             RowData acc = accState.value();
             if (acc != null) {
@@ -207,7 +224,11 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
             }
         }
 
-        long[] timestamps = batch.anyTimestamp() ? batch.timestamps() : null;
+        // GroupAggFunction's output keeps its input record's timestamp; a bundle's has none.
+        long[] timestamps =
+                mode == GroupAggregateNode.Mode.GROUP_AGG && batch.anyTimestamp()
+                        ? batch.timestamps()
+                        : null;
         int[] next = {0};
         emitter.emit(
                 outBytes,
