@@ -261,4 +261,16 @@ class GroupAggregateParityTest {
                                                 + "FROM big GROUP BY s) GROUP BY cnt"))
                 .hasStackTraceContaining("FLINK-35661");
     }
+
+    @Test
+    void tinyMemoryBudgetIsAClearError() {
+        ParityHarness tiny =
+                new ParityHarness(
+                        1, false, Map.of("streamfusion.memory.budget", "1kb", "streamfusion.batch.size", "64"));
+        StreamTableEnvironment nat = tiny.nativeEnv();
+        registerBig(nat);
+        assertThatThrownBy(() -> ParityHarness.run(nat, "SELECT s, COUNT(*) FROM big GROUP BY s"))
+                .hasStackTraceContaining("streamfusion.memory.budget");
+        assertThat(NativeLib.globalMemoryBytes()).isZero();
+    }
 }

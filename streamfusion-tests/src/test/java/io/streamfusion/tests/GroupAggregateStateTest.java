@@ -27,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,7 +38,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The native group aggregation keeps Flink's exactly-once state: results equal an uninterrupted
  * stock run after a checkpoint, an injected failure and the automatic restore, and after
  * stop-with-savepoint at parallelism 2 and a restore at 1 and at 3, with the heap (hashmap) and
- * the RocksDB state backends.
+ * the RocksDB state backends, without and with two-phase mini-batch aggregation.
  */
 class GroupAggregateStateTest {
 
@@ -126,10 +125,25 @@ class GroupAggregateStateTest {
         return fold(env(false, 2, "hashmap", 0, Map.of()).executeSql(QUERY));
     }
 
+    /** Two-phase mini-batch aggregation (Local/Global), bundles of 100 rows. */
+    private static final Map<String, String> MINI_BATCH =
+            Map.of(
+                    "table.exec.mini-batch.enabled", "true",
+                    "table.exec.mini-batch.allow-latency", "200 ms",
+                    "table.exec.mini-batch.size", "100");
+
+    private static Map<String, String> with(Map<String, String> a, boolean miniBatch) {
+        Map<String, String> all = new java.util.HashMap<>(a);
+        if (miniBatch) {
+            all.putAll(MINI_BATCH);
+        }
+        return all;
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"hashmap", "rocksdb"})
-    void failureAndRestoreFromCheckpointGiveStockResults(String backend, @TempDir Path dir)
-            throws Exception {
+    @CsvSource({"hashmap, false", "rocksdb, false", "hashmap, true", "rocksdb, true"})
+    void failureAndRestoreFromCheckpointGiveStockResults(
+            String backend, boolean miniBatch, @TempDir Path dir) throws Exception {
         FailOnce.ARMED.set(false);
         Map<Object, String> expected = stockResult();
         assertThat(expected).hasSize(50);
@@ -144,29 +158,44 @@ class GroupAggregateStateTest {
                         2,
                         backend,
                         8_000,
-                        Map.of(
-                                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), "100 ms",
-                                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
-                                dir.toUri().toString()));
+                        with(
+                                Map.of(
+                                        CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
+                                        "100 ms",
+                                        CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
+                                        dir.toUri().toString()),
+                                miniBatch));
         Map<Object, String> actual = fold(nat.executeSql(QUERY));
         assertThat(FailOnce.ARMED.get()).as("the injected failure happened").isFalse();
-        // Native Calc and aggregate each count every row. A restore from the last checkpoint
-        // replays a few hundred rows; a restart from scratch would replay all 12,000.
+        // The native Calc and aggregate (with mini-batch: the local one too, the global one sees
+        // fewer rows) each count every row. A restore from the last checkpoint replays a few
+        // hundred rows; a restart from scratch would replay all 12,000.
         long processed = NativeMetrics.recordsIn() - before;
-        assertThat(processed).isGreaterThanOrEqualTo(2L * ROWS).isLessThan(2L * (ROWS + 6_000));
+        int counted = miniBatch ? 3 : 2;
+        assertThat(processed)
+                .isGreaterThanOrEqualTo(2L * ROWS)
+                .isLessThan(counted * (ROWS + 6_000L));
         assertThat(actual).isEqualTo(expected);
     }
 
     @ParameterizedTest
-    @CsvSource({"hashmap, 1", "hashmap, 3", "rocksdb, 1", "rocksdb, 3"})
+    @CsvSource({
+        "hashmap, 1, false",
+        "hashmap, 3, false",
+        "rocksdb, 1, false",
+        "rocksdb, 3, false",
+        "hashmap, 3, true",
+        "rocksdb, 1, true"
+    })
     void savepointAtTwoRestoresAtAnotherParallelism(
-            String backend, int restoreParallelism, @TempDir Path dir) throws Exception {
+            String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
+            throws Exception {
         FailOnce.ARMED.set(false);
         Map<Object, String> expected = stockResult();
 
         // Job 1: native at parallelism 2, stopped with a savepoint while the source is mid-way.
         ExecNodeContext.resetIdCounter();
-        StreamTableEnvironment first = env(true, 2, backend, 4_000, Map.of());
+        StreamTableEnvironment first = env(true, 2, backend, 4_000, with(Map.of(), miniBatch));
         first.executeSql(
                 "CREATE TEMPORARY TABLE out_sink (k INT, c BIGINT, s BIGINT, mn BIGINT, mx BIGINT,"
                         + " a BIGINT, f BIGINT) WITH ('connector'='blackhole')");
@@ -179,6 +208,9 @@ class GroupAggregateStateTest {
                         .get();
         long firstJob = NativeMetrics.recordsIn() - before;
         assertThat(firstJob).as("job 1 stopped mid-way").isPositive().isLessThan(2L * ROWS);
+        assertThat(StreamFusion.planner(first).lastReport().decisions())
+                .allMatch(d -> d.isNative)
+                .anyMatch(d -> d.operator.startsWith(miniBatch ? "Global" : "GroupAggregate("));
 
         // Job 2: the same query restored at another parallelism, run to the end of the source.
         ExecNodeContext.resetIdCounter();
@@ -188,7 +220,9 @@ class GroupAggregateStateTest {
                         restoreParallelism,
                         backend,
                         0,
-                        Map.of(StateRecoveryOptions.SAVEPOINT_PATH.key(), savepoint));
+                        with(
+                                Map.of(StateRecoveryOptions.SAVEPOINT_PATH.key(), savepoint),
+                                miniBatch));
         second.executeSql(
                 "CREATE TEMPORARY TABLE out_sink (k INT, c BIGINT, s BIGINT, mn BIGINT, mx BIGINT,"
                         + " a BIGINT, f BIGINT) WITH ('connector'='blackhole')");
