@@ -574,31 +574,81 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
   });
 }
 
-// Step 2: each key's accumulator image (an empty range: no state). Writes the sizes of the
-// result to `sizes`: output rows, output bytes, accumulator bytes.
+// With DISTINCT aggregates: the number of distinct-map lookups of the prepared batch and the
+// bytes of their value images, written to `sizes`.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateLookupSizes(
+    JNIEnv* env, jclass, jlong handle, jintArray sizes) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    const std::vector<int32_t> result = {
+        static_cast<int32_t>(h->agg->lookup_keys().size()),
+        static_cast<int32_t>(h->agg->lookup_values().bytes.size())};
+    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
+    return true;
+  });
+}
+
+// The distinct-map lookups: key index, distinct map, and value image (a one-field row) of each.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyLookups(
+    JNIEnv* env, jclass, jlong handle, jintArray keys, jintArray maps, jbyteArray values,
+    jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    const auto& agg = *h->agg;
+    SF_RETURN_NOT_OK(CopyToJava(env, keys, agg.lookup_keys(), "lookup keys"));
+    SF_RETURN_NOT_OK(CopyToJava(env, maps, agg.lookup_maps(), "lookup maps"));
+    SF_RETURN_NOT_OK(CopyToJava(env, values, agg.lookup_values().bytes, "lookup bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, agg.lookup_values().offsets, "lookup offsets"));
+    return true;
+  });
+}
+
+// Step 2: each key's accumulator image (an empty range: no state) and, with DISTINCT
+// aggregates, each lookup's map value (`distinct_present[p]` 0: no entry). Writes the sizes of
+// the result to `sizes`: output rows, output bytes, accumulator bytes, updated map entries.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateProcess(
-    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets, jintArray sizes) {
+    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
+    jlongArray distinct_values, jbyteArray distinct_present, jintArray sizes) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const jint num_keys = h->agg->keys().num_rows();
+    std::vector<int64_t> values;
+    std::vector<uint8_t> present;
+    if (distinct_values != nullptr && distinct_present != nullptr) {
+      const auto lookups = static_cast<jsize>(h->agg->lookup_keys().size());
+      if (env->GetArrayLength(distinct_values) < lookups ||
+          env->GetArrayLength(distinct_present) < lookups) {
+        return InternalError("groupAggregateProcess: distinct arrays shorter than ", lookups);
+      }
+      values.resize(static_cast<size_t>(lookups));
+      present.resize(static_cast<size_t>(lookups));
+      env->GetLongArrayRegion(distinct_values, 0, lookups,
+                              reinterpret_cast<jlong*>(values.data()));
+      env->GetByteArrayRegion(distinct_present, 0, lookups,
+                              reinterpret_cast<jbyte*>(present.data()));
+    }
     SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, num_keys, "groupAggregateProcess",
                                   [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->Process(data, offs);
+                                    return h->agg->Process(
+                                        data, offs, values.empty() ? nullptr : values.data(),
+                                        present.empty() ? nullptr : present.data());
                                   }));
     const std::vector<int32_t> result = {
         h->agg->output().num_rows(), static_cast<int32_t>(h->agg->output().bytes.size()),
-        static_cast<int32_t>(h->agg->accs().bytes.size())};
+        static_cast<int32_t>(h->agg->accs().bytes.size()),
+        static_cast<int32_t>(h->agg->updated_lookups().size())};
     SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
     return true;
   });
 }
 
 // Copies the result of groupAggregateProcess: the changelog rows, their offsets and source rows,
-// the new accumulator images with their offsets, and one action per key (0 keep, 1 update,
-// 2 clear).
+// the new accumulator images with their offsets, one action per key (0 keep, 1 update,
+// 2 clear), and (when not null) the updated distinct-map lookups with their new values.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows,
-    jbyteArray accs, jintArray acc_offsets, jbyteArray actions) {
+    jbyteArray accs, jintArray acc_offsets, jbyteArray actions, jintArray updated_lookups,
+    jlongArray updated_values) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const auto& agg = *h->agg;
@@ -608,6 +658,15 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
     SF_RETURN_NOT_OK(CopyToJava(env, accs, agg.accs().bytes, "accumulator bytes"));
     SF_RETURN_NOT_OK(CopyToJava(env, acc_offsets, agg.accs().offsets, "accumulator offsets"));
     SF_RETURN_NOT_OK(CopyToJava(env, actions, agg.acc_actions(), "actions"));
+    if (updated_lookups != nullptr && updated_values != nullptr) {
+      SF_RETURN_NOT_OK(CopyToJava(env, updated_lookups, agg.updated_lookups(), "lookups"));
+      const auto& v = agg.updated_values();
+      if (env->GetArrayLength(updated_values) < static_cast<jsize>(v.size())) {
+        return InternalError("Java array too small for ", v.size(), " map values");
+      }
+      env->SetLongArrayRegion(updated_values, 0, static_cast<jsize>(v.size()),
+                              reinterpret_cast<const jlong*>(v.data()));
+    }
     return true;
   });
 }

@@ -10,6 +10,12 @@
 
 namespace streamfusion::operators {
 
+bool FilterPasses(const arrow::ArrayData* filter, int64_t row) {
+  return filter == nullptr ||
+         (expression::IsValid(*filter, row) &&
+          arrow::bit_util::GetBit(filter->buffers[1]->data(), filter->offset + row));
+}
+
 namespace {
 
 using expression::AllocateBytes;
@@ -455,9 +461,7 @@ class Kernel final : public AggKernel {
       const auto i = static_cast<size_t>(r);
       before_valid_[i] = policy_.GetValue(acc, &before_[i]);
       // FILTER (WHERE c): the generated code guards accumulate and retract with c (NULL: false).
-      const bool passes = filter == nullptr ||
-                          (ReadValid(*filter, r) &&
-                           arrow::bit_util::GetBit(filter->buffers[1]->data(), filter->offset + r));
+      const bool passes = plan.gate != nullptr ? plan.gate[r] != 0 : FilterPasses(filter, r);
       if (passes) {
         if (op == RowOp::kAccumulate) {
           policy_.Accumulate(acc, r);
@@ -501,9 +505,7 @@ class Kernel final : public AggKernel {
         policy_.Combine(bundle[k], other);
         continue;
       }
-      const bool passes = filter == nullptr ||
-                          (ReadValid(*filter, r) &&
-                           arrow::bit_util::GetBit(filter->buffers[1]->data(), filter->offset + r));
+      const bool passes = plan.gate != nullptr ? plan.gate[r] != 0 : FilterPasses(filter, r);
       if (!passes) continue;
       if (op == RowOp::kAccumulate) {
         policy_.Accumulate(accs_[k], r);

@@ -37,6 +37,9 @@ struct RowPlan {
   const int8_t* op = nullptr;     // RowOp of each row
   const int8_t* reset = nullptr;  // 1: the group starts afresh (createAccumulators) at this row
   int64_t num_rows = 0;
+  // A DISTINCT call's gate (1: accumulate/retract this row), replacing its filter; null for
+  // other calls.
+  const uint8_t* gate = nullptr;
 };
 
 // A bundle of rows (mini-batch): each key's accumulator goes from its state (or fresh) to its
@@ -50,6 +53,7 @@ struct BundlePlan {
   // merge_offset + acc_offset; -1 for rows of the aggregated input.
   int32_t merge_offset = -1;
   int32_t acc_offset = 0;
+  const uint8_t* gate = nullptr;  // as RowPlan::gate
 };
 
 class AggKernel {
@@ -78,6 +82,9 @@ class AggKernel {
   // Number of accumulator fields.
   virtual int32_t acc_width() const = 0;
 };
+
+// FILTER (WHERE c) of `row`: c is TRUE (a NULL reads as false); a null `filter` passes all.
+bool FilterPasses(const arrow::ArrayData* filter, int64_t row);
 
 // The kernel of `call` over rows of `input_type`; Unsupported (with the reason) for functions or
 // types it does not cover.

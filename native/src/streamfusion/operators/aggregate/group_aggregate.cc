@@ -5,6 +5,7 @@
 #include "arrow/array/array_base.h"
 #include "arrow/array/builder_base.h"
 #include "arrow/array/builder_primitive.h"
+#include "arrow/array/util.h"
 #include "streamfusion/operators/aggregate/agg_kernels.h"
 #include "streamfusion/state/key_group.h"
 
@@ -90,6 +91,33 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
     }
     agg->count_star_field_ = agg->acc_offset_[static_cast<size_t>(node.count_star_call())];
   }
+  for (const auto& distinct : node.distincts()) {
+    if (node.mode() == plan::GroupAggregateNode::LOCAL ||
+        node.mode() == plan::GroupAggregateNode::GLOBAL) {
+      return Unsupported("DISTINCT aggregates in two-phase aggregation are not native yet");
+    }
+    Distinct d;
+    d.arg = distinct.arg();
+    if (d.arg < 0 || d.arg >= static_cast<int32_t>(agg->input_type_.size())) {
+      return InternalError("DISTINCT argument ", d.arg, " outside the input");
+    }
+    if (distinct.calls_size() > 64 || distinct.calls_size() != distinct.filter_args_size()) {
+      return Unsupported("A DISTINCT map shared by more than 64 calls is not native yet");
+    }
+    for (int i = 0; i < distinct.calls_size(); ++i) {
+      if (distinct.calls(i) < 0 || distinct.calls(i) >= node.calls_size()) {
+        return InternalError("DISTINCT call ", distinct.calls(i), " outside the calls");
+      }
+      d.calls.push_back(distinct.calls(i));
+      d.filters.push_back(distinct.filter_args(i));
+    }
+    // The distinct map's placeholder in the acc row (a state-backed view keeps nothing there).
+    agg->acc_type_.push_back(type::Field{
+        "distinct" + std::to_string(agg->distincts_.size()),
+        type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
+    agg->distincts_.push_back(std::move(d));
+  }
+  agg->gates_.resize(static_cast<size_t>(node.calls_size()));
   agg->mode_ = node.mode();
   if (agg->mode_ == plan::GroupAggregateNode::LOCAL) {
     // LOCAL emits the grouping fields and the accumulator fields.
@@ -137,10 +165,97 @@ Status GroupAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int3
     }
     key_of_row_[static_cast<size_t>(r)] = it->second;
   }
+  return PrepareDistinctLookups();
+}
+
+Status GroupAggregate::PrepareDistinctLookups() {
+  lookup_keys_.clear();
+  lookup_maps_.clear();
+  lookup_values_.Clear();
+  if (distincts_.empty()) return Status::OK();
+  const auto n = static_cast<size_t>(input_->num_rows());
+  distinct_images_.resize(distincts_.size());
+  lookup_of_row_.resize(distincts_.size());
+  lookup_values_.offsets.push_back(0);
+  struct PairHash {
+    size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
+      return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
+    }
+  };
+  for (size_t d = 0; d < distincts_.size(); ++d) {
+    batch::BinaryRowBuffer& images = distinct_images_[d];
+    SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {distincts_[d].arg}, &images));
+    std::unordered_map<std::pair<int32_t, std::string_view>, int32_t, PairHash> lookups;
+    lookups.reserve(n);
+    std::vector<int32_t>& of_row = lookup_of_row_[d];
+    of_row.resize(n);
+    for (size_t r = 0; r < n; ++r) {
+      const int32_t begin = images.offsets[r];
+      const std::string_view image(reinterpret_cast<const char*>(images.bytes.data()) + begin,
+                                   static_cast<size_t>(images.offsets[r + 1] - begin));
+      auto [it, inserted] = lookups.try_emplace({key_of_row_[r], image},
+                                                static_cast<int32_t>(lookup_keys_.size()));
+      if (inserted) {
+        lookup_keys_.push_back(key_of_row_[r]);
+        lookup_maps_.push_back(static_cast<int32_t>(d));
+        lookup_values_.bytes.insert(lookup_values_.bytes.end(), image.begin(), image.end());
+        lookup_values_.offsets.push_back(static_cast<int32_t>(lookup_values_.bytes.size()));
+      }
+      of_row[r] = it->second;
+    }
+  }
   return Status::OK();
 }
 
-Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets) {
+Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
+                                            const int64_t* distinct_values,
+                                            const uint8_t* distinct_present) {
+  updated_lookups_.clear();
+  updated_values_.clear();
+  if (distincts_.empty()) return Status::OK();
+  if (distinct_values == nullptr || distinct_present == nullptr) {
+    return InternalError("DISTINCT aggregation without its map values");
+  }
+  const size_t lookups = lookup_keys_.size();
+  std::vector<int64_t> values(lookups);
+  std::vector<uint8_t> changed(lookups, 0);
+  for (size_t p = 0; p < lookups; ++p) values[p] = distinct_present[p] ? distinct_values[p] : 0;
+  const auto n = op.size();
+  for (size_t d = 0; d < distincts_.size(); ++d) {
+    const Distinct& distinct = distincts_[d];
+    std::vector<const arrow::ArrayData*> filters;
+    for (size_t i = 0; i < distinct.calls.size(); ++i) {
+      const int32_t f = distinct.filters[i];
+      filters.push_back(f < 0 ? nullptr : input_->column_data(f).get());
+      gates_[static_cast<size_t>(distinct.calls[i])].assign(n, 0);
+    }
+    for (size_t r = 0; r < n; ++r) {
+      if (op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
+      if (op[r] == static_cast<int8_t>(RowOp::kRetract)) {
+        return InternalError("A retraction reached a DISTINCT aggregation of append-only input");
+      }
+      const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
+      for (size_t i = 0; i < distinct.calls.size(); ++i) {
+        if (!FilterPasses(filters[i], static_cast<int64_t>(r))) continue;
+        const uint64_t bit = uint64_t{1} << i;
+        if ((static_cast<uint64_t>(values[p]) & bit) != 0) continue;
+        values[p] = static_cast<int64_t>(static_cast<uint64_t>(values[p]) | bit);
+        changed[p] = 1;
+        gates_[static_cast<size_t>(distinct.calls[i])][r] = 1;
+      }
+    }
+  }
+  for (size_t p = 0; p < lookups; ++p) {
+    if (!changed[p]) continue;
+    updated_lookups_.push_back(static_cast<int32_t>(p));
+    updated_values_.push_back(values[p]);
+  }
+  return Status::OK();
+}
+
+Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
+                               const int64_t* distinct_values,
+                               const uint8_t* distinct_present) {
   if (input_ == nullptr) return InternalError("GroupAggregate::Process before Prepare");
   const int32_t num_keys = keys_.num_rows();
   const int64_t num_rows = input_->num_rows();
@@ -164,7 +279,8 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets) {
   }
 
   if (mode_ != plan::GroupAggregateNode::GROUP_AGG) {
-    SF_RETURN_NOT_OK(ProcessBundle(state.get(), acc_row));
+    SF_RETURN_NOT_OK(
+        ProcessBundle(state.get(), acc_row, distinct_values, distinct_present));
     input_.reset();
     return Status::OK();
   }
@@ -214,12 +330,14 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets) {
     }
   }
 
-  const RowPlan plan{key_of_row_.data(), op.data(), reset.data(), num_rows};
+  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present));
   // Flink's equaliser compares the output values only: a hidden record counter changes on every
   // row but must not make an otherwise unchanged value emit.
   std::vector<uint8_t> changed(n, 0);
   std::vector<uint8_t> ignored(n, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
+    RowPlan plan{key_of_row_.data(), op.data(), reset.data(), num_rows};
+    if (!gates_[i].empty()) plan.gate = gates_[i].data();
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_keys, state.get(), acc_row, acc_offset_[i]));
     SF_RETURN_NOT_OK(
         kernels_[i]->Run(*input_, plan, hidden_[i] ? ignored.data() : changed.data()));
@@ -245,6 +363,11 @@ Status GroupAggregate::EncodeAccs() {
   const int32_t num_keys = keys_.num_rows();
   std::vector<std::shared_ptr<arrow::Array>> acc_columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &acc_columns));
+  for (size_t d = 0; d < distincts_.size(); ++d) {
+    SF_ASSIGN_OR_RAISE(auto placeholder,
+                       arrow::MakeArrayOfNull(arrow::binary(), num_keys, pool_.get()));
+    acc_columns.push_back(std::move(placeholder));
+  }
   SF_ASSIGN_OR_RAISE(auto acc_kinds,
                      RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_keys), kInsert),
                                    pool_.get()));
@@ -255,7 +378,9 @@ Status GroupAggregate::EncodeAccs() {
 }
 
 Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
-                                     const std::vector<int32_t>& acc_row) {
+                                     const std::vector<int32_t>& acc_row,
+                                     const int64_t* distinct_values,
+                                     const uint8_t* distinct_present) {
   using Mode = plan::GroupAggregateNode;
   const int32_t num_keys = keys_.num_rows();
   const auto keys = static_cast<size_t>(num_keys);
@@ -306,6 +431,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
     count[k] += retract ? -1 : 1;
   }
 
+  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present));
   std::vector<uint8_t> changed(keys, 0);
   std::vector<uint8_t> ignored(keys, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
@@ -315,7 +441,8 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
                     fresh.data(),
                     static_cast<int64_t>(n),
                     merge_offset,
-                    acc_offset_[i]};
+                    acc_offset_[i],
+                    gates_[i].empty() ? nullptr : gates_[i].data()};
     SF_RETURN_NOT_OK(
         kernels_[i]->RunBundle(*input_, plan, hidden_[i] ? ignored.data() : changed.data()));
   }

@@ -66,9 +66,22 @@ class GroupAggregate {
   // The distinct keys of the prepared rows, as images of the grouping fields.
   const batch::BinaryRowBuffer& keys() const { return keys_; }
 
+  // With DISTINCT aggregates, the distinct-map entries the batch reads: entry p is the value
+  // image lookup_values() row p (a one-field row of the distinct argument) under key
+  // lookup_keys()[p], in map lookup_maps()[p] (an index into GroupAggregateNode.distincts).
+  const std::vector<int32_t>& lookup_keys() const { return lookup_keys_; }
+  const std::vector<int32_t>& lookup_maps() const { return lookup_maps_; }
+  const batch::BinaryRowBuffer& lookup_values() const { return lookup_values_; }
+
   // Step 2. Key k's accumulator image is accs[offsets[k], offsets[k + 1]); an empty range means
-  // the key has no state. `offsets` has keys().num_rows() + 1 entries.
-  Status Process(const uint8_t* accs, const int32_t* offsets);
+  // the key has no state. `offsets` has keys().num_rows() + 1 entries. With DISTINCT
+  // aggregates, `distinct_values[p]` is lookup p's map value when `distinct_present[p]` is 1.
+  Status Process(const uint8_t* accs, const int32_t* offsets,
+                 const int64_t* distinct_values = nullptr,
+                 const uint8_t* distinct_present = nullptr);
+  // After Process: the lookups whose map value changed, and their new values (Flink puts them).
+  const std::vector<int32_t>& updated_lookups() const { return updated_lookups_; }
+  const std::vector<int64_t>& updated_values() const { return updated_values_; }
   // The changelog of the batch, and for each output row the input row it answers.
   const batch::BinaryRowBuffer& output() const { return output_; }
   const std::vector<int32_t>& source_rows() const { return source_rows_; }
@@ -84,12 +97,18 @@ class GroupAggregate {
  private:
   GroupAggregate();
 
-  Status ProcessBundle(const arrow::RecordBatch* state, const std::vector<int32_t>& acc_row);
+  Status ProcessBundle(const arrow::RecordBatch* state, const std::vector<int32_t>& acc_row,
+                       const int64_t* distinct_values, const uint8_t* distinct_present);
+  Status PrepareDistinctLookups();
   // Output rows: grouping fields from input rows source_rows_, values from the kernels at
   // value_index (before or after), RowKinds `kinds`.
   Status EncodeOutput(const std::vector<int32_t>& value_index, const std::vector<int8_t>& after,
                       const std::vector<int8_t>& kinds);
   Status EncodeAccs();
+  // Replays the distinct maps over the rows `op` processes (in order) and sets each DISTINCT
+  // call's gate: accumulate where its bit is newly set (DistinctAggCodeGen, bitmask values).
+  Status ComputeDistinctGates(const std::vector<int8_t>& op, const int64_t* distinct_values,
+                              const uint8_t* distinct_present);
   // The order in which Flink's bundle HashMap iterates the batch's keys.
   std::vector<int32_t> BundleOrder();
   Status EmitChangelog(const std::vector<int8_t>& first, const std::vector<int8_t>& zero_after,
@@ -109,12 +128,27 @@ class GroupAggregate {
   bool state_ttl_enabled_ = false;
   int32_t bundle_capacity_ = 16;  // the table size of Flink's bundle HashMap so far
 
+  struct Distinct {
+    int32_t arg = 0;
+    std::vector<int32_t> calls;
+    std::vector<int32_t> filters;
+  };
+  std::vector<Distinct> distincts_;
+  std::vector<std::vector<uint8_t>> gates_;  // per call: its DISTINCT gate, empty if none
+
   // The prepared batch.
   std::shared_ptr<arrow::RecordBatch> input_;
   batch::BinaryRowBuffer row_keys_;     // one key image per row
   batch::BinaryRowBuffer keys_;         // distinct keys
   std::vector<int32_t> key_of_row_;
   std::unordered_map<std::string_view, int32_t> key_index_;
+  std::vector<batch::BinaryRowBuffer> distinct_images_;  // per distinct: one image per row
+  std::vector<std::vector<int32_t>> lookup_of_row_;      // per distinct: lookup of each row
+  std::vector<int32_t> lookup_keys_;
+  std::vector<int32_t> lookup_maps_;
+  batch::BinaryRowBuffer lookup_values_;
+  std::vector<int32_t> updated_lookups_;
+  std::vector<int64_t> updated_values_;
 
   // The processed batch.
   batch::BinaryRowBuffer output_;

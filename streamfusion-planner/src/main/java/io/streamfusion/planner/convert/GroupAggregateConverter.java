@@ -1,12 +1,14 @@
 package io.streamfusion.planner.convert;
 
 import io.streamfusion.plan.AggregateCall.Kind;
+import io.streamfusion.plan.DistinctAggregate;
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.GroupAggregateNode.Mode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
+import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.jni.NativeLib;
 
 import org.apache.flink.table.api.TableConfig;
@@ -30,8 +32,10 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGrou
 import org.apache.flink.table.planner.plan.utils.AggregateInfo;
 import org.apache.flink.table.planner.plan.utils.AggregateInfoList;
 import org.apache.flink.table.planner.plan.utils.AggregateUtil;
+import org.apache.flink.table.planner.plan.utils.DistinctInfo;
 import org.apache.flink.table.planner.plan.utils.MinibatchUtil;
 import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
+import org.apache.flink.table.runtime.dataview.MapViewSpec;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
@@ -172,10 +176,23 @@ public final class GroupAggregateConverter {
                         countStar,
                         stateBackedDataViews,
                         true);
-        if (infos.distinctInfos().length > 0) {
-            throw new UnsupportedNativeException(
-                    node.getClass().getSimpleName().replace("StreamExec", "")
-                            + " with DISTINCT aggregates is not native yet");
+        String name = node.getClass().getSimpleName().replace("StreamExec", "");
+        for (DistinctInfo distinct : infos.distinctInfos()) {
+            if (!stateBackedDataViews) {
+                throw new UnsupportedNativeException(
+                        name + " with DISTINCT aggregates (two-phase) is not native yet");
+            }
+            if (distinct.consumeRetraction()) {
+                throw new UnsupportedNativeException(
+                        name + " with DISTINCT aggregates over retracting input is not native yet");
+            }
+            if (distinct.argIndexes().length != 1) {
+                throw new UnsupportedNativeException(
+                        name + " with DISTINCT over several arguments is not native yet");
+            }
+            if (distinct.dataViewSpec().isEmpty()) {
+                throw new UnsupportedNativeException(name + ": DISTINCT map without a state view");
+            }
         }
         return infos;
     }
@@ -231,6 +248,25 @@ public final class GroupAggregateConverter {
             agg.addCalls(proto);
         }
         agg.setCountStarCall(countStar);
+        List<DistinctState> distincts = new ArrayList<>();
+        for (DistinctInfo distinct : infos.distinctInfos()) {
+            DistinctAggregate.Builder proto =
+                    DistinctAggregate.newBuilder().setArg(distinct.argIndexes()[0]);
+            for (int i = 0; i < distinct.aggIndexes().size(); i++) {
+                proto.addCalls((Integer) distinct.aggIndexes().apply(i));
+                proto.addFilterArgs((Integer) distinct.filterArgs().apply(i));
+            }
+            agg.addDistincts(proto);
+            MapViewSpec spec = distinct.dataViewSpec().get();
+            distincts.add(
+                    new DistinctState(
+                            spec.getStateId(),
+                            spec.getKeyDataType(),
+                            spec.getValueDataType(),
+                            spec.containsNullKey()));
+            // The acc row's placeholder for the map (RAW), kept for Flink's serializer.
+            accTypes.add(distinct.accType().getLogicalType());
+        }
 
         Plan plan =
                 Plan.newBuilder()
@@ -253,6 +289,7 @@ public final class GroupAggregateConverter {
                 inputType,
                 grouping,
                 accTypes.toArray(new LogicalType[0]),
+                distincts.toArray(new DistinctState[0]),
                 stateMetadataList,
                 transformationName,
                 keyed);

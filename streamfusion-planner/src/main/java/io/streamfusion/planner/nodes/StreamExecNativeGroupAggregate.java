@@ -2,6 +2,7 @@ package io.streamfusion.planner.nodes;
 
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.operators.NativeGroupAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
@@ -41,6 +42,7 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
     private final RowType inputType;
     private final int[] grouping;
     private final LogicalType[] accTypes;
+    private final DistinctState[] distincts;
     private final List<StateMetadata> stateMetadataList;
     private final String transformationName;
     private final boolean keyed;
@@ -57,6 +59,7 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
             RowType inputType,
             int[] grouping,
             LogicalType[] accTypes,
+            DistinctState[] distincts,
             List<StateMetadata> stateMetadataList,
             String transformationName,
             boolean keyed) {
@@ -71,6 +74,7 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
         this.inputType = inputType;
         this.grouping = grouping;
         this.accTypes = accTypes;
+        this.distincts = distincts;
         this.stateMetadataList = stateMetadataList;
         this.transformationName = transformationName;
         this.keyed = keyed;
@@ -112,6 +116,7 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
                         inputType,
                         grouping.length,
                         accTypes,
+                        distincts,
                         outputType.getFieldCount(),
                         stateRetentionTime,
                         batchSize,

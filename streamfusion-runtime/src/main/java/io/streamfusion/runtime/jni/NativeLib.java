@@ -93,17 +93,37 @@ public final class NativeLib {
     public static native void groupAggregateCopyKeys(long handle, byte[] keys, int[] offsets);
 
     /**
+     * With DISTINCT aggregates: writes the prepared batch's number of distinct-map lookups and the
+     * bytes of their value images to {@code sizes}.
+     */
+    public static native void groupAggregateLookupSizes(long handle, int[] sizes);
+
+    /**
+     * The distinct-map lookups: the key index and distinct map of each, and its value as a
+     * one-field row image ({@code values[offsets[p] .. offsets[p+1])}).
+     */
+    public static native void groupAggregateCopyLookups(
+            long handle, int[] keys, int[] maps, byte[] values, int[] offsets);
+
+    /**
      * Step 2: replays the batch over each key's accumulator image ({@code accs[accOffsets[k] ..
-     * accOffsets[k+1])}, an empty range when the key has no state). Writes output rows, output
-     * bytes and accumulator bytes to {@code sizes}.
+     * accOffsets[k+1])}, an empty range when the key has no state) and, with DISTINCT aggregates,
+     * each lookup's map value ({@code distinctPresent[p]} 0: no entry; both null without).
+     * Writes output rows, output bytes, accumulator bytes and updated map entries to {@code
+     * sizes}.
      */
     public static native void groupAggregateProcess(
-            long handle, byte[] accs, int[] accOffsets, int[] sizes);
+            long handle,
+            byte[] accs,
+            int[] accOffsets,
+            @Nullable long[] distinctValues,
+            @Nullable byte[] distinctPresent,
+            int[] sizes);
 
     /**
      * Copies the result of {@link #groupAggregateProcess}: changelog rows with offsets and the
-     * input row each answers, the keys' new accumulator images with offsets, and one action per
-     * key (0 keep, 1 update, 2 clear).
+     * input row each answers, the keys' new accumulator images with offsets, one action per key
+     * (0 keep, 1 update, 2 clear), and when not null the updated lookups and their new values.
      */
     public static native void groupAggregateCopyOutput(
             long handle,
@@ -112,7 +132,9 @@ public final class NativeLib {
             int[] sourceRows,
             byte[] accs,
             int[] accOffsets,
-            byte[] actions);
+            byte[] actions,
+            @Nullable int[] updatedLookups,
+            @Nullable long[] updatedValues);
 
     public static native long groupAggregateMemoryBytes(long handle);
 

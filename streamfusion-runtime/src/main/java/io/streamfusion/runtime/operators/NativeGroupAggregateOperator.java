@@ -8,7 +8,10 @@ import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 import io.streamfusion.runtime.transpose.RowImageEmitter;
 
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
@@ -20,7 +23,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.conversion.DataStructureConverter;
+import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.operators.TableStreamOperator;
+import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.runtime.util.StateConfigUtil;
@@ -61,6 +67,7 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
     private final RowType inputType;
     private final int keyArity;
     private final LogicalType[] accTypes;
+    private final DistinctState[] distincts;
     private final int outputArity;
     private final long stateRetentionTime;
     private final int batchSize;
@@ -78,6 +85,11 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
     private transient boolean flushTimerPending;
     private transient byte[] accBuffer;
     private transient int[] sizes;
+    private transient MapState<Object, Object>[] distinctMaps;
+    private transient ValueState<Object>[] distinctNulls;
+    private transient RowData.FieldGetter[] distinctGetters;
+    private transient DataStructureConverter<Object, Object>[] distinctConverters;
+    private transient int[] lookupSizes;
     private transient Counter nativeRecordsIn;
     private transient Counter nativeRecordsOut;
 
@@ -86,6 +98,7 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
             RowType inputType,
             int keyArity,
             LogicalType[] accTypes,
+            DistinctState[] distincts,
             int outputArity,
             long stateRetentionTime,
             int batchSize,
@@ -95,6 +108,7 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
         this.inputType = inputType;
         this.keyArity = keyArity;
         this.accTypes = accTypes;
+        this.distincts = distincts;
         this.outputArity = outputArity;
         this.stateRetentionTime = stateRetentionTime;
         this.batchSize = batchSize;
@@ -117,19 +131,57 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
             }
             accState = getRuntimeContext().getState(descriptor);
             accSerializer = new RowDataSerializer(accTypes);
+            openDistinctStates();
         }
         handle = NativeLib.createGroupAggregate(plan, memoryBudgetBytes);
         batch = new RowImageBatch(inputType, FieldUse.of(parsed), batchSize);
         emitter = new RowImageEmitter(outputArity);
         outRecord = new StreamRecord<>(null);
         accBuffer = new byte[1024];
-        sizes = new int[3];
+        sizes = new int[4];
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
         nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
         getMetricGroup()
                 .gauge(
                         "streamfusionNativeMemoryBytes",
                         () -> handle == 0 ? 0L : NativeLib.groupAggregateMemoryBytes(handle));
+    }
+
+    /** The DISTINCT maps' states, declared as Flink's generated aggregation declares them. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void openDistinctStates() {
+        int n = distincts.length;
+        distinctMaps = new MapState[n];
+        distinctNulls = new ValueState[n];
+        distinctGetters = new RowData.FieldGetter[n];
+        distinctConverters = new DataStructureConverter[n];
+        for (int m = 0; m < n; m++) {
+            DistinctState d = distincts[m];
+            MapStateDescriptor<Object, Object> map =
+                    new MapStateDescriptor<>(
+                            d.stateId,
+                            (TypeSerializer) ExternalSerializer.of(d.keyType),
+                            (TypeSerializer) ExternalSerializer.of(d.valueType));
+            if (stateRetentionTime > 0) {
+                map.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
+            }
+            distinctMaps[m] = getRuntimeContext().getMapState(map);
+            if (d.nullKey) {
+                ValueStateDescriptor<Object> nulls =
+                        new ValueStateDescriptor<>(
+                                d.stateId + DistinctState.NULL_STATE_POSTFIX,
+                                (TypeSerializer) ExternalSerializer.of(d.valueType));
+                if (stateRetentionTime > 0) {
+                    nulls.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
+                }
+                distinctNulls[m] = getRuntimeContext().getState(nulls);
+            }
+            distinctGetters[m] = RowData.createFieldGetter(d.keyType.getLogicalType(), 0);
+            distinctConverters[m] =
+                    (DataStructureConverter) DataStructureConverters.getConverter(d.keyType);
+            distinctConverters[m].open(getRuntimeContext().getUserCodeClassLoader());
+        }
+        lookupSizes = new int[2];
     }
 
     /** Keys are set per distinct key of a batch, not per record. */
@@ -198,7 +250,14 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
             accOffsets[k + 1] = accBytes;
         }
 
-        NativeLib.groupAggregateProcess(handle, accBuffer, accOffsets, sizes);
+        Lookups lookups = distincts.length == 0 ? null : readDistinctMaps(keys);
+        NativeLib.groupAggregateProcess(
+                handle,
+                accBuffer,
+                accOffsets,
+                lookups == null ? null : lookups.values,
+                lookups == null ? null : lookups.present,
+                sizes);
         int outRows = sizes[0];
         byte[] outBytes = new byte[sizes[1]];
         int[] outOffsets = new int[outRows + 1];
@@ -206,8 +265,31 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
         byte[] newAccs = new byte[sizes[2]];
         int[] newAccOffsets = new int[numKeys + 1];
         byte[] actions = new byte[numKeys];
+        int[] updated = lookups == null ? null : new int[sizes[3]];
+        long[] updatedValues = lookups == null ? null : new long[sizes[3]];
         NativeLib.groupAggregateCopyOutput(
-                handle, outBytes, outOffsets, sources, newAccs, newAccOffsets, actions);
+                handle,
+                outBytes,
+                outOffsets,
+                sources,
+                newAccs,
+                newAccOffsets,
+                actions,
+                updated,
+                updatedValues);
+        if (lookups != null) {
+            for (int i = 0; i < updated.length; i++) {
+                int p = updated[i];
+                setCurrentKey(keys[lookups.keys[p]]);
+                int m = lookups.maps[p];
+                Object key = lookups.distinctKeys[p];
+                if (key == null) {
+                    distinctNulls[m].update(updatedValues[i]);
+                } else {
+                    distinctMaps[m].put(key, updatedValues[i]);
+                }
+            }
+        }
 
         int accArity = accTypes.length;
         for (int k = 0; k < numKeys; k++) {
@@ -251,6 +333,45 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
         nativeRecordsIn.inc(rows);
         nativeRecordsOut.inc(outRows);
         NativeMetrics.addBatch(rows, outRows);
+    }
+
+    /** The distinct-map entries a batch reads, and what the maps hold for them. */
+    private static final class Lookups {
+        int[] keys;
+        int[] maps;
+        Object[] distinctKeys;
+        long[] values;
+        byte[] present;
+    }
+
+    private Lookups readDistinctMaps(BinaryRowData[] keys) throws Exception {
+        NativeLib.groupAggregateLookupSizes(handle, lookupSizes);
+        int n = lookupSizes[0];
+        Lookups lookups = new Lookups();
+        lookups.keys = new int[n];
+        lookups.maps = new int[n];
+        byte[] images = new byte[lookupSizes[1]];
+        int[] offsets = new int[n + 1];
+        NativeLib.groupAggregateCopyLookups(handle, lookups.keys, lookups.maps, images, offsets);
+        lookups.distinctKeys = new Object[n];
+        lookups.values = new long[n];
+        lookups.present = new byte[n];
+        MemorySegment segment = MemorySegmentFactory.wrap(images);
+        BinaryRowData image = new BinaryRowData(1);
+        for (int p = 0; p < n; p++) {
+            int m = lookups.maps[p];
+            image.pointTo(segment, offsets[p], offsets[p + 1] - offsets[p]);
+            Object internal = distinctGetters[m].getFieldOrNull(image);
+            Object key = internal == null ? null : distinctConverters[m].toExternal(internal);
+            lookups.distinctKeys[p] = key;
+            setCurrentKey(keys[lookups.keys[p]]);
+            Object value = key == null ? distinctNulls[m].value() : distinctMaps[m].get(key);
+            if (value != null) {
+                lookups.values[p] = (Long) value;
+                lookups.present[p] = 1;
+            }
+        }
+        return lookups;
     }
 
     private void ensureAccCapacity(int needed) {

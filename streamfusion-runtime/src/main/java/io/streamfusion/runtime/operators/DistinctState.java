@@ -1,0 +1,30 @@
+package io.streamfusion.runtime.operators;
+
+import org.apache.flink.table.types.DataType;
+
+import java.io.Serializable;
+
+/**
+ * One DISTINCT map of a group aggregation, as Flink's generated aggregation declares it in keyed
+ * state: a MapState named {@code stateId} from the distinct value (Flink's external
+ * representation of {@code keyType}) to a bitmask ({@code valueType}), and when the value may be
+ * NULL a ValueState named {@code stateId + "_null_state"} for the NULL entry.
+ */
+public final class DistinctState implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** Flink's PerKeyStateDataViewStore.NULL_STATE_POSTFIX. */
+    public static final String NULL_STATE_POSTFIX = "_null_state";
+
+    public final String stateId;
+    public final DataType keyType;
+    public final DataType valueType;
+    public final boolean nullKey;
+
+    public DistinctState(String stateId, DataType keyType, DataType valueType, boolean nullKey) {
+        this.stateId = stateId;
+        this.keyType = keyType;
+        this.valueType = valueType;
+        this.nullKey = nullKey;
+    }
+}
