@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "arrow/array/builder_binary.h"
 #include "arrow/util/bit_util.h"
 #include "streamfusion/expression/array_util.h"
 #include "streamfusion/functions/decimal.h"
@@ -27,9 +28,10 @@ using type::TypeKind;
 
 // ---- Reading and writing fixed-width values ----
 //
-// Every value type a kernel keeps is fixed width in Arrow: integers, FLOAT/DOUBLE, DATE and
-// TIME (int32), compact TIMESTAMP (int64 millis) and DECIMAL (decimal128, a little-endian
-// 128-bit unscaled value, as int128_t is on every supported platform).
+// Value types a kernel keeps: integers, FLOAT/DOUBLE, DATE and TIME (int32), compact TIMESTAMP
+// (int64 millis) and DECIMAL (decimal128, a little-endian 128-bit unscaled value, as int128_t is
+// on every supported platform), and for MIN/MAX CHAR/VARCHAR as std::string, whose ordering
+// (unsigned bytes, then length) is BinaryStringData.compareTo of two byte-held strings.
 
 template <typename T>
 T ReadValue(const arrow::ArrayData& data, int64_t row) {
@@ -38,8 +40,33 @@ T ReadValue(const arrow::ArrayData& data, int64_t row) {
   return value;
 }
 
+// CHAR/VARCHAR: the raw bytes of the value (utf8 arrays with int32 offsets).
+template <>
+std::string ReadValue<std::string>(const arrow::ArrayData& data, int64_t row) {
+  const auto* offsets = data.GetValues<int32_t>(1);
+  const auto* bytes = reinterpret_cast<const char*>(data.buffers[2]->data());
+  return std::string(bytes + offsets[row], static_cast<size_t>(offsets[row + 1] - offsets[row]));
+}
+
 bool ReadValid(const arrow::ArrayData& data, int64_t row) {
   return expression::IsValid(data, row);
+}
+
+Result<ArrayPtr> MakeStringColumn(const std::shared_ptr<arrow::DataType>& type,
+                                  const std::vector<std::string>& values,
+                                  const std::vector<uint8_t>& valid, arrow::MemoryPool* pool) {
+  arrow::StringBuilder builder(type, pool);
+  SF_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(values.size())));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (valid[i]) {
+      SF_RETURN_NOT_OK(builder.Append(values[i]));
+    } else {
+      SF_RETURN_NOT_OK(builder.AppendNull());
+    }
+  }
+  ArrayPtr out;
+  SF_RETURN_NOT_OK(builder.Finish(&out));
+  return out;
 }
 
 // A column of `values` with validity `valid` (1 = not NULL), as an Arrow array of `type`.
@@ -47,20 +74,26 @@ template <typename T>
 Result<ArrayPtr> MakeColumn(const std::shared_ptr<arrow::DataType>& type,
                             const std::vector<T>& values, const std::vector<uint8_t>& valid,
                             arrow::MemoryPool* pool) {
-  const auto length = static_cast<int64_t>(values.size());
-  SF_ASSIGN_OR_RAISE(BufferPtr buffer,
-                     AllocateBytes(std::max<int64_t>(length, 1) * sizeof(T), pool));
-  if (length > 0) std::memcpy(buffer->mutable_data(), values.data(), length * sizeof(T));
-  BufferPtr validity;
-  bool any_null = false;
-  for (uint8_t v : valid) any_null |= v == 0;
-  if (any_null) {
-    SF_ASSIGN_OR_RAISE(validity, expression::AllocateBitmap(length, true, pool));
-    for (int64_t i = 0; i < length; ++i) {
-      if (!valid[static_cast<size_t>(i)]) arrow::bit_util::ClearBit(validity->mutable_data(), i);
+  if constexpr (std::is_same_v<T, std::string>) {
+    return MakeStringColumn(type, values, valid, pool);
+  } else {
+    const auto length = static_cast<int64_t>(values.size());
+    SF_ASSIGN_OR_RAISE(BufferPtr buffer,
+                       AllocateBytes(std::max<int64_t>(length, 1) * sizeof(T), pool));
+    if (length > 0) std::memcpy(buffer->mutable_data(), values.data(), length * sizeof(T));
+    BufferPtr validity;
+    bool any_null = false;
+    for (uint8_t v : valid) any_null |= v == 0;
+    if (any_null) {
+      SF_ASSIGN_OR_RAISE(validity, expression::AllocateBitmap(length, true, pool));
+      for (int64_t i = 0; i < length; ++i) {
+        if (!valid[static_cast<size_t>(i)]) {
+          arrow::bit_util::ClearBit(validity->mutable_data(), i);
+        }
+      }
     }
+    return expression::MakeFixedArray(type, length, std::move(validity), std::move(buffer));
   }
-  return expression::MakeFixedArray(type, length, std::move(validity), std::move(buffer));
 }
 
 // Java's `a + b` / `a - b` in the type of the operands: integers wrap (narrow types are cast back
@@ -691,12 +724,18 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
     case plan::AggregateCall::MAX: {
       SF_RETURN_NOT_OK(check_width(1));
       const bool is_max = call.kind() == plan::AggregateCall::MAX;
+      auto dispatch = [&](auto&& fn) {
+        if (arg_type->IsString()) {
+          fn(std::string{});
+          return true;
+        }
+        return DispatchFixed(arg_type->kind, arg_type->precision, fn);
+      };
       if (arg_type->kind == TypeKind::kIntervalYearMonth ||
-          arg_type->kind == TypeKind::kIntervalDayTime ||
-          !DispatchFixed(arg_type->kind, arg_type->precision, [](auto) {})) {
+          arg_type->kind == TypeKind::kIntervalDayTime || !dispatch([](auto) {})) {
         return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
       }
-      DispatchFixed(arg_type->kind, arg_type->precision, [&](auto zero) {
+      dispatch([&](auto zero) {
         using T = decltype(zero);
         auto make = [&](auto policy) {
           policy.arg = arg;

@@ -7,6 +7,7 @@ import io.streamfusion.plan.GroupAggregateNode.Mode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
+import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
 import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.jni.NativeLib;
@@ -24,9 +25,11 @@ import org.apache.flink.table.planner.functions.aggfunctions.Sum0AggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumWithRetractAggFunction;
 import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.utils.AggregateInfo;
@@ -38,6 +41,7 @@ import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 import org.apache.flink.table.runtime.dataview.MapViewSpec;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.calcite.rel.core.AggregateCall;
@@ -237,6 +241,7 @@ public final class GroupAggregateConverter {
             for (int arg : info.argIndexes()) {
                 proto.addArgs(arg);
             }
+            checkStringOrdering(node, proto.getKind(), info);
             for (DataType acc : info.externalAccTypes()) {
                 proto.addAccTypes(TypeConverter.toProto(acc.getLogicalType()));
                 accTypes.add(acc.getLogicalType());
@@ -293,6 +298,30 @@ public final class GroupAggregateConverter {
                 stateMetadataList,
                 transformationName,
                 keyed);
+    }
+
+    /**
+     * MIN/MAX of strings compare as Flink's BinaryStringData.compareTo, which uses UTF-8 byte
+     * order unless both strings are held as Java objects (then UTF-16 order). Rows that come
+     * through an exchange (deserialized) or from a native operator hold bytes, as do accumulators
+     * from state; a chained Flink operator may hand over Java-held strings.
+     */
+    private static void checkStringOrdering(ExecNodeBase<?> node, Kind kind, AggregateInfo info)
+            throws UnsupportedNativeException {
+        if (kind != Kind.MIN && kind != Kind.MAX) {
+            return;
+        }
+        LogicalTypeRoot root = info.externalResultType().getLogicalType().getTypeRoot();
+        if (root != LogicalTypeRoot.CHAR && root != LogicalTypeRoot.VARCHAR) {
+            return;
+        }
+        ExecNode<?> input = node.getInputEdges().get(0).getSource();
+        if (!(input instanceof StreamExecExchange || input instanceof NativeExecNode)) {
+            throw new UnsupportedNativeException(
+                    kind
+                            + " of a string whose input is a chained Flink operator is not native:"
+                            + " Flink may compare Java-held strings in UTF-16 order");
+        }
     }
 
     /** The native kernel of one of Flink's aggregate function classes. */
