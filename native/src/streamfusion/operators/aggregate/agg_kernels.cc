@@ -289,54 +289,61 @@ struct SumPolicy {
   }
 };
 
-// Sum0AggFunction ($SUM0, from SUM and AVG rewritten by the planner): starts at 0; a DECIMAL
-// overflow makes it NULL for good (the NULL propagates through aggDecimalPlus).
+// An accumulator of one nullable field of type T (SUM0, MIN, MAX): the value is the field.
 template <typename T>
-struct Sum0Policy {
+struct NullableField {
   struct Acc {
-    T sum{};
-    bool valid = true;
+    T value{};
+    bool valid = false;
   };
   using Value = T;
   static constexpr int kAccWidth = 1;
-  Argument arg;
-  SumArithmetic<T> math;
-  std::shared_ptr<arrow::DataType> sum_type;
+  std::shared_ptr<arrow::DataType> field_type;
 
-  Acc Init() const { return Acc{}; }
-  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
-  void Accumulate(Acc& acc, int64_t row) const {
-    if (!ReadValid(*arg.data, row) || !acc.valid) return;
-    acc.valid = math.Plus(acc.sum, ReadValue<T>(*arg.data, row), &acc.sum);
-  }
-  void Retract(Acc& acc, int64_t row) const {
-    if (!ReadValid(*arg.data, row) || !acc.valid) return;
-    acc.valid = math.Minus(acc.sum, ReadValue<T>(*arg.data, row), &acc.sum);
-  }
-  void Combine(Acc& acc, const Acc& other) const {
-    if (!acc.valid) return;
-    acc.valid = other.valid && math.Plus(acc.sum, other.sum, &acc.sum);
-  }
   bool GetValue(const Acc& acc, Value* value) const {
-    *value = acc.sum;
+    *value = acc.value;
     return acc.valid;
   }
   void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const auto& sum = *accs.column_data(field);
-    acc->valid = ReadValid(sum, row);
-    acc->sum = acc->valid ? ReadValue<T>(sum, row) : T{};
+    const auto& data = *accs.column_data(field);
+    acc->valid = ReadValid(data, row);
+    acc->value = acc->valid ? ReadValue<T>(data, row) : T{};
   }
   Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
                std::vector<ArrayPtr>* columns) const {
-    std::vector<T> sums(accs.size());
+    std::vector<T> values(accs.size());
     std::vector<uint8_t> valid(accs.size());
     for (size_t k = 0; k < accs.size(); ++k) {
-      sums[k] = accs[k].valid ? accs[k].sum : T{};
+      if (accs[k].valid) values[k] = accs[k].value;
       valid[k] = accs[k].valid;
     }
-    SF_ASSIGN_OR_RAISE(auto column, MakeColumn(sum_type, sums, valid, pool));
+    SF_ASSIGN_OR_RAISE(auto column, MakeColumn(field_type, values, valid, pool));
     columns->push_back(std::move(column));
     return Status::OK();
+  }
+};
+
+// Sum0AggFunction ($SUM0, from SUM and AVG rewritten by the planner): starts at 0; a DECIMAL
+// overflow makes it NULL for good (the NULL propagates through aggDecimalPlus).
+template <typename T>
+struct Sum0Policy : NullableField<T> {
+  using Acc = typename NullableField<T>::Acc;
+  Argument arg;
+  SumArithmetic<T> math;
+
+  Acc Init() const { return Acc{T{}, true}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row) || !acc.valid) return;
+    acc.valid = math.Plus(acc.value, ReadValue<T>(*arg.data, row), &acc.value);
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row) || !acc.valid) return;
+    acc.valid = math.Minus(acc.value, ReadValue<T>(*arg.data, row), &acc.value);
+  }
+  void Combine(Acc& acc, const Acc& other) const {
+    if (!acc.valid) return;
+    acc.valid = other.valid && math.Plus(acc.value, other.value, &acc.value);
   }
 };
 
@@ -407,23 +414,17 @@ struct AvgPolicy {
 // MinAggFunction (kMax = false) and MaxAggFunction (kMax = true): Java `<` / `>` (DECIMAL by
 // value at one scale); a retraction changes nothing.
 template <typename T, bool kMax>
-struct ExtremePolicy {
-  struct Acc {
-    T value{};
-    bool valid = false;
-  };
-  using Value = T;
-  static constexpr int kAccWidth = 1;
+struct ExtremePolicy : NullableField<T> {
+  using Acc = typename NullableField<T>::Acc;
   Argument arg;
-  std::shared_ptr<arrow::DataType> value_type;
 
   Acc Init() const { return Acc{}; }
   void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
   void Accumulate(Acc& acc, int64_t row) const {
     if (!ReadValid(*arg.data, row)) return;
-    const T x = ReadValue<T>(*arg.data, row);
+    T x = ReadValue<T>(*arg.data, row);
     if (!acc.valid || (kMax ? x > acc.value : x < acc.value)) {
-      acc.value = x;
+      acc.value = std::move(x);
       acc.valid = true;
     }
   }
@@ -432,27 +433,6 @@ struct ExtremePolicy {
     if (other.valid && (!acc.valid || (kMax ? other.value > acc.value : other.value < acc.value))) {
       acc = other;
     }
-  }
-  bool GetValue(const Acc& acc, Value* value) const {
-    *value = acc.value;
-    return acc.valid;
-  }
-  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const auto& data = *accs.column_data(field);
-    acc->valid = ReadValid(data, row);
-    acc->value = acc->valid ? ReadValue<T>(data, row) : T{};
-  }
-  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
-               std::vector<ArrayPtr>* columns) const {
-    std::vector<T> values(accs.size());
-    std::vector<uint8_t> valid(accs.size());
-    for (size_t k = 0; k < accs.size(); ++k) {
-      values[k] = accs[k].value;
-      valid[k] = accs[k].valid;
-    }
-    SF_ASSIGN_OR_RAISE(auto column, MakeColumn(value_type, values, valid, pool));
-    columns->push_back(std::move(column));
-    return Status::OK();
   }
 };
 
@@ -691,7 +671,11 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
           policy.arg = arg;
           policy.math.scale = result_type.scale;
           policy.math.precision = result_type.precision;
-          policy.sum_type = type::ToArrow(acc_types[0]);
+          if constexpr (requires { policy.sum_type; }) {
+            policy.sum_type = type::ToArrow(acc_types[0]);
+          } else {
+            policy.field_type = type::ToArrow(acc_types[0]);
+          }
           kernel = MakeKernel(policy, call, result_type);
         };
         if (call.kind() == plan::AggregateCall::SUM0) {
@@ -739,7 +723,7 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
         using T = decltype(zero);
         auto make = [&](auto policy) {
           policy.arg = arg;
-          policy.value_type = type::ToArrow(acc_types[0]);
+          policy.field_type = type::ToArrow(acc_types[0]);
           kernel = MakeKernel(policy, call, result_type);
         };
         if (is_max) {

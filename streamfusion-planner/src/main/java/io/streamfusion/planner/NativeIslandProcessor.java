@@ -2,18 +2,16 @@ package io.streamfusion.planner;
 
 import io.streamfusion.plan.CalcNode;
 import io.streamfusion.plan.Operator;
-import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.planner.convert.GroupAggregateConverter;
+import io.streamfusion.planner.convert.NativePlans;
 import io.streamfusion.planner.convert.NodeFields;
 import io.streamfusion.planner.convert.RexConverter;
-import io.streamfusion.planner.convert.TypeConverter;
 import io.streamfusion.planner.convert.UnsupportedNativeException;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.jni.NativeLib;
 
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
@@ -196,22 +194,13 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (condition != null) {
                 node.setCondition(RexConverter.convert(condition, udfs));
             }
-            Plan plan =
-                    Plan.newBuilder()
-                            .setInputType(TypeConverter.toProto(inputType))
-                            .setOutputType(TypeConverter.toProto(outputType))
-                            .addOperators(
-                                    Operator.newBuilder()
-                                            .setDescription(calc.getDescription())
-                                            .setCalc(node))
-                            .setSession(session())
-                            .addAllUdfs(udfs)
-                            .build();
-            byte[] bytes = plan.toByteArray();
-            String refusal = NativeLib.validatePlan(bytes);
-            if (refusal != null) {
-                throw new UnsupportedNativeException(refusal);
-            }
+            byte[] bytes =
+                    NativePlans.compile(
+                            inputType,
+                            outputType,
+                            Operator.newBuilder().setDescription(calc.getDescription()).setCalc(node),
+                            session(),
+                            udfs);
             return new StreamExecNativeCalc(calc, bytes, inputType);
         }
 

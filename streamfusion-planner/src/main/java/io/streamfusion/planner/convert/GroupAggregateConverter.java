@@ -5,12 +5,10 @@ import io.streamfusion.plan.DistinctAggregate;
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.GroupAggregateNode.Mode;
 import io.streamfusion.plan.Operator;
-import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
 import io.streamfusion.runtime.operators.DistinctState;
-import io.streamfusion.runtime.jni.NativeLib;
 
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.data.RowData;
@@ -273,21 +271,15 @@ public final class GroupAggregateConverter {
             accTypes.add(distinct.accType().getLogicalType());
         }
 
-        Plan plan =
-                Plan.newBuilder()
-                        .setInputType(TypeConverter.toProto(inputType))
-                        .setOutputType(TypeConverter.toProto(outputType))
-                        .addOperators(
-                                Operator.newBuilder()
-                                        .setDescription(node.getDescription())
-                                        .setGroupAggregate(agg))
-                        .setSession(session)
-                        .build();
-        byte[] bytes = plan.toByteArray();
-        String refusal = NativeLib.validatePlan(bytes);
-        if (refusal != null) {
-            throw new UnsupportedNativeException(refusal);
-        }
+        byte[] bytes =
+                NativePlans.compile(
+                        inputType,
+                        outputType,
+                        Operator.newBuilder()
+                                .setDescription(node.getDescription())
+                                .setGroupAggregate(agg),
+                        session,
+                        List.of());
         return new StreamExecNativeGroupAggregate(
                 node,
                 bytes,

@@ -3,10 +3,7 @@ package io.streamfusion.runtime.operators;
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeLib;
-import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
-import io.streamfusion.runtime.transpose.RowImageBatch;
-import io.streamfusion.runtime.transpose.RowImageEmitter;
 
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -15,17 +12,10 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.operators.BoundedOneInput;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
-import org.apache.flink.table.runtime.operators.TableStreamOperator;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -55,8 +45,7 @@ import java.util.Arrays;
  * in Flink's order. Flink's per-record key extraction is skipped ({@link #hasKeyContext1}); the
  * shell sets each distinct key itself.
  */
-public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
-        implements OneInputStreamOperator<RowData, RowData>, BoundedOneInput {
+public class NativeGroupAggregateOperator extends NativeBatchOperator {
 
     private static final long serialVersionUID = 1L;
 
@@ -64,14 +53,11 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
     private static final byte ACTION_CLEAR = 2;
 
     private final byte[] plan;
-    private final RowType inputType;
     private final int keyArity;
     private final LogicalType[] accTypes;
     private final DistinctState[] distincts;
     private final int outputArity;
     private final long stateRetentionTime;
-    private final int batchSize;
-    private final long maxDelayMillis;
     private final long memoryBudgetBytes;
 
     private transient GroupAggregateNode.Mode mode;
@@ -79,10 +65,6 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
     private transient long handle;
     private transient ValueState<RowData> accState;
     private transient RowDataSerializer accSerializer;
-    private transient RowImageBatch batch;
-    private transient RowImageEmitter emitter;
-    private transient StreamRecord<RowData> outRecord;
-    private transient boolean flushTimerPending;
     private transient byte[] accBuffer;
     private transient int[] sizes;
     private transient MapState<Object, Object>[] distinctMaps;
@@ -90,8 +72,6 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
     private transient RowData.FieldGetter[] distinctGetters;
     private transient DataStructureConverter<Object, Object>[] distinctConverters;
     private transient int[] lookupSizes;
-    private transient Counter nativeRecordsIn;
-    private transient Counter nativeRecordsOut;
 
     public NativeGroupAggregateOperator(
             byte[] plan,
@@ -104,15 +84,13 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
+        super(inputType, batchSize, maxDelayMillis);
         this.plan = plan;
-        this.inputType = inputType;
         this.keyArity = keyArity;
         this.accTypes = accTypes;
         this.distincts = distincts;
         this.outputArity = outputArity;
         this.stateRetentionTime = stateRetentionTime;
-        this.batchSize = batchSize;
-        this.maxDelayMillis = maxDelayMillis;
         this.memoryBudgetBytes = memoryBudgetBytes;
     }
 
@@ -134,13 +112,9 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
             openDistinctStates();
         }
         handle = NativeLib.createGroupAggregate(plan, memoryBudgetBytes);
-        batch = new RowImageBatch(inputType, FieldUse.of(parsed), batchSize);
-        emitter = new RowImageEmitter(outputArity);
-        outRecord = new StreamRecord<>(null);
+        openBatches(FieldUse.of(parsed), outputArity);
         accBuffer = new byte[1024];
         sizes = new int[4];
-        nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
-        nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
         getMetricGroup()
                 .gauge(
                         "streamfusionNativeMemoryBytes",
@@ -190,28 +164,14 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
         return false;
     }
 
+    /** Without mini-batch only: a bundle ends where Flink's does (size, watermark, barrier, end). */
     @Override
-    public void processElement(StreamRecord<RowData> element) throws Exception {
-        batch.add(
-                element.getValue(),
-                element.hasTimestamp() ? element.getTimestamp() : RowImageBatch.NO_TIMESTAMP);
-        if (batch.numRows() >= batchSize) {
-            flush();
-        } else if (mode == GroupAggregateNode.Mode.GROUP_AGG && !flushTimerPending) {
-            // Only without mini-batch: a bundle ends only where Flink's does (size, watermark,
-            // barrier, end of input), so no timer may cut it.
-            flushTimerPending = true;
-            long now = getProcessingTimeService().getCurrentProcessingTime();
-            getProcessingTimeService().registerTimer(now + maxDelayMillis, time -> onFlushTimer());
-        }
+    protected boolean flushesOnTimer() {
+        return mode == GroupAggregateNode.Mode.GROUP_AGG;
     }
 
-    private void onFlushTimer() throws Exception {
-        flushTimerPending = false;
-        flush();
-    }
-
-    private void flush() throws Exception {
+    @Override
+    protected void flush() throws Exception {
         int rows = batch.numRows();
         if (rows == 0) {
             return;
@@ -307,32 +267,8 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
         }
 
         // GroupAggFunction's output keeps its input record's timestamp; a bundle's has none.
-        long[] timestamps =
-                mode == GroupAggregateNode.Mode.GROUP_AGG && batch.anyTimestamp()
-                        ? batch.timestamps()
-                        : null;
-        int[] next = {0};
-        emitter.emit(
-                outBytes,
-                outOffsets,
-                outRows,
-                row -> {
-                    long timestamp =
-                            timestamps == null
-                                    ? RowImageBatch.NO_TIMESTAMP
-                                    : timestamps[sources[next[0]++]];
-                    if (timestamp == RowImageBatch.NO_TIMESTAMP) {
-                        outRecord.eraseTimestamp();
-                    } else {
-                        outRecord.setTimestamp(timestamp);
-                    }
-                    output.collect(outRecord.replace(row));
-                });
-        NativeMetrics.addSerializedRows(batch.numSerialized());
-        batch.clear();
-        nativeRecordsIn.inc(rows);
-        nativeRecordsOut.inc(outRows);
-        NativeMetrics.addBatch(rows, outRows);
+        emit(outBytes, outOffsets, outRows, mode == GroupAggregateNode.Mode.GROUP_AGG ? sources : null);
+        finishBatch(outRows);
     }
 
     /** The distinct-map entries a batch reads, and what the maps hold for them. */
@@ -392,35 +328,6 @@ public class NativeGroupAggregateOperator extends TableStreamOperator<RowData>
                             segments, offset, size);
             System.arraycopy(bytes, 0, target, position, size);
         }
-    }
-
-    @Override
-    public void processWatermark(Watermark mark) throws Exception {
-        flush();
-        super.processWatermark(mark);
-    }
-
-    @Override
-    public void processWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
-        flush();
-        super.processWatermarkStatus(watermarkStatus);
-    }
-
-    @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        flush();
-        super.prepareSnapshotPreBarrier(checkpointId);
-    }
-
-    @Override
-    public void endInput() throws Exception {
-        flush();
-    }
-
-    @Override
-    public void finish() throws Exception {
-        flush();
-        super.finish();
     }
 
     @Override

@@ -1,0 +1,153 @@
+package io.streamfusion.runtime.operators;
+
+import io.streamfusion.runtime.metrics.NativeMetrics;
+import io.streamfusion.runtime.transpose.FieldUse;
+import io.streamfusion.runtime.transpose.RowImageBatch;
+import io.streamfusion.runtime.transpose.RowImageEmitter;
+
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.operators.TableStreamOperator;
+import org.apache.flink.table.types.logical.RowType;
+
+import javax.annotation.Nullable;
+
+/**
+ * What every native operator shell shares: rows are collected into a batch (entry transpose) and
+ * handed to {@link #flush()} when the batch is full, before a watermark or watermark status is
+ * forwarded, before a checkpoint barrier ({@link #prepareSnapshotPreBarrier}), at end of input,
+ * and (unless {@link #flushesOnTimer()} says no) when its oldest row has waited {@code
+ * maxDelayMillis} of processing time, so no record is held back; native output is emitted as
+ * BinaryRowData (exit transpose).
+ */
+public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
+        implements OneInputStreamOperator<RowData, RowData>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    protected final RowType inputType;
+    protected final int batchSize;
+    private final long maxDelayMillis;
+
+    protected transient RowImageBatch batch;
+    private transient RowImageEmitter emitter;
+    private transient StreamRecord<RowData> outRecord;
+    private transient boolean flushTimerPending;
+    private transient Counter nativeRecordsIn;
+    private transient Counter nativeRecordsOut;
+
+    protected NativeBatchOperator(RowType inputType, int batchSize, long maxDelayMillis) {
+        this.inputType = inputType;
+        this.batchSize = batchSize;
+        this.maxDelayMillis = maxDelayMillis;
+    }
+
+    /** Called from {@link #open()} of the subclass once it knows what it reads and writes. */
+    protected void openBatches(FieldUse use, int outputArity) {
+        batch = new RowImageBatch(inputType, use, batchSize);
+        emitter = new RowImageEmitter(outputArity);
+        outRecord = new StreamRecord<>(null);
+        nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
+        nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
+    }
+
+    /** Whether a processing-time timer may end a batch (not when a batch is a mini-batch bundle). */
+    protected boolean flushesOnTimer() {
+        return true;
+    }
+
+    /** Processes the collected rows (if any), emits the output and clears the batch. */
+    protected abstract void flush() throws Exception;
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        batch.add(
+                element.getValue(),
+                element.hasTimestamp() ? element.getTimestamp() : RowImageBatch.NO_TIMESTAMP);
+        if (batch.numRows() >= batchSize) {
+            flush();
+        } else if (!flushTimerPending && flushesOnTimer()) {
+            flushTimerPending = true;
+            long now = getProcessingTimeService().getCurrentProcessingTime();
+            getProcessingTimeService().registerTimer(now + maxDelayMillis, time -> onFlushTimer());
+        }
+    }
+
+    private void onFlushTimer() throws Exception {
+        flushTimerPending = false;
+        flush();
+    }
+
+    /**
+     * Emits {@code rows} output row images. When {@code sources} is given, output row i keeps the
+     * timestamp of input row sources[i] (as Flink's Calc and GroupAggFunction do); otherwise the
+     * records carry none.
+     */
+    protected void emit(byte[] bytes, int[] offsets, int rows, @Nullable int[] sources)
+            throws Exception {
+        if (sources == null || !batch.anyTimestamp()) {
+            outRecord.eraseTimestamp();
+            emitter.emit(bytes, offsets, rows, row -> output.collect(outRecord.replace(row)));
+            return;
+        }
+        long[] timestamps = batch.timestamps();
+        int[] next = {0};
+        emitter.emit(
+                bytes,
+                offsets,
+                rows,
+                row -> {
+                    long timestamp = timestamps[sources[next[0]++]];
+                    if (timestamp == RowImageBatch.NO_TIMESTAMP) {
+                        outRecord.eraseTimestamp();
+                    } else {
+                        outRecord.setTimestamp(timestamp);
+                    }
+                    output.collect(outRecord.replace(row));
+                });
+    }
+
+    /** Counts a processed batch and clears it. */
+    protected void finishBatch(int outRows) {
+        int rows = batch.numRows();
+        NativeMetrics.addSerializedRows(batch.numSerialized());
+        batch.clear();
+        nativeRecordsIn.inc(rows);
+        nativeRecordsOut.inc(outRows);
+        NativeMetrics.addBatch(rows, outRows);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void processWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
+        flush();
+        super.processWatermarkStatus(watermarkStatus);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        flush();
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        flush();
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flush();
+        super.finish();
+    }
+}
