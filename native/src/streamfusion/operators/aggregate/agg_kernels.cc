@@ -1,5 +1,6 @@
 #include "streamfusion/operators/aggregate/agg_kernels.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -411,6 +412,73 @@ struct AvgPolicy {
   }
 };
 
+// DecimalAvgAggFunction: sum DECIMAL(38, s) from 0, added with aggDecimalPlus (a NULL after an
+// overflow stays NULL), and count; value sum / count as DecimalDataUtils.divide computes it at
+// the division type, DECIMAL(38, max(6, s)) for a BIGINT divisor, which is also the result type.
+struct DecimalAvgPolicy {
+  struct Acc {
+    int128_t sum = 0;
+    bool sum_valid = true;
+    int64_t count = 0;
+  };
+  using Value = int128_t;
+  static constexpr int kAccWidth = 2;
+  Argument arg;
+  int32_t scale = 0;         // of the argument and the sum
+  int32_t result_scale = 6;  // max(6, scale)
+  std::shared_ptr<arrow::DataType> sum_type;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const { Add(acc, row, false); }
+  void Retract(Acc& acc, int64_t row) const { Add(acc, row, true); }
+  void Add(Acc& acc, int64_t row, bool minus) const {
+    if (!ReadValid(*arg.data, row)) return;
+    const auto x = ReadValue<int128_t>(*arg.data, row);
+    if (acc.sum_valid) {
+      acc.sum_valid = minus ? functions::DecimalSubtract(acc.sum, scale, x, scale, 38, scale,
+                                                         &acc.sum)
+                            : functions::DecimalAdd(acc.sum, scale, x, scale, 38, scale, &acc.sum);
+    }
+    acc.count = minus ? JavaMinus<int64_t>(acc.count, 1) : JavaPlus<int64_t>(acc.count, 1);
+  }
+  void Combine(Acc& acc, const Acc& other) const {
+    acc.sum_valid = acc.sum_valid && other.sum_valid &&
+                    functions::DecimalAdd(acc.sum, scale, other.sum, scale, 38, scale, &acc.sum);
+    acc.count = JavaPlus<int64_t>(acc.count, other.count);
+  }
+  bool GetValue(const Acc& acc, Value* value) const {
+    if (acc.count == 0 || !acc.sum_valid) return false;
+    return functions::DecimalDivide(acc.sum, scale, acc.count, 0, 38, result_scale, value) ==
+           functions::DecimalDivideResult::kOk;
+  }
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& sum = *accs.column_data(field);
+    const auto& count = *accs.column_data(field + 1);
+    acc->sum_valid = ReadValid(sum, row);
+    acc->sum = acc->sum_valid ? ReadValue<int128_t>(sum, row) : 0;
+    acc->count = ReadValid(count, row) ? ReadValue<int64_t>(count, row) : 0;
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<int128_t> sums(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    std::vector<int64_t> counts(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      sums[k] = accs[k].sum_valid ? accs[k].sum : 0;
+      valid[k] = accs[k].sum_valid;
+      counts[k] = accs[k].count;
+    }
+    SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(sum_type, sums, valid, pool));
+    SF_ASSIGN_OR_RAISE(auto count_column,
+                       MakeColumn(arrow::int64(), counts, std::vector<uint8_t>(accs.size(), 1),
+                                  pool));
+    columns->push_back(std::move(sum_column));
+    columns->push_back(std::move(count_column));
+    return Status::OK();
+  }
+};
+
 // MinAggFunction (kMax = false) and MaxAggFunction (kMax = true): Java `<` / `>` (DECIMAL by
 // value at one scale); a retraction changes nothing.
 template <typename T, bool kMax>
@@ -690,6 +758,18 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
     }
     case plan::AggregateCall::AVG: {
       SF_RETURN_NOT_OK(check_width(2));
+      if (arg_type->kind == TypeKind::kDecimal && result_type.kind == TypeKind::kDecimal) {
+        if (result_type.precision != 38 || result_type.scale != std::max(6, arg_type->scale)) {
+          return Unsupported(name, " of ", arg_type->ToString(), " returning ",
+                             result_type.ToString(), " is not supported natively");
+        }
+        DecimalAvgPolicy policy;
+        policy.arg = arg;
+        policy.scale = arg_type->scale;
+        policy.result_scale = result_type.scale;
+        policy.sum_type = type::ToArrow(acc_types[0]);
+        return MakeKernel(policy, call, result_type);
+      }
       if (!IsNumeric(arg_type->kind) || arg_type->kind == TypeKind::kDecimal ||
           result_type.kind != arg_type->kind) {
         return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
