@@ -10,8 +10,9 @@
 //                          when NULL); value NULL when the count is 0
 //   Sum0AggFunction.*      ($SUM0) sum starting at 0, +/- x for non-NULL x; a DECIMAL overflow
 //                          makes it NULL for good
-//   AvgAggFunction.*       sum (BIGINT for integers, DOUBLE for FLOAT/DOUBLE) and count;
-//                          value CAST(sum / count AS result), NULL when the count is 0
+//   AvgAggFunction.*       sum (BIGINT for integers, DOUBLE for FLOAT/DOUBLE, DECIMAL(38, s)
+//                          with a sticky NULL after overflow) and count; value
+//                          CAST(sum / count AS result), NULL when the count is 0
 //   Min/MaxAggFunction.*   replace when x < min / x > max (Java comparison); retract ignored
 // A kernel keeps the accumulators of the batch's keys and, for every row it processes, the
 // function's value before and after the row.
