@@ -228,31 +228,23 @@ class GroupAggregateParityTest {
     }
 
     private static ParityHarness miniBatch(String phases) {
-        return new ParityHarness(
-                1,
-                false,
-                Map.of(),
-                Map.of(
-                        "table.exec.mini-batch.enabled", "true",
-                        "table.exec.mini-batch.allow-latency", "1 h",
-                        "table.exec.mini-batch.size", "7",
-                        "table.optimizer.agg-phase-strategy", phases));
+        return miniBatch(phases, Map.of());
+    }
+
+    /** Bundles of 7 rows at parallelism 1, plus {@code extra} session options. */
+    private static ParityHarness miniBatch(String phases, Map<String, String> extra) {
+        Map<String, String> options = new java.util.HashMap<>(extra);
+        options.put("table.exec.mini-batch.enabled", "true");
+        options.put("table.exec.mini-batch.allow-latency", "1 h");
+        options.put("table.exec.mini-batch.size", "7");
+        options.put("table.optimizer.agg-phase-strategy", phases);
+        return new ParityHarness(1, false, Map.of(), options);
     }
 
     /** Flink 2.2.1 loses rows in this configuration (FLINK-35661): refused with that reason. */
     @Test
     void miniBatchWithRetractionAndTtlIsRefused() {
-        ParityHarness ttl =
-                new ParityHarness(
-                        1,
-                        false,
-                        Map.of(),
-                        Map.of(
-                                "table.exec.mini-batch.enabled", "true",
-                                "table.exec.mini-batch.allow-latency", "1 h",
-                                "table.exec.mini-batch.size", "7",
-                                "table.optimizer.agg-phase-strategy", "ONE_PHASE",
-                                "table.exec.state.ttl", "1 h"));
+        ParityHarness ttl = miniBatch("ONE_PHASE", Map.of("table.exec.state.ttl", "1 h"));
         StreamTableEnvironment nat = ttl.nativeEnv();
         registerBig(nat);
         assertThatThrownBy(
