@@ -309,21 +309,24 @@ Result<std::shared_ptr<arrow::RecordBatch>> DecodeJavaRows(JNIEnv* env,
   return decoded;
 }
 
-// Copies `bytes` into a Java array that must be large enough.
+// Copies `values` (1-, 4- or 8-byte integers) into the start of a Java byte[], int[] or long[]
+// that must be large enough.
 template <typename JArray, typename T>
 Status CopyToJava(JNIEnv* env, JArray array, const std::vector<T>& values, const char* what) {
-  if (env->GetArrayLength(array) < static_cast<jsize>(values.size())) {
+  const auto n = static_cast<jsize>(values.size());
+  if (env->GetArrayLength(array) < n) {
     return InternalError("Java array too small for ", values.size(), " ", what);
   }
   if constexpr (sizeof(T) == 1) {
-    env->SetByteArrayRegion(reinterpret_cast<jbyteArray>(array), 0,
-                            static_cast<jsize>(values.size()),
+    env->SetByteArrayRegion(reinterpret_cast<jbyteArray>(array), 0, n,
                             reinterpret_cast<const jbyte*>(values.data()));
-  } else {
-    static_assert(sizeof(T) == sizeof(jint));
-    env->SetIntArrayRegion(reinterpret_cast<jintArray>(array), 0,
-                           static_cast<jsize>(values.size()),
+  } else if constexpr (sizeof(T) == sizeof(jint)) {
+    env->SetIntArrayRegion(reinterpret_cast<jintArray>(array), 0, n,
                            reinterpret_cast<const jint*>(values.data()));
+  } else {
+    static_assert(sizeof(T) == sizeof(jlong));
+    env->SetLongArrayRegion(reinterpret_cast<jlongArray>(array), 0, n,
+                            reinterpret_cast<const jlong*>(values.data()));
   }
   return Status::OK();
 }
@@ -447,25 +450,16 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     const auto& out = h->output;
-    if (env->GetArrayLength(rows) < static_cast<jsize>(out.bytes.size()) ||
-        env->GetArrayLength(offsets) < static_cast<jsize>(out.offsets.size())) {
-      return InternalError("copyOutput: Java arrays too small for ", out.bytes.size(), " bytes");
-    }
-    env->SetByteArrayRegion(rows, 0, static_cast<jsize>(out.bytes.size()),
-                            reinterpret_cast<const jbyte*>(out.bytes.data()));
-    env->SetIntArrayRegion(offsets, 0, static_cast<jsize>(out.offsets.size()),
-                           reinterpret_cast<const jint*>(out.offsets.data()));
+    SF_RETURN_NOT_OK(CopyToJava(env, rows, out.bytes, "copyOutput bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, out.offsets, "copyOutput offsets"));
     if (source_rows != nullptr) {
       const jsize n = out.num_rows();
-      if (env->GetArrayLength(source_rows) < n) {
-        return InternalError("copyOutput: source row array too small for ", n, " rows");
-      }
       std::vector<jint> sources(static_cast<size_t>(n));
       const std::vector<int64_t>* mapped = h->pipeline->source_rows();
       for (jsize i = 0; i < n; ++i) {
         sources[i] = static_cast<jint>(mapped ? (*mapped)[static_cast<size_t>(i)] : i);
       }
-      env->SetIntArrayRegion(source_rows, 0, n, sources.data());
+      SF_RETURN_NOT_OK(CopyToJava(env, source_rows, sources, "copyOutput source rows"));
     }
     return true;
   });
@@ -481,9 +475,6 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_keyGroups(
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(auto proto, ParseMessage<plan::RowType>(env, row_type_bytes, "row type"));
     SF_ASSIGN_OR_RAISE(auto row_type, type::FromProto(proto));
-    if (env->GetArrayLength(key_groups) < num_rows) {
-      return InternalError("keyGroups: key group array too short for ", num_rows, " rows");
-    }
     std::vector<int32_t> fields(static_cast<size_t>(env->GetArrayLength(key_fields)));
     env->GetIntArrayRegion(key_fields, 0, static_cast<jsize>(fields.size()), fields.data());
     SF_ASSIGN_OR_RAISE(auto input, DecodeJavaRows(env, row_type, rows, offsets, num_rows,
@@ -492,7 +483,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_keyGroups(
     std::vector<int32_t> groups;
     SF_RETURN_NOT_OK(
         state::KeyGroups(row_type, *input, fields, max_parallelism, &scratch, &groups));
-    env->SetIntArrayRegion(key_groups, 0, num_rows, groups.data());
+    SF_RETURN_NOT_OK(CopyToJava(env, key_groups, groups, "key groups"));
     return true;
   });
 }
@@ -660,12 +651,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
     SF_RETURN_NOT_OK(CopyToJava(env, actions, agg.acc_actions(), "actions"));
     if (updated_lookups != nullptr && updated_values != nullptr) {
       SF_RETURN_NOT_OK(CopyToJava(env, updated_lookups, agg.updated_lookups(), "lookups"));
-      const auto& v = agg.updated_values();
-      if (env->GetArrayLength(updated_values) < static_cast<jsize>(v.size())) {
-        return InternalError("Java array too small for ", v.size(), " map values");
-      }
-      env->SetLongArrayRegion(updated_values, 0, static_cast<jsize>(v.size()),
-                              reinterpret_cast<const jlong*>(v.data()));
+      SF_RETURN_NOT_OK(CopyToJava(env, updated_values, agg.updated_values(), "map values"));
     }
     return true;
   });

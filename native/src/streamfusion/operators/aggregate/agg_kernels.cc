@@ -206,91 +206,9 @@ struct SumArithmetic {
   }
 };
 
-// SumAggFunction (retract = false) and SumWithRetractAggFunction (retract = true).
-template <typename T, bool kWithRetract>
-struct SumPolicy {
-  struct Acc {
-    T sum{};
-    bool sum_valid = false;
-    int64_t count = 0;  // SumWithRetract only
-  };
-  using Value = T;
-  static constexpr int kAccWidth = kWithRetract ? 2 : 1;
-  Argument arg;
-  SumArithmetic<T> math;
-  std::shared_ptr<arrow::DataType> sum_type;
+// ---- Accumulator layouts shared by several functions ----
 
-  Acc Init() const { return Acc{}; }
-  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
-  void Accumulate(Acc& acc, int64_t row) const {
-    if (!ReadValid(*arg.data, row)) return;
-    const T x = ReadValue<T>(*arg.data, row);
-    if (!acc.sum_valid) {
-      acc.sum = x;
-      acc.sum_valid = true;
-    } else {
-      acc.sum_valid = math.Plus(acc.sum, x, &acc.sum);
-    }
-    if constexpr (kWithRetract) acc.count = JavaPlus<int64_t>(acc.count, 1);
-  }
-  void Retract(Acc& acc, int64_t row) const {
-    if constexpr (kWithRetract) {
-      if (!ReadValid(*arg.data, row)) return;
-      const T x = ReadValue<T>(*arg.data, row);
-      // ifThenElse(isNull(sum), 0 - x, sum - x)
-      acc.sum_valid = math.Minus(acc.sum_valid ? acc.sum : T{}, x, &acc.sum);
-      acc.count = JavaMinus<int64_t>(acc.count, 1);
-    }
-    // SumAggFunction has no retraction: Flink plans it only for insert-only input.
-  }
-  void Combine(Acc& acc, const Acc& other) const {
-    if (other.sum_valid) {
-      if (!acc.sum_valid) {
-        acc.sum = other.sum;
-        acc.sum_valid = true;
-      } else {
-        acc.sum_valid = math.Plus(acc.sum, other.sum, &acc.sum);
-      }
-    }
-    if constexpr (kWithRetract) acc.count = JavaPlus<int64_t>(acc.count, other.count);
-  }
-  bool GetValue(const Acc& acc, Value* value) const {
-    if (kWithRetract && acc.count == 0) return false;
-    *value = acc.sum;
-    return acc.sum_valid;
-  }
-  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const auto& sum = *accs.column_data(field);
-    acc->sum_valid = ReadValid(sum, row);
-    acc->sum = acc->sum_valid ? ReadValue<T>(sum, row) : T{};
-    if constexpr (kWithRetract) {
-      const auto& count = *accs.column_data(field + 1);
-      acc->count = ReadValid(count, row) ? ReadValue<int64_t>(count, row) : 0;
-    }
-  }
-  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
-               std::vector<ArrayPtr>* columns) const {
-    std::vector<T> sums(accs.size());
-    std::vector<uint8_t> valid(accs.size());
-    std::vector<int64_t> counts(accs.size());
-    for (size_t k = 0; k < accs.size(); ++k) {
-      sums[k] = accs[k].sum_valid ? accs[k].sum : T{};
-      valid[k] = accs[k].sum_valid;
-      counts[k] = accs[k].count;
-    }
-    SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(sum_type, sums, valid, pool));
-    columns->push_back(std::move(sum_column));
-    if constexpr (kWithRetract) {
-      SF_ASSIGN_OR_RAISE(auto count_column,
-                         MakeColumn(arrow::int64(), counts, std::vector<uint8_t>(accs.size(), 1),
-                                    pool));
-      columns->push_back(std::move(count_column));
-    }
-    return Status::OK();
-  }
-};
-
-// An accumulator of one nullable field of type T (SUM0, MIN, MAX): the value is the field.
+// One nullable field of type T (SUM, SUM0, MIN, MAX): the value is the field.
 template <typename T>
 struct NullableField {
   struct Acc {
@@ -324,6 +242,109 @@ struct NullableField {
   }
 };
 
+// A nullable sum of type S and a BIGINT count (SUM with retraction, AVG): two fields.
+template <typename S>
+struct SumAndCount {
+  struct Acc {
+    S sum{};
+    bool sum_valid = false;
+    int64_t count = 0;
+  };
+  static constexpr int kAccWidth = 2;
+  std::shared_ptr<arrow::DataType> field_type;  // the sum's
+
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& sum = *accs.column_data(field);
+    const auto& count = *accs.column_data(field + 1);
+    acc->sum_valid = ReadValid(sum, row);
+    acc->sum = acc->sum_valid ? ReadValue<S>(sum, row) : S{};
+    acc->count = ReadValid(count, row) ? ReadValue<int64_t>(count, row) : 0;
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<S> sums(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    std::vector<int64_t> counts(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      if (accs[k].sum_valid) sums[k] = accs[k].sum;
+      valid[k] = accs[k].sum_valid;
+      counts[k] = accs[k].count;
+    }
+    SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(field_type, sums, valid, pool));
+    SF_ASSIGN_OR_RAISE(auto count_column,
+                       MakeColumn(arrow::int64(), counts, std::vector<uint8_t>(accs.size(), 1),
+                                  pool));
+    columns->push_back(std::move(sum_column));
+    columns->push_back(std::move(count_column));
+    return Status::OK();
+  }
+};
+
+// SumAggFunction: NULL argument ignored; the first non-NULL sets the sum, then sum + x. No
+// retraction: Flink plans it only for insert-only input.
+template <typename T>
+struct SumPolicy : NullableField<T> {
+  using Acc = typename NullableField<T>::Acc;
+  Argument arg;
+  SumArithmetic<T> math;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    Combine(acc, Acc{ReadValue<T>(*arg.data, row), true});
+  }
+  void Retract(Acc&, int64_t) const {}
+  void Combine(Acc& acc, const Acc& other) const {
+    if (!other.valid) return;
+    if (!acc.valid) {
+      acc = other;
+    } else {
+      acc.valid = math.Plus(acc.value, other.value, &acc.value);
+    }
+  }
+};
+
+// SumWithRetractAggFunction: SUM's sum plus a count of non-NULL arguments; retract sum - x
+// (0 - x when NULL); value NULL when the count is 0.
+template <typename T>
+struct SumWithRetractPolicy : SumAndCount<T> {
+  using Acc = typename SumAndCount<T>::Acc;
+  using Value = T;
+  Argument arg;
+  SumArithmetic<T> math;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    Combine(acc, Acc{ReadValue<T>(*arg.data, row), true, 1});
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    const T x = ReadValue<T>(*arg.data, row);
+    // ifThenElse(isNull(sum), 0 - x, sum - x)
+    acc.sum_valid = math.Minus(acc.sum_valid ? acc.sum : T{}, x, &acc.sum);
+    acc.count = JavaMinus<int64_t>(acc.count, 1);
+  }
+  void Combine(Acc& acc, const Acc& other) const {
+    if (other.sum_valid) {
+      if (!acc.sum_valid) {
+        acc.sum = other.sum;
+        acc.sum_valid = true;
+      } else {
+        acc.sum_valid = math.Plus(acc.sum, other.sum, &acc.sum);
+      }
+    }
+    acc.count = JavaPlus<int64_t>(acc.count, other.count);
+  }
+  bool GetValue(const Acc& acc, Value* value) const {
+    if (acc.count == 0) return false;
+    *value = acc.sum;
+    return acc.sum_valid;
+  }
+};
+
 // Sum0AggFunction ($SUM0, from SUM and AVG rewritten by the planner): starts at 0; a DECIMAL
 // overflow makes it NULL for good (the NULL propagates through aggDecimalPlus).
 template <typename T>
@@ -349,19 +370,14 @@ struct Sum0Policy : NullableField<T> {
 };
 
 // AvgAggFunction over an argument of type In: sum S (int64_t for integers, double for
-// FLOAT/DOUBLE) and count; value CAST(sum / count AS R).
+// FLOAT/DOUBLE; never NULL) and count; value CAST(sum / count AS R).
 template <typename In, typename S, typename R>
-struct AvgPolicy {
-  struct Acc {
-    S sum = 0;
-    int64_t count = 0;
-  };
+struct AvgPolicy : SumAndCount<S> {
+  using Acc = typename SumAndCount<S>::Acc;
   using Value = R;
-  static constexpr int kAccWidth = 2;
   Argument arg;
-  std::shared_ptr<arrow::DataType> sum_type;
 
-  Acc Init() const { return Acc{}; }
+  Acc Init() const { return Acc{S{}, true, 0}; }
   void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
   void Accumulate(Acc& acc, int64_t row) const {
     if (!ReadValid(*arg.data, row)) return;
@@ -389,46 +405,18 @@ struct AvgPolicy {
     }
     return true;
   }
-  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const auto& sum = *accs.column_data(field);
-    const auto& count = *accs.column_data(field + 1);
-    acc->sum = ReadValid(sum, row) ? ReadValue<S>(sum, row) : S{};
-    acc->count = ReadValid(count, row) ? ReadValue<int64_t>(count, row) : 0;
-  }
-  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
-               std::vector<ArrayPtr>* columns) const {
-    std::vector<S> sums(accs.size());
-    std::vector<int64_t> counts(accs.size());
-    for (size_t k = 0; k < accs.size(); ++k) {
-      sums[k] = accs[k].sum;
-      counts[k] = accs[k].count;
-    }
-    const std::vector<uint8_t> valid(accs.size(), 1);
-    SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(sum_type, sums, valid, pool));
-    SF_ASSIGN_OR_RAISE(auto count_column, MakeColumn(arrow::int64(), counts, valid, pool));
-    columns->push_back(std::move(sum_column));
-    columns->push_back(std::move(count_column));
-    return Status::OK();
-  }
 };
 
 // DecimalAvgAggFunction: sum DECIMAL(38, s) from 0, added with aggDecimalPlus (a NULL after an
 // overflow stays NULL), and count; value sum / count as DecimalDataUtils.divide computes it at
 // the division type, DECIMAL(38, max(6, s)) for a BIGINT divisor, which is also the result type.
-struct DecimalAvgPolicy {
-  struct Acc {
-    int128_t sum = 0;
-    bool sum_valid = true;
-    int64_t count = 0;
-  };
+struct DecimalAvgPolicy : SumAndCount<int128_t> {
   using Value = int128_t;
-  static constexpr int kAccWidth = 2;
   Argument arg;
   int32_t scale = 0;         // of the argument and the sum
   int32_t result_scale = 6;  // max(6, scale)
-  std::shared_ptr<arrow::DataType> sum_type;
 
-  Acc Init() const { return Acc{}; }
+  Acc Init() const { return Acc{0, true, 0}; }
   void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
   void Accumulate(Acc& acc, int64_t row) const { Add(acc, row, false); }
   void Retract(Acc& acc, int64_t row) const { Add(acc, row, true); }
@@ -451,31 +439,6 @@ struct DecimalAvgPolicy {
     if (acc.count == 0 || !acc.sum_valid) return false;
     return functions::DecimalDivide(acc.sum, scale, acc.count, 0, 38, result_scale, value) ==
            functions::DecimalDivideResult::kOk;
-  }
-  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const auto& sum = *accs.column_data(field);
-    const auto& count = *accs.column_data(field + 1);
-    acc->sum_valid = ReadValid(sum, row);
-    acc->sum = acc->sum_valid ? ReadValue<int128_t>(sum, row) : 0;
-    acc->count = ReadValid(count, row) ? ReadValue<int64_t>(count, row) : 0;
-  }
-  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
-               std::vector<ArrayPtr>* columns) const {
-    std::vector<int128_t> sums(accs.size());
-    std::vector<uint8_t> valid(accs.size());
-    std::vector<int64_t> counts(accs.size());
-    for (size_t k = 0; k < accs.size(); ++k) {
-      sums[k] = accs[k].sum_valid ? accs[k].sum : 0;
-      valid[k] = accs[k].sum_valid;
-      counts[k] = accs[k].count;
-    }
-    SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(sum_type, sums, valid, pool));
-    SF_ASSIGN_OR_RAISE(auto count_column,
-                       MakeColumn(arrow::int64(), counts, std::vector<uint8_t>(accs.size(), 1),
-                                  pool));
-    columns->push_back(std::move(sum_column));
-    columns->push_back(std::move(count_column));
-    return Status::OK();
   }
 };
 
@@ -739,19 +702,15 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
           policy.arg = arg;
           policy.math.scale = result_type.scale;
           policy.math.precision = result_type.precision;
-          if constexpr (requires { policy.sum_type; }) {
-            policy.sum_type = type::ToArrow(acc_types[0]);
-          } else {
-            policy.field_type = type::ToArrow(acc_types[0]);
-          }
+          policy.field_type = type::ToArrow(acc_types[0]);
           kernel = MakeKernel(policy, call, result_type);
         };
         if (call.kind() == plan::AggregateCall::SUM0) {
           make(Sum0Policy<T>{});
         } else if (retract) {
-          make(SumPolicy<T, true>{});
+          make(SumWithRetractPolicy<T>{});
         } else {
-          make(SumPolicy<T, false>{});
+          make(SumPolicy<T>{});
         }
       });
       return kernel;
@@ -767,7 +726,7 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
         policy.arg = arg;
         policy.scale = arg_type->scale;
         policy.result_scale = result_type.scale;
-        policy.sum_type = type::ToArrow(acc_types[0]);
+        policy.field_type = type::ToArrow(acc_types[0]);
         return MakeKernel(policy, call, result_type);
       }
       if (!IsNumeric(arg_type->kind) || arg_type->kind == TypeKind::kDecimal ||
@@ -779,7 +738,7 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
         using S = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
         AvgPolicy<T, S, T> policy;
         policy.arg = arg;
-        policy.sum_type = type::ToArrow(acc_types[0]);
+        policy.field_type = type::ToArrow(acc_types[0]);
         kernel = MakeKernel(policy, call, result_type);
       });
       return kernel;

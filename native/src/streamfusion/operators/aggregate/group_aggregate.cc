@@ -288,16 +288,8 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
   // The life of each group through the batch (GroupAggHelper's first-row, drop and
   // record-counter rules), before any accumulator is computed.
   std::vector<uint8_t> exists(static_cast<size_t>(num_keys));
-  std::vector<int64_t> count(static_cast<size_t>(num_keys), 0);
-  for (int32_t k = 0; k < num_keys; ++k) {
-    const int32_t row = acc_row[static_cast<size_t>(k)];
-    exists[static_cast<size_t>(k)] = row >= 0;
-    if (row >= 0 && count_star_field_ >= 0) {
-      const auto& counts = *state->column_data(count_star_field_);
-      count[static_cast<size_t>(k)] =
-          counts.IsValid(row) ? counts.GetValues<int64_t>(1)[row] : 0;
-    }
-  }
+  for (int32_t k = 0; k < num_keys; ++k) exists[static_cast<size_t>(k)] = acc_row[k] >= 0;
+  std::vector<int64_t> count = StateCounts(state.get(), acc_row);
   const auto* kinds = input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1);
   const auto n = static_cast<size_t>(num_rows);
   std::vector<int8_t> op(n, static_cast<int8_t>(RowOp::kSkip));
@@ -397,14 +389,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
   std::vector<uint8_t> first(keys, 0);
   std::vector<uint8_t> touched(keys, 0);
   std::vector<int32_t> first_row(keys, -1);
-  std::vector<int64_t> count(keys, 0);
-  for (size_t k = 0; k < keys; ++k) {
-    const int32_t row = acc_row[k];
-    if (row >= 0 && count_star_field_ >= 0) {
-      const auto& counts = *state->column_data(count_star_field_);
-      count[k] = counts.IsValid(row) ? counts.GetValues<int64_t>(1)[row] : 0;
-    }
-  }
+  std::vector<int64_t> count = StateCounts(state, acc_row);
   std::vector<int8_t> op(n, static_cast<int8_t>(RowOp::kSkip));
   for (size_t r = 0; r < n; ++r) {
     const auto k = static_cast<size_t>(key_of_row_[r]);
@@ -480,24 +465,15 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
   }
   if (mode_ == Mode::LOCAL) {
     // Output = grouping fields, then the accumulator fields, one INSERT row per key.
-    std::vector<std::shared_ptr<arrow::Array>> columns;
-    for (int32_t field : grouping_) {
-      SF_ASSIGN_OR_RAISE(auto column, Gather(*input_->column(field), source_rows_, pool_.get()));
-      columns.push_back(std::move(column));
-    }
     std::vector<std::shared_ptr<arrow::Array>> accs;
     for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &accs));
-    for (auto& acc : accs) {
+    std::vector<std::shared_ptr<arrow::Array>> values;
+    for (const auto& acc : accs) {
       SF_ASSIGN_OR_RAISE(auto column, Gather(*acc, value_keys, pool_.get()));
-      columns.push_back(std::move(column));
+      values.push_back(std::move(column));
     }
-    SF_ASSIGN_OR_RAISE(auto kind_column, RowKindColumn(out_kinds, pool_.get()));
-    columns.push_back(std::move(kind_column));
-    const auto out = arrow::RecordBatch::Make(type::ToArrowSchema(output_type_),
-                                              static_cast<int64_t>(source_rows_.size()),
-                                              std::move(columns));
     new_accs_.Clear();
-    return batch::EncodeBinaryRows(output_type_, *out, &output_);
+    return EncodeRows(std::move(values), out_kinds);
   }
   SF_RETURN_NOT_OK(EncodeOutput(value_keys, after, out_kinds));
   return EncodeAccs();
@@ -532,22 +508,41 @@ Status GroupAggregate::EmitChangelog(const std::vector<int8_t>& first,
 Status GroupAggregate::EncodeOutput(const std::vector<int32_t>& value_index,
                                     const std::vector<int8_t>& after,
                                     const std::vector<int8_t>& kinds) {
+  std::vector<std::shared_ptr<arrow::Array>> values;
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    if (hidden_[i]) continue;  // the inserted record counter has no output column
+    SF_ASSIGN_OR_RAISE(auto column, kernels_[i]->Values(value_index, after, pool_.get()));
+    values.push_back(std::move(column));
+  }
+  return EncodeRows(std::move(values), kinds);
+}
+
+Status GroupAggregate::EncodeRows(std::vector<std::shared_ptr<arrow::Array>> values,
+                                  const std::vector<int8_t>& kinds) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int32_t field : grouping_) {
     SF_ASSIGN_OR_RAISE(auto column, Gather(*input_->column(field), source_rows_, pool_.get()));
     columns.push_back(std::move(column));
   }
-  for (size_t i = 0; i < kernels_.size(); ++i) {
-    if (hidden_[i]) continue;  // the inserted record counter has no output column
-    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(value_index, after, pool_.get()));
-    columns.push_back(std::move(values));
-  }
+  for (auto& column : values) columns.push_back(std::move(column));
   SF_ASSIGN_OR_RAISE(auto kind_column, RowKindColumn(kinds, pool_.get()));
   columns.push_back(std::move(kind_column));
   const auto out = arrow::RecordBatch::Make(type::ToArrowSchema(output_type_),
                                             static_cast<int64_t>(source_rows_.size()),
                                             std::move(columns));
   return batch::EncodeBinaryRows(output_type_, *out, &output_);
+}
+
+std::vector<int64_t> GroupAggregate::StateCounts(const arrow::RecordBatch* state,
+                                                 const std::vector<int32_t>& acc_row) const {
+  std::vector<int64_t> count(acc_row.size(), 0);
+  if (state == nullptr || count_star_field_ < 0) return count;
+  const auto& counts = *state->column_data(count_star_field_);
+  for (size_t k = 0; k < acc_row.size(); ++k) {
+    const int32_t row = acc_row[k];
+    if (row >= 0 && counts.IsValid(row)) count[k] = counts.GetValues<int64_t>(1)[row];
+  }
+  return count;
 }
 
 std::vector<int32_t> GroupAggregate::BundleOrder() {

@@ -104,6 +104,12 @@ class GroupAggregate {
   // value_index (before or after), RowKinds `kinds`.
   Status EncodeOutput(const std::vector<int32_t>& value_index, const std::vector<int8_t>& after,
                       const std::vector<int8_t>& kinds);
+  // Output rows: grouping fields from input rows source_rows_, then `values`, RowKinds `kinds`.
+  Status EncodeRows(std::vector<std::shared_ptr<arrow::Array>> values,
+                    const std::vector<int8_t>& kinds);
+  // The record counter (COUNT(*) accumulator) of each key's state: 0 without state or counter.
+  std::vector<int64_t> StateCounts(const arrow::RecordBatch* state,
+                                   const std::vector<int32_t>& acc_row) const;
   Status EncodeAccs();
   // Replays the distinct maps over the rows `op` processes (in order) and sets each DISTINCT
   // call's gate: accumulate where its bit is newly set (DistinctAggCodeGen, bitmask values).

@@ -7,13 +7,8 @@ import io.streamfusion.runtime.transpose.IslandInputTypeInfo;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
-import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
-import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
-import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
-import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
@@ -25,27 +20,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * Created by {@link io.streamfusion.planner.NativeIslandProcessor} only; never part of a
  * compiled (JSON) plan, which stays stock.
  */
-public class StreamExecNativeCalc extends ExecNodeBase<RowData>
-        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData>, NativeExecNode {
+public class StreamExecNativeCalc extends NativeExecNodeBase {
 
     /** Inputs handed over without Flink's chaining copy (see {@link IslandInputTypeInfo}). */
     private static final AtomicLong UNCOPIED_INPUTS = new AtomicLong();
 
-    private final byte[] plan;
-    private final RowType inputType;
     private boolean soleConsumerOfInput;
 
     public StreamExecNativeCalc(StreamExecCalc original, byte[] plan, RowType inputType) {
-        super(
-                original.getId(),
-                ExecNodeContext.newContext(StreamExecCalc.class).withId(original.getId()),
-                original.getPersistedConfig(),
-                original.getInputProperties(),
-                original.getOutputType(),
-                "Native" + original.getDescription());
-        this.plan = plan;
-        this.inputType = inputType;
-        setInputEdges(original.getInputEdges());
+        super(original, plan, inputType);
     }
 
     /**
@@ -62,16 +45,9 @@ public class StreamExecNativeCalc extends ExecNodeBase<RowData>
     }
 
     @Override
-    public byte[] plan() {
-        return plan;
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
-        ExecEdge inputEdge = getInputEdges().get(0);
-        Transformation<RowData> input = (Transformation<RowData>) inputEdge.translateToPlan(planner);
+        Transformation<RowData> input = translateInput(planner);
         if (soleConsumerOfInput) {
             try {
                 input.setOutputType(new IslandInputTypeInfo(inputType));

@@ -10,14 +10,10 @@ import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
-import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
-import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
-import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
 import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
 import org.apache.flink.table.planner.plan.utils.MinibatchUtil;
@@ -35,11 +31,8 @@ import java.util.List;
  * mini-batch Local/Global pair, by a native group aggregation over Flink keyed state. Keeps Flink's key selector, state key type, state name and
  * serializer, and transformation name, so the operator's state is laid out as the stock one's.
  */
-public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
-        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData>, NativeExecNode {
+public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
 
-    private final byte[] plan;
-    private final RowType inputType;
     private final int[] grouping;
     private final LogicalType[] accTypes;
     private final DistinctState[] distincts;
@@ -63,35 +56,19 @@ public class StreamExecNativeGroupAggregate extends ExecNodeBase<RowData>
             List<StateMetadata> stateMetadataList,
             String transformationName,
             boolean keyed) {
-        super(
-                original.getId(),
-                ExecNodeContext.newContext(original.getClass()).withId(original.getId()),
-                original.getPersistedConfig(),
-                original.getInputProperties(),
-                original.getOutputType(),
-                "Native" + original.getDescription());
-        this.plan = plan;
-        this.inputType = inputType;
+        super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
         this.distincts = distincts;
         this.stateMetadataList = stateMetadataList;
         this.transformationName = transformationName;
         this.keyed = keyed;
-        setInputEdges(original.getInputEdges());
     }
 
     @Override
-    public byte[] plan() {
-        return plan;
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
-        ExecEdge inputEdge = getInputEdges().get(0);
-        Transformation<RowData> input = (Transformation<RowData>) inputEdge.translateToPlan(planner);
+        Transformation<RowData> input = translateInput(planner);
         long stateRetentionTime =
                 keyed ? StateMetadata.getStateTtlForOneInputOperator(config, stateMetadataList) : 0;
         byte[] runPlan = plan;

@@ -6,6 +6,8 @@ import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -14,6 +16,7 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
@@ -62,6 +65,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
 
     private transient GroupAggregateNode.Mode mode;
     private transient boolean stateless;
+    private transient StateTtlConfig ttl;
     private transient long handle;
     private transient ValueState<RowData> accState;
     private transient RowDataSerializer accSerializer;
@@ -101,13 +105,14 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         mode = parsed.getOperators(0).getGroupAggregate().getMode();
         stateless = mode == GroupAggregateNode.Mode.LOCAL;
         if (!stateless) {
-            InternalTypeInfo<RowData> accTypeInfo = InternalTypeInfo.ofFields(accTypes);
-            ValueStateDescriptor<RowData> descriptor =
-                    new ValueStateDescriptor<>("accState", accTypeInfo);
-            if (stateRetentionTime > 0) {
-                descriptor.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
-            }
-            accState = getRuntimeContext().getState(descriptor);
+            ttl = StateConfigUtil.createTtlConfig(stateRetentionTime);
+            accState =
+                    getRuntimeContext()
+                            .getState(
+                                    withTtl(
+                                            new ValueStateDescriptor<>(
+                                                    "accState",
+                                                    InternalTypeInfo.ofFields(accTypes))));
             accSerializer = new RowDataSerializer(accTypes);
             openDistinctStates();
         }
@@ -131,24 +136,24 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         distinctConverters = new DataStructureConverter[n];
         for (int m = 0; m < n; m++) {
             DistinctState d = distincts[m];
-            MapStateDescriptor<Object, Object> map =
-                    new MapStateDescriptor<>(
-                            d.stateId,
-                            (TypeSerializer) ExternalSerializer.of(d.keyType),
-                            (TypeSerializer) ExternalSerializer.of(d.valueType));
-            if (stateRetentionTime > 0) {
-                map.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
-            }
-            distinctMaps[m] = getRuntimeContext().getMapState(map);
+            distinctMaps[m] =
+                    getRuntimeContext()
+                            .getMapState(
+                                    withTtl(
+                                            new MapStateDescriptor<>(
+                                                    d.stateId,
+                                                    (TypeSerializer) ExternalSerializer.of(d.keyType),
+                                                    (TypeSerializer)
+                                                            ExternalSerializer.of(d.valueType))));
             if (d.nullKey) {
-                ValueStateDescriptor<Object> nulls =
-                        new ValueStateDescriptor<>(
-                                d.stateId + DistinctState.NULL_STATE_POSTFIX,
-                                (TypeSerializer) ExternalSerializer.of(d.valueType));
-                if (stateRetentionTime > 0) {
-                    nulls.enableTimeToLive(StateConfigUtil.createTtlConfig(stateRetentionTime));
-                }
-                distinctNulls[m] = getRuntimeContext().getState(nulls);
+                distinctNulls[m] =
+                        getRuntimeContext()
+                                .getState(
+                                        withTtl(
+                                                new ValueStateDescriptor<>(
+                                                        d.stateId + DistinctState.NULL_STATE_POSTFIX,
+                                                        (TypeSerializer)
+                                                                ExternalSerializer.of(d.valueType))));
             }
             distinctGetters[m] = RowData.createFieldGetter(d.keyType.getLogicalType(), 0);
             distinctConverters[m] =
@@ -156,6 +161,14 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             distinctConverters[m].open(getRuntimeContext().getUserCodeClassLoader());
         }
         lookupSizes = new int[2];
+    }
+
+    /** Every state gets the operator's TTL, as Flink's PerKeyStateDataViewStore gives it. */
+    private <D extends StateDescriptor<?, ?>> D withTtl(D descriptor) {
+        if (ttl.isEnabled()) {
+            descriptor.enableTimeToLive(ttl);
+        }
+        return descriptor;
     }
 
     /** Keys are set per distinct key of a batch, not per record. */
@@ -182,14 +195,11 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         int[] keyOffsets = new int[numKeys + 1];
         NativeLib.groupAggregateCopyKeys(handle, keyBytes, keyOffsets);
 
-        // Each key gets its own array: the heap backend keeps the key object in its state map.
         BinaryRowData[] keys = new BinaryRowData[numKeys];
         int[] accOffsets = new int[numKeys + 1];
         int accBytes = 0;
         for (int k = 0; k < numKeys; k++) {
-            byte[] image = Arrays.copyOfRange(keyBytes, keyOffsets[k], keyOffsets[k + 1]);
-            BinaryRowData key = new BinaryRowData(keyArity);
-            key.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
+            BinaryRowData key = ownRow(keyArity, keyBytes, keyOffsets[k], keyOffsets[k + 1]);
             keys[k] = key;
             if (stateless) {
                 accOffsets[k + 1] = accBytes;
@@ -255,11 +265,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         for (int k = 0; k < numKeys; k++) {
             if (actions[k] == ACTION_UPDATE) {
                 setCurrentKey(keys[k]);
-                // A fresh array per accumulator: the heap backend keeps the object.
-                byte[] image = Arrays.copyOfRange(newAccs, newAccOffsets[k], newAccOffsets[k + 1]);
-                BinaryRowData acc = new BinaryRowData(accArity);
-                acc.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
-                accState.update(acc);
+                accState.update(ownRow(accArity, newAccs, newAccOffsets[k], newAccOffsets[k + 1]));
             } else if (actions[k] == ACTION_CLEAR) {
                 setCurrentKey(keys[k]);
                 accState.clear();
@@ -317,17 +323,18 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     }
 
     private static void copyImage(BinaryRowData row, byte[] target, int position) {
-        MemorySegment[] segments = row.getSegments();
-        int offset = row.getOffset();
-        int size = row.getSizeInBytes();
-        if (segments.length == 1) {
-            segments[0].get(offset, target, position, size);
-        } else {
-            byte[] bytes =
-                    org.apache.flink.table.data.binary.BinarySegmentUtils.copyToBytes(
-                            segments, offset, size);
-            System.arraycopy(bytes, 0, target, position, size);
-        }
+        BinarySegmentUtils.copyToBytes(
+                row.getSegments(), row.getOffset(), target, position, row.getSizeInBytes());
+    }
+
+    /**
+     * A row over its own copy of {@code bytes[from, to)}: the heap state backend keeps key and
+     * accumulator objects, so they must not share a batch's array.
+     */
+    private static BinaryRowData ownRow(int arity, byte[] bytes, int from, int to) {
+        BinaryRowData row = new BinaryRowData(arity);
+        row.pointTo(MemorySegmentFactory.wrap(Arrays.copyOfRange(bytes, from, to)), 0, to - from);
+        return row;
     }
 
     @Override

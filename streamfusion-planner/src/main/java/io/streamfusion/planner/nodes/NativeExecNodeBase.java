@@ -1,0 +1,47 @@
+package io.streamfusion.planner.nodes;
+
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.delegation.PlannerBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * A one-input native node replacing a Flink ExecNode: it keeps the original's id, node type
+ * (so generated operator uids stay Flink's), configuration, input edges and output type, and
+ * runs a serialized native plan. Created by {@link io.streamfusion.planner.NativeIslandProcessor}
+ * only; never part of a compiled (JSON) plan, which stays stock.
+ */
+public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
+        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData>, NativeExecNode {
+
+    protected final byte[] plan;
+    protected final RowType inputType;
+
+    protected NativeExecNodeBase(ExecNodeBase<RowData> original, byte[] plan, RowType inputType) {
+        super(
+                original.getId(),
+                ExecNodeContext.newContext(original.getClass()).withId(original.getId()),
+                original.getPersistedConfig(),
+                original.getInputProperties(),
+                original.getOutputType(),
+                "Native" + original.getDescription());
+        this.plan = plan;
+        this.inputType = inputType;
+        setInputEdges(original.getInputEdges());
+    }
+
+    @Override
+    public byte[] plan() {
+        return plan;
+    }
+
+    /** The translated input of this node. */
+    @SuppressWarnings("unchecked")
+    protected Transformation<RowData> translateInput(PlannerBase planner) {
+        return (Transformation<RowData>) getInputEdges().get(0).translateToPlan(planner);
+    }
+}
