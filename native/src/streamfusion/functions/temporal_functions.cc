@@ -562,7 +562,12 @@ Result<ExprPtr> CompileReinterpret(FunctionCall& call) {
   auto int64_like = [](TypeKind k) {
     return k == TypeKind::kBigInt || k == TypeKind::kIntervalDayTime;
   };
-  if ((int32_like(from) && int32_like(to)) || (int64_like(from) && int64_like(to))) {
+  const bool same_timestamp = (from == TypeKind::kTimestamp || from == TypeKind::kTimestampLtz) &&
+                              from == to &&
+                              call.operands[0]->type().precision == call.result.precision;
+  if ((int32_like(from) && int32_like(to)) || (int64_like(from) && int64_like(to)) ||
+      same_timestamp) {
+    // Same representation; a time attribute materialized as its own type is one of these.
     return ExprPtr(
         std::make_unique<Retyped>(std::move(call.operands[0]), call.result, call.ctx.pool));
   }
@@ -904,7 +909,8 @@ void RegisterTemporalFunctions(FunctionRegistry& r) {
   r.Add({"DATETIME_MINUS", "datetime - INTERVAL | datetime - datetime (TIMESTAMPDIFF)",
          "Interval subtraction, or the difference of two datetimes as an interval",
          CompileDatetimeArithmetic<false>});
-  r.Add({"REINTERPRET", "REINTERPRET(x) between DATE/TIME/INTERVAL and integers",
+  r.Add({"REINTERPRET",
+         "REINTERPRET(x) between DATE/TIME/INTERVAL and integers, or a timestamp as itself",
          "The same internal value under another type (as TIMESTAMPDIFF plans it)",
          CompileReinterpret});
   r.Add({"TO_TIMESTAMP", "TO_TIMESTAMP(STRING) -> TIMESTAMP(3)",

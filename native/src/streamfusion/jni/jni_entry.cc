@@ -27,6 +27,7 @@
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/aggregate/group_aggregate.h"
+#include "streamfusion/operators/aggregate/window_aggregate.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
 #include "streamfusion/state/key_group.h"
@@ -341,10 +342,23 @@ Result<GroupAggregateHandle*> CheckedAggregate(jlong handle) {
   return reinterpret_cast<GroupAggregateHandle*>(handle);
 }
 
+// A native window aggregation and the JVM's view of it.
+struct WindowAggregateHandle {
+  std::unique_ptr<operators::WindowAggregate> agg;
+};
+
+Result<WindowAggregateHandle*> CheckedWindowAggregate(jlong handle) {
+  if (handle == 0) return InternalError("Native window aggregation used after close");
+  return reinterpret_cast<WindowAggregateHandle*>(handle);
+}
+
 // Compiles `plan` as whatever it describes (a pipeline or a stateful operator).
 Status ValidateAnyPlan(const plan::Plan& plan) {
   if (plan.operators_size() == 1 && plan.operators(0).has_group_aggregate()) {
     return operators::GroupAggregate::Make(plan, /*memory_budget_bytes=*/0).status();
+  }
+  if (plan.operators_size() == 1 && plan.operators(0).has_window_aggregate()) {
+    return operators::WindowAggregate::Make(plan, /*memory_budget_bytes=*/0).status();
   }
   return plan::Pipeline::Make(plan, /*memory_budget_bytes=*/0).status();
 }
@@ -669,6 +683,134 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeGroupAggr
     JNIEnv* env, jclass, jlong handle) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<GroupAggregateHandle*>(handle);
+    return true;
+  });
+}
+
+// Compiles a window aggregation plan (one WindowAggregateNode); returns its handle.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createWindowAggregate(
+    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
+    auto handle = std::make_unique<WindowAggregateHandle>();
+    SF_ASSIGN_OR_RAISE(handle->agg, operators::WindowAggregate::Make(plan, memory_budget_bytes));
+    return reinterpret_cast<jlong>(handle.release());
+  });
+}
+
+// Step 1 of a batch at watermark (or shifted processing time) `time`. Writes to `sizes`: the
+// groups, their key bytes, and the rows dropped as late; fetch the groups with
+// windowAggregateCopyGroups.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregatePrepare(
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows,
+    jlong time, jlongArray sizes) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "windowAggregatePrepare",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->Prepare(data, offs, num_rows, time);
+                                  }));
+    const std::vector<int64_t> result = {h->agg->keys().num_rows(),
+                                         static_cast<int64_t>(h->agg->keys().bytes.size()),
+                                         h->agg->dropped()};
+    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
+    return true;
+  });
+}
+
+// The prepared groups: key images, state namespaces, and late rows' timers (Long.MIN_VALUE: none).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCopyGroups(
+    JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray offsets, jlongArray namespaces,
+    jlongArray late_timers) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    const auto& agg = *h->agg;
+    SF_RETURN_NOT_OK(CopyToJava(env, keys, agg.keys().bytes, "key bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, agg.keys().offsets, "key offsets"));
+    SF_RETURN_NOT_OK(CopyToJava(env, namespaces, agg.namespaces(), "namespaces"));
+    SF_RETURN_NOT_OK(CopyToJava(env, late_timers, agg.late_timers(), "late timers"));
+    return true;
+  });
+}
+
+// Step 2: each group's accumulator image from state (an empty range: none); returns the bytes of
+// the new accumulators (LOCAL: of the rows to emit), fetched with windowAggregateCopyAccs.
+JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCombine(
+    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets) {
+  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    const jint groups = static_cast<jint>(h->agg->namespaces().size());
+    SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, groups, "windowAggregateCombine",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->Combine(data, offs);
+                                  }));
+    return static_cast<jint>(h->agg->combined().bytes.size());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCopyAccs(
+    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    SF_RETURN_NOT_OK(CopyToJava(env, accs, h->agg->combined().bytes, "accumulator bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->combined().offsets, "accumulator offsets"));
+    return true;
+  });
+}
+
+// Fires `num_fires` windows (see WindowAggregate::Fire); returns the bytes of the output rows,
+// fetched with windowAggregateCopyOutput.
+JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateFire(
+    JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray key_offsets,
+    jlongArray window_ends, jint num_fires, jbyteArray accs, jintArray acc_offsets) {
+  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    if (num_fires < 0 || env->GetArrayLength(window_ends) < num_fires) {
+      return InternalError("windowAggregateFire: window ends shorter than ", num_fires);
+    }
+    std::vector<int64_t> ends(static_cast<size_t>(num_fires));
+    env->GetLongArrayRegion(window_ends, 0, num_fires, reinterpret_cast<jlong*>(ends.data()));
+    const jint slices = num_fires * h->agg->slices_per_window();
+    // The keys are copied first: JNI calls are not allowed while an array is pinned.
+    std::vector<uint8_t> key_bytes;
+    std::vector<int32_t> key_offs;
+    SF_RETURN_NOT_OK(WithJavaRows(env, keys, key_offsets, num_fires, "windowAggregateFire",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    key_offs.assign(offs, offs + num_fires + 1);
+                                    key_bytes.assign(data, data + offs[num_fires]);
+                                    return Status::OK();
+                                  }));
+    SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, slices, "windowAggregateFire",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->Fire(key_bytes.data(), key_offs.data(),
+                                                        ends.data(), num_fires, data, offs);
+                                  }));
+    return static_cast<jint>(h->agg->output().bytes.size());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCopyOutput(
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    SF_RETURN_NOT_OK(CopyToJava(env, rows, h->agg->output().bytes, "output bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->output().offsets, "output offsets"));
+    return true;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateMemoryBytes(
+    JNIEnv* env, jclass, jlong handle) {
+  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    return h->agg->memory_bytes();
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeWindowAggregate(
+    JNIEnv* env, jclass, jlong handle) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    delete reinterpret_cast<WindowAggregateHandle*>(handle);
     return true;
   });
 }

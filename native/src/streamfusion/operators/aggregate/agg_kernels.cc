@@ -5,7 +5,9 @@
 #include <string>
 #include <type_traits>
 
+#include "arrow/array/builder_base.h"
 #include "arrow/array/builder_binary.h"
+#include "arrow/array/builder_primitive.h"
 #include "arrow/util/bit_util.h"
 #include "streamfusion/expression/array_util.h"
 #include "streamfusion/functions/decimal.h"
@@ -523,9 +525,12 @@ class Kernel final : public AggKernel {
 
   Status RunBundle(const arrow::RecordBatch& input, const BundlePlan& plan,
                    uint8_t* changed) override {
-    policy_.Bind(input);
+    // A merge reads accumulator fields, never the function's arguments; nor does a bundle of no
+    // rows (which only reads its loaded accumulators' values).
+    const bool reads_arguments = plan.merge_offset < 0 && plan.num_rows > 0;
+    if (reads_arguments) policy_.Bind(input);
     const arrow::ArrayData* filter =
-        filter_arg_ < 0 || plan.merge_offset >= 0 ? nullptr : input.column_data(filter_arg_).get();
+        filter_arg_ < 0 || !reads_arguments ? nullptr : input.column_data(filter_arg_).get();
     const auto keys = accs_.size();
     before_.resize(keys);
     after_.resize(keys);
@@ -640,6 +645,29 @@ bool IsNumeric(TypeKind kind) {
 }
 
 }  // namespace
+
+Result<std::shared_ptr<arrow::Array>> RowKindColumn(const std::vector<int8_t>& kinds,
+                                                    arrow::MemoryPool* pool) {
+  arrow::Int8Builder builder(pool);
+  SF_RETURN_NOT_OK(builder.AppendValues(kinds));
+  std::shared_ptr<arrow::Array> column;
+  SF_RETURN_NOT_OK(builder.Finish(&column));
+  return column;
+}
+
+// Rows `rows` of `column`, in that order.
+Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
+                                             const std::vector<int32_t>& rows,
+                                             arrow::MemoryPool* pool) {
+  std::unique_ptr<arrow::ArrayBuilder> builder;
+  SF_RETURN_NOT_OK(arrow::MakeBuilder(pool, column.type(), &builder));
+  SF_RETURN_NOT_OK(builder->Reserve(static_cast<int64_t>(rows.size())));
+  const arrow::ArraySpan span(*column.data());
+  for (int32_t r : rows) SF_RETURN_NOT_OK(builder->AppendArraySlice(span, r, 1));
+  std::shared_ptr<arrow::Array> out;
+  SF_RETURN_NOT_OK(builder->Finish(&out));
+  return out;
+}
 
 Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call,
                                                  const type::RowType& input_type) {

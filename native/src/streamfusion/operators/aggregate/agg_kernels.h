@@ -84,6 +84,18 @@ class AggKernel {
   virtual int32_t acc_width() const = 0;
 };
 
+// RowKind.INSERT.toByteValue()
+constexpr int8_t kInsert = 0;
+
+// A column of RowKind bytes.
+Result<std::shared_ptr<arrow::Array>> RowKindColumn(const std::vector<int8_t>& kinds,
+                                                    arrow::MemoryPool* pool);
+
+// Rows `rows` of `column`, in that order.
+Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
+                                             const std::vector<int32_t>& rows,
+                                             arrow::MemoryPool* pool);
+
 // FILTER (WHERE c) of `row`: c is TRUE (a NULL reads as false); a null `filter` passes all.
 bool FilterPasses(const arrow::ArrayData* filter, int64_t row);
 

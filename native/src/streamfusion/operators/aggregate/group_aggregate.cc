@@ -14,36 +14,12 @@ namespace streamfusion::operators {
 namespace {
 
 // RowKind.toByteValue()
-constexpr int8_t kInsert = 0;
 constexpr int8_t kUpdateBefore = 1;
 constexpr int8_t kUpdateAfter = 2;
 constexpr int8_t kDelete = 3;
 
 bool IsRetraction(int8_t kind) {
   return kind == kUpdateBefore || kind == kDelete;
-}
-
-Result<std::shared_ptr<arrow::Array>> RowKindColumn(const std::vector<int8_t>& kinds,
-                                                    arrow::MemoryPool* pool) {
-  arrow::Int8Builder builder(pool);
-  SF_RETURN_NOT_OK(builder.AppendValues(kinds));
-  std::shared_ptr<arrow::Array> column;
-  SF_RETURN_NOT_OK(builder.Finish(&column));
-  return column;
-}
-
-// Rows `rows` of `column`, in that order.
-Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
-                                             const std::vector<int32_t>& rows,
-                                             arrow::MemoryPool* pool) {
-  std::unique_ptr<arrow::ArrayBuilder> builder;
-  SF_RETURN_NOT_OK(arrow::MakeBuilder(pool, column.type(), &builder));
-  SF_RETURN_NOT_OK(builder->Reserve(static_cast<int64_t>(rows.size())));
-  const arrow::ArraySpan span(*column.data());
-  for (int32_t r : rows) SF_RETURN_NOT_OK(builder->AppendArraySlice(span, r, 1));
-  std::shared_ptr<arrow::Array> out;
-  SF_RETURN_NOT_OK(builder->Finish(&out));
-  return out;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.planner.convert.GroupAggregateConverter;
+import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.convert.NativePlans;
 import io.streamfusion.planner.convert.NodeFields;
 import io.streamfusion.planner.convert.RexConverter;
@@ -31,6 +32,9 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecMiniBatchAssigner;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacySink;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacyTableSourceScan;
@@ -176,6 +180,18 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (node instanceof StreamExecGlobalGroupAggregate) {
                 return GroupAggregateConverter.convertGlobal(
                         (StreamExecGlobalGroupAggregate) node, typeFactory, session());
+            }
+            if (node instanceof StreamExecWindowAggregate) {
+                return WindowAggregateConverter.convert(
+                        (StreamExecWindowAggregate) node, config, typeFactory, session());
+            }
+            if (node instanceof StreamExecLocalWindowAggregate) {
+                return WindowAggregateConverter.convertLocal(
+                        (StreamExecLocalWindowAggregate) node, config, typeFactory, session());
+            }
+            if (node instanceof StreamExecGlobalWindowAggregate) {
+                return WindowAggregateConverter.convertGlobal(
+                        (StreamExecGlobalWindowAggregate) node, config, typeFactory, session());
             }
             throw new UnsupportedNativeException(
                     node.getClass().getSimpleName() + " has no native operator yet");

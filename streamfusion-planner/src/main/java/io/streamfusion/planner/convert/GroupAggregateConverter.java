@@ -219,38 +219,8 @@ public final class GroupAggregateConverter {
         for (int key : grouping) {
             agg.addGrouping(key);
         }
-        int countStar =
-                infos.indexOfCountStar().isDefined()
-                        ? (Integer) infos.indexOfCountStar().get()
-                        : -1;
         List<LogicalType> accTypes = new ArrayList<>();
-        AggregateInfo[] aggInfos = infos.aggInfos();
-        for (int i = 0; i < aggInfos.length; i++) {
-            AggregateInfo info = aggInfos[i];
-            AggregateCall call = info.agg();
-            io.streamfusion.plan.AggregateCall.Builder proto =
-                    io.streamfusion.plan.AggregateCall.newBuilder()
-                            .setKind(kindOf(info.function(), call))
-                            .setFilterArg(call.filterArg)
-                            .setResultType(
-                                    TypeConverter.toProto(
-                                            info.externalResultType().getLogicalType()))
-                            .setHidden(i == countStar && infos.countStarInserted());
-            for (int arg : info.argIndexes()) {
-                proto.addArgs(arg);
-            }
-            checkStringOrdering(node, proto.getKind(), info);
-            for (DataType acc : info.externalAccTypes()) {
-                proto.addAccTypes(TypeConverter.toProto(acc.getLogicalType()));
-                accTypes.add(acc.getLogicalType());
-            }
-            if (info.viewSpecs().length > 0) {
-                throw new UnsupportedNativeException(
-                        call.getAggregation().getName() + " keeps a state-backed view");
-            }
-            agg.addCalls(proto);
-        }
-        agg.setCountStarCall(countStar);
+        addCalls(node, agg, infos, accTypes);
         List<DistinctState> distincts = new ArrayList<>();
         for (DistinctInfo distinct : infos.distinctInfos()) {
             DistinctAggregate.Builder proto =
@@ -290,6 +260,50 @@ public final class GroupAggregateConverter {
                 stateMetadataList,
                 transformationName,
                 keyed);
+    }
+
+    /**
+     * Adds the calls of {@code infos} (Flink's functions, accumulator layout and hidden COUNT(*))
+     * to {@code agg} and their accumulator types to {@code accTypes}; refuses functions without a
+     * native kernel.
+     */
+    static void addCalls(
+            ExecNodeBase<?> node,
+            GroupAggregateNode.Builder agg,
+            AggregateInfoList infos,
+            List<LogicalType> accTypes)
+            throws UnsupportedNativeException {
+        int countStar =
+                infos.indexOfCountStar().isDefined()
+                        ? (Integer) infos.indexOfCountStar().get()
+                        : -1;
+        AggregateInfo[] aggInfos = infos.aggInfos();
+        for (int i = 0; i < aggInfos.length; i++) {
+            AggregateInfo info = aggInfos[i];
+            AggregateCall call = info.agg();
+            io.streamfusion.plan.AggregateCall.Builder proto =
+                    io.streamfusion.plan.AggregateCall.newBuilder()
+                            .setKind(kindOf(info.function(), call))
+                            .setFilterArg(call.filterArg)
+                            .setResultType(
+                                    TypeConverter.toProto(
+                                            info.externalResultType().getLogicalType()))
+                            .setHidden(i == countStar && infos.countStarInserted());
+            for (int arg : info.argIndexes()) {
+                proto.addArgs(arg);
+            }
+            checkStringOrdering(node, proto.getKind(), info);
+            for (DataType acc : info.externalAccTypes()) {
+                proto.addAccTypes(TypeConverter.toProto(acc.getLogicalType()));
+                accTypes.add(acc.getLogicalType());
+            }
+            if (info.viewSpecs().length > 0) {
+                throw new UnsupportedNativeException(
+                        call.getAggregation().getName() + " keeps a state-backed view");
+            }
+            agg.addCalls(proto);
+        }
+        agg.setCountStarCall(countStar);
     }
 
     /**

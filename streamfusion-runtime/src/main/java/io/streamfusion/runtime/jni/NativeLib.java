@@ -139,4 +139,48 @@ public final class NativeLib {
     public static native long groupAggregateMemoryBytes(long handle);
 
     public static native void closeGroupAggregate(long handle);
+
+    /** Compiles a serialized plan holding one WindowAggregateNode; returns its handle. */
+    public static native long createWindowAggregate(byte[] plan, long memoryBudgetBytes);
+
+    /**
+     * Step 1 of a window batch at watermark (event time) or shifted processing time {@code time}:
+     * assigns slices, drops late rows and groups the rest by (key, slice). Writes the number of
+     * groups, their key bytes and the dropped rows to {@code sizes}.
+     */
+    public static native void windowAggregatePrepare(
+            long handle, byte[] rows, int[] offsets, int numRows, long time, long[] sizes);
+
+    /** The groups: key images, state namespaces and late rows' timers (MIN_VALUE: none). */
+    public static native void windowAggregateCopyGroups(
+            long handle, byte[] keys, int[] offsets, long[] namespaces, long[] lateTimers);
+
+    /**
+     * Step 2: accumulates each group's rows into its accumulator image from state ({@code
+     * accs[accOffsets[g] .. accOffsets[g+1])}, empty when none). Returns the bytes of the new
+     * accumulators, fetched with {@link #windowAggregateCopyAccs}.
+     */
+    public static native int windowAggregateCombine(long handle, byte[] accs, int[] accOffsets);
+
+    public static native void windowAggregateCopyAccs(long handle, byte[] accs, int[] offsets);
+
+    /**
+     * Fires windows: fire f has a key image, a window end and the window's slice accumulator
+     * images (slices per window of them, latest first, an empty range for none). Returns the
+     * bytes of the output rows, fetched with {@link #windowAggregateCopyOutput}.
+     */
+    public static native int windowAggregateFire(
+            long handle,
+            byte[] keys,
+            int[] keyOffsets,
+            long[] windowEnds,
+            int numFires,
+            byte[] accs,
+            int[] accOffsets);
+
+    public static native void windowAggregateCopyOutput(long handle, byte[] rows, int[] offsets);
+
+    public static native long windowAggregateMemoryBytes(long handle);
+
+    public static native void closeWindowAggregate(long handle);
 }

@@ -122,6 +122,12 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         NativeMetrics.addBatch(rows, outRows);
     }
 
+    /** Counts output rows computed outside a batch (fired windows). */
+    protected void countEmitted(int outRows) {
+        nativeRecordsOut.inc(outRows);
+        NativeMetrics.addBatch(0, outRows);
+    }
+
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         flush();

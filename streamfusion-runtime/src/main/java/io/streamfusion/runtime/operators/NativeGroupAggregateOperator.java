@@ -16,7 +16,6 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
@@ -26,7 +25,6 @@ import org.apache.flink.table.runtime.util.StateConfigUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
-import java.util.Arrays;
 
 /**
  * The operator shell of a native non-windowed group aggregation, computing natively over
@@ -69,7 +67,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private transient long handle;
     private transient ValueState<RowData> accState;
     private transient RowDataSerializer accSerializer;
-    private transient byte[] accBuffer;
+    private transient ImageBuffer accs;
     private transient int[] sizes;
     private transient MapState<Object, Object>[] distinctMaps;
     private transient ValueState<Object>[] distinctNulls;
@@ -118,7 +116,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         }
         handle = NativeLib.createGroupAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(parsed), outputArity);
-        accBuffer = new byte[1024];
+        accs = new ImageBuffer();
         sizes = new int[4];
         getMetricGroup()
                 .gauge(
@@ -196,35 +194,24 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         NativeLib.groupAggregateCopyKeys(handle, keyBytes, keyOffsets);
 
         BinaryRowData[] keys = new BinaryRowData[numKeys];
-        int[] accOffsets = new int[numKeys + 1];
-        int accBytes = 0;
+        accs.clear();
         for (int k = 0; k < numKeys; k++) {
-            BinaryRowData key = ownRow(keyArity, keyBytes, keyOffsets[k], keyOffsets[k + 1]);
+            BinaryRowData key =
+                    ImageBuffer.ownRow(keyArity, keyBytes, keyOffsets[k], keyOffsets[k + 1]);
             keys[k] = key;
             if (stateless) {
-                accOffsets[k + 1] = accBytes;
+                accs.appendEmpty();
                 continue;
             }
             setCurrentKey(key);
-            RowData acc = accState.value();
-            if (acc != null) {
-                BinaryRowData binary =
-                        acc instanceof BinaryRowData
-                                ? (BinaryRowData) acc
-                                : accSerializer.toBinaryRow(acc);
-                int size = binary.getSizeInBytes();
-                ensureAccCapacity(accBytes + size);
-                copyImage(binary, accBuffer, accBytes);
-                accBytes += size;
-            }
-            accOffsets[k + 1] = accBytes;
+            accs.append(accState.value(), accSerializer);
         }
 
         Lookups lookups = distincts.length == 0 ? null : readDistinctMaps(keys);
         NativeLib.groupAggregateProcess(
                 handle,
-                accBuffer,
-                accOffsets,
+                accs.bytes(),
+                accs.offsets(),
                 lookups == null ? null : lookups.values,
                 lookups == null ? null : lookups.present,
                 sizes);
@@ -265,7 +252,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         for (int k = 0; k < numKeys; k++) {
             if (actions[k] == ACTION_UPDATE) {
                 setCurrentKey(keys[k]);
-                accState.update(ownRow(accArity, newAccs, newAccOffsets[k], newAccOffsets[k + 1]));
+                accState.update(
+                        ImageBuffer.ownRow(accArity, newAccs, newAccOffsets[k], newAccOffsets[k + 1]));
             } else if (actions[k] == ACTION_CLEAR) {
                 setCurrentKey(keys[k]);
                 accState.clear();
@@ -314,27 +302,6 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             }
         }
         return lookups;
-    }
-
-    private void ensureAccCapacity(int needed) {
-        if (needed > accBuffer.length) {
-            accBuffer = Arrays.copyOf(accBuffer, Math.max(needed, accBuffer.length * 2));
-        }
-    }
-
-    private static void copyImage(BinaryRowData row, byte[] target, int position) {
-        BinarySegmentUtils.copyToBytes(
-                row.getSegments(), row.getOffset(), target, position, row.getSizeInBytes());
-    }
-
-    /**
-     * A row over its own copy of {@code bytes[from, to)}: the heap state backend keeps key and
-     * accumulator objects, so they must not share a batch's array.
-     */
-    private static BinaryRowData ownRow(int arity, byte[] bytes, int from, int to) {
-        BinaryRowData row = new BinaryRowData(arity);
-        row.pointTo(MemorySegmentFactory.wrap(Arrays.copyOfRange(bytes, from, to)), 0, to - from);
-        return row;
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.streamfusion.plan.Expr;
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
+import io.streamfusion.plan.WindowAggregateNode;
 
 import javax.annotation.Nullable;
 
@@ -34,6 +35,15 @@ public final class FieldUse {
         if (plan.getOperatorsCount() > 0
                 && plan.getOperators(0).getKindCase() == Operator.KindCase.GROUP_AGGREGATE) {
             return ofAggregate(plan.getOperators(0).getGroupAggregate());
+        }
+        if (plan.getOperatorsCount() > 0
+                && plan.getOperators(0).getKindCase() == Operator.KindCase.WINDOW_AGGREGATE) {
+            WindowAggregateNode window = plan.getOperators(0).getWindowAggregate();
+            FieldUse use = ofAggregate(window.getAggregate());
+            if (window.getTimeField() >= 0) {
+                use.child(window.getTimeField()).whole = true;
+            }
+            return use;
         }
         if (plan.getOperatorsCount() == 0
                 || plan.getOperators(0).getKindCase() != Operator.KindCase.CALC) {

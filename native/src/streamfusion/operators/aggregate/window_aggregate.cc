@@ -1,0 +1,431 @@
+#include "streamfusion/operators/aggregate/window_aggregate.h"
+
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "arrow/array/util.h"
+#include "arrow/buffer.h"
+#include "streamfusion/operators/aggregate/agg_kernels.h"
+#include "streamfusion/state/key_group.h"
+
+namespace streamfusion::operators {
+
+namespace {
+
+using Node = plan::WindowAggregateNode;
+
+// Java long arithmetic (wraps around).
+int64_t JavaAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t JavaSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+// TimeWindowUtil.isWindowFired with the UTC shift: the window's timer (end - 1) has been passed.
+bool IsWindowFired(int64_t window_end, int64_t progress) {
+  if (window_end == INT64_MAX) return false;
+  return progress >= JavaSub(window_end, 1);
+}
+
+bool IsCompactTimestamp(const type::LogicalType& type) {
+  return (type.kind == type::TypeKind::kTimestamp ||
+          type.kind == type::TypeKind::kTimestampLtz) &&
+         type.IsCompactTimestamp();
+}
+
+// A column of 64-bit values: TIMESTAMP(p <= 3) milliseconds or BIGINT.
+Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type,
+                                                   const std::vector<int64_t>& millis,
+                                                   arrow::MemoryPool* pool) {
+  const auto n = static_cast<int64_t>(millis.size());
+  SF_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateBuffer(n * 8, pool));
+  if (n > 0) std::memcpy(buffer->mutable_data(), millis.data(), static_cast<size_t>(n) * 8);
+  return arrow::MakeArray(arrow::ArrayData::Make(type::ToArrow(type), n,
+                                                 {nullptr, std::shared_ptr<arrow::Buffer>(
+                                                               std::move(buffer))},
+                                                 0));
+}
+
+// Two-phase window aggregation combines partial results whose boundaries depend on where
+// Flink's memory buffer is flushed, which the native batches cannot follow. Only functions
+// whose result does not depend on that grouping are taken: counts, MIN/MAX, and sums and
+// averages of integers (Java wrap-around addition is associative).
+Status CheckExactMerge(const plan::AggregateCall& call, const type::RowType& input_type) {
+  using Kind = plan::AggregateCall;
+  if (call.kind() != Kind::SUM && call.kind() != Kind::SUM0 &&
+      call.kind() != Kind::SUM_WITH_RETRACT && call.kind() != Kind::AVG) {
+    return Status::OK();
+  }
+  if (call.args_size() == 1 && call.args(0) >= 0 &&
+      call.args(0) < static_cast<int32_t>(input_type.size()) &&
+      input_type[static_cast<size_t>(call.args(0))].type.IsIntegral()) {
+    return Status::OK();
+  }
+  return Unsupported(
+      "Two-phase window aggregation of SUM/AVG over FLOAT, DOUBLE or DECIMAL is not native: its"
+      " partial sums depend on where Flink flushes its window buffer (set"
+      " table.optimizer.agg-phase-strategy=ONE_PHASE to run it natively)");
+}
+
+struct GroupKeyHash {
+  size_t operator()(const std::pair<std::string_view, int64_t>& key) const {
+    return std::hash<std::string_view>()(key.first) * 31 + static_cast<size_t>(key.second);
+  }
+};
+
+}  // namespace
+
+WindowAggregate::WindowAggregate() = default;
+WindowAggregate::~WindowAggregate() = default;
+
+Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan& plan,
+                                                               int64_t memory_budget_bytes) {
+  if (plan.operators_size() != 1 || !plan.operators(0).has_window_aggregate()) {
+    return InternalError("A window aggregation plan has exactly one WindowAggregateNode");
+  }
+  const Node& node = plan.operators(0).window_aggregate();
+  const plan::GroupAggregateNode& aggregate = node.aggregate();
+  std::unique_ptr<WindowAggregate> agg(new WindowAggregate());
+  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
+  SF_ASSIGN_OR_RAISE(agg->input_type_, type::FromProto(plan.input_type()));
+  SF_ASSIGN_OR_RAISE(agg->output_type_, type::FromProto(plan.output_type()));
+  agg->grouping_.assign(aggregate.grouping().begin(), aggregate.grouping().end());
+  SF_ASSIGN_OR_RAISE(agg->key_type_, state::KeyType(agg->input_type_, agg->grouping_));
+  if (aggregate.distincts_size() > 0) {
+    return Unsupported("DISTINCT aggregates in window aggregation are not native yet");
+  }
+  agg->mode_ = node.mode();
+  // A GLOBAL aggregation's calls describe the functions over the LOCAL aggregation's input.
+  type::RowType aggregated_type = agg->input_type_;
+  if (agg->mode_ == Node::GLOBAL) {
+    SF_ASSIGN_OR_RAISE(aggregated_type, type::FromProto(node.local_input_type()));
+  }
+  int32_t outputs = static_cast<int32_t>(agg->key_type_.size());
+  int32_t acc_field = 0;
+  for (int i = 0; i < aggregate.calls_size(); ++i) {
+    const plan::AggregateCall& call = aggregate.calls(i);
+    if (agg->mode_ != Node::ONE_PHASE) SF_RETURN_NOT_OK(CheckExactMerge(call, aggregated_type));
+    SF_ASSIGN_OR_RAISE(auto kernel, MakeAggKernel(call, aggregated_type));
+    agg->acc_offset_.push_back(acc_field);
+    for (int j = 0; j < call.acc_types_size(); ++j) {
+      SF_ASSIGN_OR_RAISE(auto acc, type::FromProto(call.acc_types(j)));
+      agg->acc_type_.push_back(
+          type::Field{"agg" + std::to_string(i) + "_" + std::to_string(j), std::move(acc)});
+    }
+    acc_field += kernel->acc_width();
+    agg->kernels_.push_back(std::move(kernel));
+    agg->hidden_.push_back(call.hidden() ? 1 : 0);
+    if (!call.hidden()) ++outputs;
+  }
+
+  agg->window_ = node.window();
+  agg->size_ = node.size();
+  agg->slice_ = node.slice();
+  agg->offset_ = node.offset();
+  if (agg->size_ <= 0 || agg->slice_ <= 0 || agg->size_ % agg->slice_ != 0 ||
+      (agg->window_ == Node::TUMBLE && agg->slice_ != agg->size_)) {
+    return InternalError("Invalid window: size ", agg->size_, " ms, slice ", agg->slice_, " ms");
+  }
+  if (agg->size_ / agg->slice_ > INT32_MAX) return Unsupported("Too many slices per window");
+  agg->slices_per_window_ = static_cast<int32_t>(agg->size_ / agg->slice_);
+  agg->time_field_ = node.mode() == Node::GLOBAL ? -1 : node.time_field();
+  if (node.mode() == Node::LOCAL && node.time_field() < 0) {
+    return InternalError("Two-phase window aggregation over processing time");
+  }
+  if (agg->time_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
+      (agg->time_field_ >= 0 &&
+       !IsCompactTimestamp(agg->input_type_[static_cast<size_t>(agg->time_field_)].type))) {
+    return InternalError("The window's time attribute is not a TIMESTAMP(3) input field");
+  }
+  for (int i = 0; i < node.properties_size(); ++i) {
+    const auto property = node.properties(i);
+    const auto index = static_cast<size_t>(outputs);
+    if (index >= agg->output_type_.size() || !IsCompactTimestamp(agg->output_type_[index].type)) {
+      return InternalError("Window property ", i, " is not a TIMESTAMP(3) output field");
+    }
+    if (property == Node::WINDOW_TIME && node.time_field() < 0 && node.mode() != Node::GLOBAL) {
+      return InternalError("An event-time window_time in a processing-time window");
+    }
+    agg->properties_.push_back(property);
+    ++outputs;
+  }
+  if (agg->mode_ == Node::LOCAL) {
+    // Grouping fields, accumulator fields, slice end; no window properties.
+    outputs = static_cast<int32_t>(agg->key_type_.size() + agg->acc_type_.size()) + 1;
+    if (!agg->properties_.empty() || agg->output_type_.empty() ||
+        agg->output_type_.back().type.kind != type::TypeKind::kBigInt) {
+      return InternalError("LOCAL window aggregation output does not end with the slice end");
+    }
+  }
+  if (outputs != static_cast<int32_t>(agg->output_type_.size())) {
+    return InternalError("Window aggregation output has ", agg->output_type_.size(),
+                         " fields, the node yields ", outputs);
+  }
+  if (agg->mode_ == Node::GLOBAL) {
+    // The input is the LOCAL output: grouping fields, accumulators, slice end.
+    for (size_t i = 0; i < agg->grouping_.size(); ++i) {
+      if (agg->grouping_[i] != static_cast<int32_t>(i)) {
+        return InternalError("GLOBAL window aggregation input does not start with its keys");
+      }
+    }
+    agg->slice_end_field_ = node.slice_end_field();
+    if (agg->slice_end_field_ != static_cast<int32_t>(agg->grouping_.size() +
+                                                      agg->acc_type_.size()) ||
+        agg->slice_end_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
+        agg->input_type_[static_cast<size_t>(agg->slice_end_field_)].type.kind !=
+            type::TypeKind::kBigInt) {
+      return InternalError("GLOBAL window aggregation input has no slice end after its ",
+                           agg->acc_type_.size(), " accumulators");
+    }
+    agg->time_field_ = -1;
+  }
+  return agg;
+}
+
+int64_t WindowAggregate::SliceEnd(int64_t timestamp) const {
+  // TimeWindow.getWindowStartWithOffset(timestamp, offset, slice) + slice.
+  const int64_t remainder = JavaSub(timestamp, offset_) % slice_;
+  const int64_t start = remainder < 0 ? JavaSub(timestamp, JavaAdd(remainder, slice_))
+                                      : JavaSub(timestamp, remainder);
+  return JavaAdd(start, slice_);
+}
+
+int64_t WindowAggregate::WindowStart(int64_t window_end) const {
+  return JavaSub(window_end, size_);
+}
+
+Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
+                                int64_t time) {
+  SF_ASSIGN_OR_RAISE(input_,
+                     batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
+  SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, grouping_, &row_keys_));
+  keys_.Clear();
+  keys_.offsets.push_back(0);
+  namespaces_.clear();
+  late_timers_.clear();
+  dropped_ = 0;
+  const auto n = static_cast<size_t>(num_rows);
+  group_of_row_.assign(n, -1);
+  const bool global = mode_ == Node::GLOBAL;
+  const bool event_time = time_field_ >= 0 || global;
+  const bool drops_late = event_time && mode_ != Node::LOCAL;
+  const arrow::ArrayData* rowtime =
+      time_field_ >= 0 ? input_->column_data(time_field_).get() : nullptr;
+  const arrow::ArrayData* slice_ends =
+      global ? input_->column_data(slice_end_field_).get() : nullptr;
+  const int64_t proc_slice = event_time ? 0 : SliceEnd(time);
+  first_row_.clear();
+  std::unordered_map<std::pair<std::string_view, int64_t>, int32_t, GroupKeyHash> groups;
+  groups.reserve(n);
+  for (size_t r = 0; r < n; ++r) {
+    int64_t slice_end = proc_slice;
+    int64_t timer = kNoTimer;
+    if (global) {
+      if (slice_ends->IsNull(static_cast<int64_t>(r))) {
+        return InternalError("A LOCAL window aggregation row without its slice end");
+      }
+      slice_end = slice_ends->GetValues<int64_t>(1)[r];
+    } else if (event_time) {
+      if (rowtime->IsNull(static_cast<int64_t>(r))) {
+        return UserError(
+            "RowTime field should not be null, please convert it to a non-null long value.");
+      }
+      slice_end = SliceEnd(rowtime->GetValues<int64_t>(1)[r]);
+    }
+    if (drops_late) {
+      if (IsWindowFired(slice_end, time)) {
+        // Late: dropped when its last window has fired too (SliceAssigner.getLastWindowEnd).
+        const int64_t last_window_end =
+            window_ == Node::TUMBLE ? slice_end : JavaAdd(JavaSub(slice_end, slice_), size_);
+        if (IsWindowFired(last_window_end, time)) {
+          ++dropped_;
+          continue;
+        }
+        // Kept in its slice, with a timer for the first window not fired yet.
+        timer = slice_end;
+        while (IsWindowFired(timer, time)) timer = JavaAdd(timer, slice_);
+      }
+    }
+    const int32_t begin = row_keys_.offsets[r];
+    const std::string_view image(reinterpret_cast<const char*>(row_keys_.bytes.data()) + begin,
+                                 static_cast<size_t>(row_keys_.offsets[r + 1] - begin));
+    auto [it, inserted] =
+        groups.try_emplace({image, slice_end}, static_cast<int32_t>(namespaces_.size()));
+    if (inserted) {
+      keys_.bytes.insert(keys_.bytes.end(), image.begin(), image.end());
+      keys_.offsets.push_back(static_cast<int32_t>(keys_.bytes.size()));
+      namespaces_.push_back(slice_end);
+      late_timers_.push_back(kNoTimer);
+      first_row_.push_back(static_cast<int32_t>(r));
+    }
+    group_of_row_[r] = it->second;
+    if (timer != kNoTimer) late_timers_[static_cast<size_t>(it->second)] = timer;
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> WindowAggregate::DecodeAccs(
+    const uint8_t* accs, const int32_t* offsets, int32_t count, std::vector<int32_t>* row_of) {
+  row_of->assign(static_cast<size_t>(count), -1);
+  std::vector<int32_t> present_offsets;
+  for (int32_t i = 0; i < count; ++i) {
+    if (offsets[i + 1] < offsets[i]) return InternalError("Accumulator offsets decrease");
+    if (offsets[i + 1] == offsets[i]) continue;
+    if (!present_offsets.empty() && present_offsets.back() != offsets[i]) {
+      return InternalError("Accumulator images are not back to back");
+    }
+    if (present_offsets.empty()) present_offsets.push_back(offsets[i]);
+    (*row_of)[static_cast<size_t>(i)] = static_cast<int32_t>(present_offsets.size()) - 1;
+    present_offsets.push_back(offsets[i + 1]);
+  }
+  if (present_offsets.empty()) return std::shared_ptr<arrow::RecordBatch>();
+  return batch::DecodeBinaryRows(acc_type_, accs, present_offsets.data(),
+                                 static_cast<int32_t>(present_offsets.size()) - 1, pool_.get());
+}
+
+Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets) {
+  if (input_ == nullptr) return InternalError("WindowAggregate::Combine before Prepare");
+  const auto num_groups = static_cast<int32_t>(namespaces_.size());
+  std::vector<int32_t> acc_row;
+  SF_ASSIGN_OR_RAISE(auto state, DecodeAccs(accs, offsets, num_groups, &acc_row));
+  std::vector<uint8_t> fresh(static_cast<size_t>(num_groups));
+  for (size_t g = 0; g < fresh.size(); ++g) fresh[g] = acc_row[g] < 0 ? 1 : 0;
+  const auto n = static_cast<size_t>(input_->num_rows());
+  std::vector<int8_t> op(n);
+  for (size_t r = 0; r < n; ++r) {
+    op[r] = static_cast<int8_t>(group_of_row_[r] < 0 ? RowOp::kSkip : RowOp::kAccumulate);
+  }
+  std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), acc_row, acc_offset_[i]));
+    BundlePlan plan{group_of_row_.data(), op.data(), fresh.data(), static_cast<int64_t>(n)};
+    if (mode_ == Node::GLOBAL) {
+      // A row is a LOCAL accumulator (after the grouping fields): merged, not accumulated.
+      plan.merge_offset = static_cast<int32_t>(grouping_.size());
+      plan.acc_offset = acc_offset_[i];
+    }
+    SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*input_, plan, ignored.data()));
+  }
+  SF_RETURN_NOT_OK(mode_ == Node::LOCAL ? EncodeLocalOutput(num_groups) : EncodeAccs(num_groups));
+  input_.reset();
+  return Status::OK();
+}
+
+Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int32_t field : grouping_) {
+    SF_ASSIGN_OR_RAISE(auto column, Gather(*input_->column(field), first_row_, pool_.get()));
+    columns.push_back(std::move(column));
+  }
+  for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
+  SF_ASSIGN_OR_RAISE(auto slice_ends,
+                     MillisColumn(output_type_.back().type, namespaces_, pool_.get()));
+  columns.push_back(std::move(slice_ends));
+  SF_ASSIGN_OR_RAISE(auto kinds,
+                     RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert),
+                                   pool_.get()));
+  columns.push_back(std::move(kinds));
+  const auto out =
+      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), num_groups, std::move(columns));
+  return batch::EncodeBinaryRows(output_type_, *out, &output_);
+}
+
+Status WindowAggregate::EncodeAccs(int32_t num_groups) {
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
+  SF_ASSIGN_OR_RAISE(auto kinds,
+                     RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert),
+                                   pool_.get()));
+  columns.push_back(std::move(kinds));
+  const auto accs =
+      arrow::RecordBatch::Make(type::ToArrowSchema(acc_type_), num_groups, std::move(columns));
+  return batch::EncodeBinaryRows(acc_type_, *accs, &new_accs_);
+}
+
+Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
+                             const int64_t* window_ends, int32_t num_fires, const uint8_t* accs,
+                             const int32_t* acc_offsets) {
+  SF_ASSIGN_OR_RAISE(auto key_batch, batch::DecodeBinaryRows(key_type_, keys, key_offsets,
+                                                             num_fires, pool_.get()));
+  const int32_t slices = slices_per_window_;
+  std::vector<int32_t> acc_row;
+  SF_ASSIGN_OR_RAISE(auto state, DecodeAccs(accs, acc_offsets, num_fires * slices, &acc_row));
+  const auto fires = static_cast<size_t>(num_fires);
+  std::vector<uint8_t> ignored(fires, 0);
+  std::vector<int32_t> every_fire(fires);
+  for (size_t f = 0; f < fires; ++f) every_fire[f] = static_cast<int32_t>(f);
+  if (window_ == Node::TUMBLE) {
+    // SliceUnsharedSyncStateWindowAggProcessor: the window's accumulator as it is in state.
+    std::vector<uint8_t> fresh(fires);
+    for (size_t f = 0; f < fires; ++f) fresh[f] = acc_row[f] < 0 ? 1 : 0;
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), acc_row, acc_offset_[i]));
+      BundlePlan plan{nullptr, nullptr, fresh.data(), 0};
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*key_batch, plan, ignored.data()));
+    }
+  } else {
+    // SliceSharedSyncStateWindowAggProcessor with a null merge target: a fresh accumulator
+    // merging the window's slices in the order given (latest first).
+    std::vector<int32_t> merge_key;
+    for (size_t f = 0; f < fires; ++f) {
+      for (int32_t s = 0; s < slices; ++s) {
+        if (acc_row[f * static_cast<size_t>(slices) + static_cast<size_t>(s)] >= 0) {
+          merge_key.push_back(static_cast<int32_t>(f));
+        }
+      }
+    }
+    const std::vector<int8_t> op(merge_key.size(), static_cast<int8_t>(RowOp::kAccumulate));
+    const std::vector<uint8_t> fresh(fires, 1);
+    const std::vector<int32_t> none(fires, -1);
+    const arrow::RecordBatch& merged = state != nullptr ? *state : *key_batch;
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, nullptr, none, acc_offset_[i]));
+      BundlePlan plan{merge_key.data(), op.data(), fresh.data(),
+                      static_cast<int64_t>(merge_key.size()), /*merge_offset=*/0,
+                      acc_offset_[i]};
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(merged, plan, ignored.data()));
+    }
+  }
+
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int i = 0; i < key_batch->num_columns() - 1; ++i) columns.push_back(key_batch->column(i));
+  const std::vector<int8_t> after(fires, 1);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    if (hidden_[i]) continue;
+    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(every_fire, after, pool_.get()));
+    columns.push_back(std::move(values));
+  }
+  for (const auto property : properties_) {
+    const type::LogicalType& type = output_type_[columns.size()].type;
+    if (property == Node::PROCTIME) {
+      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(type), num_fires,
+                                                            pool_.get()));
+      columns.push_back(std::move(nulls));
+      continue;
+    }
+    std::vector<int64_t> millis(fires);
+    for (size_t f = 0; f < fires; ++f) {
+      const int64_t end = window_ends[f];
+      millis[f] = property == Node::WINDOW_START ? WindowStart(end)
+                  : property == Node::WINDOW_END ? end
+                                                 : JavaSub(end, 1);
+    }
+    SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool_.get()));
+    columns.push_back(std::move(column));
+  }
+  SF_ASSIGN_OR_RAISE(auto kinds, RowKindColumn(std::vector<int8_t>(fires, kInsert), pool_.get()));
+  columns.push_back(std::move(kinds));
+  const auto out =
+      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), num_fires, std::move(columns));
+  return batch::EncodeBinaryRows(output_type_, *out, &output_);
+}
+
+int64_t WindowAggregate::memory_bytes() const {
+  return pool_->bytes_allocated() +
+         static_cast<int64_t>(row_keys_.bytes.capacity() + keys_.bytes.capacity() +
+                              new_accs_.bytes.capacity() + output_.bytes.capacity());
+}
+
+}  // namespace streamfusion::operators

@@ -1,0 +1,136 @@
+#pragma once
+
+// Flink's window TVF aggregation over slicing windows (StreamExecWindowAggregate with TUMBLE or
+// HOP: WindowAggOperator with SliceUnshared/SliceSharedSyncStateWindowAggProcessor, Flink 2.2.1),
+// computed natively over accumulators that the JVM keeps in Flink's keyed ValueState
+// "window-aggs", namespaced by slice end, with Flink's own timers ("native compute over Flink
+// keyed state", DESIGN.md "State" (a)).
+//
+// Input rows (insert-only) are combined into state in two steps per batch, as Flink's
+// RecordsWindowBuffer and AggCombiner do when the buffer is flushed:
+//   1. Prepare(rows, time): assigns each row its slice end (TimeWindow.getWindowStartWithOffset
+//      over the slice size, plus the slice size) from its rowtime, or for processing time from
+//      `time` for every row; with event time, drops rows whose last window has fired at the
+//      watermark `time` (late), and sends a late row whose slice has fired but whose last
+//      window has not into its slice anyway, with a timer for the first unfired window. Rows
+//      are grouped by (key, slice) in order of first appearance: keys(), namespaces().
+//   2. Combine(accs): given each group's accumulator from state (or none), accumulates the
+//      group's rows in input order and returns the new accumulators (accs()).
+// In two-phase aggregation (WindowAggregateNode.Mode) the LOCAL form has no state: Combine
+// starts every group fresh and its output() is one row per group (grouping fields, accumulator
+// fields, slice end); nothing is late. The GLOBAL form takes each row's slice from the LOCAL
+// output and merges its accumulators (Flink's GlobalAggCombiner: a group's rows into a fresh
+// accumulator, that into the state's).
+// Firing a window (Flink's fireWindow) is one more step, for many fired windows at once:
+//   Fire(keys, window ends, slice accumulators): TUMBLE reads the window's own accumulator;
+//   HOP merges the window's slices, latest first, into a fresh accumulator (Flink's
+//   HoppingSlicesIterable order with a null merge target). The output row is the key fields,
+//   the visible calls' values, then the window properties. Which windows fire, which are empty
+//   (COUNT(*) = 0) and which state is cleared are decided by the JVM with Flink's timers.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "streamfusion/batch/binary_row.h"
+#include "streamfusion/common/status.h"
+#include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/plan.pb.h"
+#include "streamfusion/type/logical_type.h"
+
+namespace streamfusion::operators {
+
+class AggKernel;
+
+class WindowAggregate {
+ public:
+  // No timer: a group whose rows all arrived in time.
+  static constexpr int64_t kNoTimer = INT64_MIN;
+
+  // `plan` holds one WindowAggregateNode; its input and output types are the node's.
+  static Result<std::unique_ptr<WindowAggregate>> Make(const plan::Plan& plan,
+                                                       int64_t memory_budget_bytes);
+  ~WindowAggregate();
+
+  // Step 1. `offsets` has num_rows + 1 entries into `rows`. `time` is the current watermark
+  // (event time) or the processing time of the batch, shifted to the window time zone.
+  Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows, int64_t time);
+  // Per group: its key (an image of the grouping fields), its state namespace (slice end), and
+  // the window end of a timer its late rows need (kNoTimer when none).
+  const batch::BinaryRowBuffer& keys() const { return keys_; }
+  const std::vector<int64_t>& namespaces() const { return namespaces_; }
+  const std::vector<int64_t>& late_timers() const { return late_timers_; }
+  // Rows of the prepared batch dropped as late.
+  int64_t dropped() const { return dropped_; }
+
+  // Step 2. Group g's accumulator image is accs[offsets[g], offsets[g + 1]); an empty range
+  // means it has none. After it: accs() holds every group's new accumulator (LOCAL: output()
+  // holds the rows to emit).
+  Status Combine(const uint8_t* accs, const int32_t* offsets);
+  const batch::BinaryRowBuffer& accs() const { return new_accs_; }
+  // What Combine produced: the new accumulators, or for LOCAL the rows to emit.
+  const batch::BinaryRowBuffer& combined() const {
+    return mode_ == plan::WindowAggregateNode::LOCAL ? output_ : new_accs_;
+  }
+
+  // Fires `num_fires` windows: fire f has key image keys[key_offsets[f], key_offsets[f + 1]),
+  // window end window_ends[f], and slices_per_window() accumulator images, slice s at
+  // accs[acc_offsets[f * S + s], acc_offsets[f * S + s + 1]) (empty: none), latest slice first.
+  Status Fire(const uint8_t* keys, const int32_t* key_offsets, const int64_t* window_ends,
+              int32_t num_fires, const uint8_t* accs, const int32_t* acc_offsets);
+  const batch::BinaryRowBuffer& output() const { return output_; }
+
+  int32_t slices_per_window() const { return slices_per_window_; }
+  memory::AccountingPool* pool() { return pool_.get(); }
+  int64_t memory_bytes() const;
+
+ private:
+  WindowAggregate();
+
+  int64_t SliceEnd(int64_t timestamp) const;
+  int64_t WindowStart(int64_t window_end) const;
+  // Decodes `count` accumulator images listed by `offsets` (empty ranges skipped); row_of[i] is
+  // the decoded row of image i or -1.
+  Result<std::shared_ptr<arrow::RecordBatch>> DecodeAccs(const uint8_t* accs,
+                                                         const int32_t* offsets, int32_t count,
+                                                         std::vector<int32_t>* row_of);
+  Status EncodeAccs(int32_t num_groups);
+  // LOCAL: one output row per group: its grouping fields, accumulators and slice end.
+  Status EncodeLocalOutput(int32_t num_groups);
+
+  std::unique_ptr<memory::AccountingPool> pool_;
+  type::RowType input_type_;
+  type::RowType output_type_;
+  type::RowType key_type_;
+  type::RowType acc_type_;
+  std::vector<int32_t> grouping_;
+  std::vector<std::unique_ptr<AggKernel>> kernels_;
+  std::vector<uint8_t> hidden_;
+  std::vector<int32_t> acc_offset_;
+  plan::WindowAggregateNode::Mode mode_ = plan::WindowAggregateNode::ONE_PHASE;
+  plan::WindowAggregateNode::Window window_ = plan::WindowAggregateNode::TUMBLE;
+  int32_t slice_end_field_ = -1;
+  int64_t size_ = 0;
+  int64_t slice_ = 0;
+  int64_t offset_ = 0;
+  int32_t time_field_ = -1;
+  int32_t slices_per_window_ = 1;
+  std::vector<plan::WindowAggregateNode::Property> properties_;
+
+  // The prepared batch.
+  std::shared_ptr<arrow::RecordBatch> input_;
+  batch::BinaryRowBuffer row_keys_;
+  batch::BinaryRowBuffer keys_;
+  std::vector<int64_t> namespaces_;
+  std::vector<int64_t> late_timers_;
+  std::vector<int32_t> group_of_row_;  // -1: dropped
+  std::vector<int32_t> first_row_;     // per group: its first row
+  int64_t dropped_ = 0;
+
+  batch::BinaryRowBuffer new_accs_;
+  batch::BinaryRowBuffer output_;
+};
+
+}  // namespace streamfusion::operators

@@ -1,0 +1,282 @@
+package io.streamfusion.planner.convert;
+
+import io.streamfusion.plan.GroupAggregateNode;
+import io.streamfusion.plan.Operator;
+import io.streamfusion.plan.SessionOptions;
+import io.streamfusion.plan.WindowAggregateNode;
+import io.streamfusion.plan.WindowAggregateNode.Mode;
+import io.streamfusion.plan.WindowAggregateNode.Property;
+import io.streamfusion.plan.WindowAggregateNode.Window;
+import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
+
+import org.apache.flink.table.api.TableConfig;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.plan.logical.HoppingWindowSpec;
+import org.apache.flink.table.planner.plan.logical.SliceAttachedWindowingStrategy;
+import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
+import org.apache.flink.table.planner.plan.logical.TumblingWindowSpec;
+import org.apache.flink.table.planner.plan.logical.WindowSpec;
+import org.apache.flink.table.planner.plan.logical.WindowingStrategy;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
+import org.apache.flink.table.planner.plan.utils.AggregateInfoList;
+import org.apache.flink.table.planner.plan.utils.AggregateUtil;
+import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
+import org.apache.flink.table.planner.utils.TableConfigUtils;
+import org.apache.flink.table.runtime.groupwindow.NamedWindowProperty;
+import org.apache.flink.table.runtime.groupwindow.ProctimeAttribute;
+import org.apache.flink.table.runtime.groupwindow.RowtimeAttribute;
+import org.apache.flink.table.runtime.groupwindow.WindowEnd;
+import org.apache.flink.table.runtime.groupwindow.WindowProperty;
+import org.apache.flink.table.runtime.groupwindow.WindowStart;
+import org.apache.flink.table.runtime.util.TimeWindowUtil;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.calcite.rel.core.AggregateCall;
+
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Converts Flink's window TVF aggregation over a TUMBLE or HOP window (StreamExecWindowAggregate
+ * on event or processing time, and the two-phase StreamExecLocalWindowAggregate and
+ * StreamExecGlobalWindowAggregate) into a native window aggregation, or refuses with the reason.
+ * The functions and accumulator layout come from Flink's own {@link AggregateInfoList}, built by
+ * the call Flink's translation makes (including the COUNT(*) it inserts for HOP windows).
+ */
+public final class WindowAggregateConverter {
+    private WindowAggregateConverter() {}
+
+    /** StreamExecWindowAggregate: one phase, on event or processing time. */
+    public static StreamExecNativeWindowAggregate convert(
+            StreamExecWindowAggregate node,
+            TableConfig config,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        WindowingStrategy windowing = NodeFields.read(node, "windowing");
+        if (!(windowing instanceof TimeAttributeWindowingStrategy)) {
+            throw new UnsupportedNativeException(
+                    "WindowAggregate over "
+                            + windowing.getClass().getSimpleName()
+                            + " (after a window TVF) is not native yet");
+        }
+        int timeField =
+                windowing.isRowtime()
+                        ? ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex()
+                        : -1;
+        return build(
+                node,
+                config,
+                typeFactory,
+                session,
+                WindowAggregateNode.newBuilder().setMode(Mode.ONE_PHASE).setTimeField(timeField),
+                (RowType) node.getInputEdges().get(0).getOutputType(),
+                StreamExecWindowAggregate.WINDOW_AGGREGATE_TRANSFORMATION);
+    }
+
+    /** StreamExecLocalWindowAggregate: the stateless first phase (event time only). */
+    public static StreamExecNativeWindowAggregate convertLocal(
+            StreamExecLocalWindowAggregate node,
+            TableConfig config,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        WindowingStrategy windowing = NodeFields.read(node, "windowing");
+        if (!(windowing instanceof TimeAttributeWindowingStrategy) || !windowing.isRowtime()) {
+            throw new UnsupportedNativeException(
+                    "LocalWindowAggregate over " + windowing + " is not native yet");
+        }
+        return build(
+                node,
+                config,
+                typeFactory,
+                session,
+                WindowAggregateNode.newBuilder()
+                        .setMode(Mode.LOCAL)
+                        .setTimeField(
+                                ((TimeAttributeWindowingStrategy) windowing)
+                                        .getTimeAttributeIndex()),
+                (RowType) node.getInputEdges().get(0).getOutputType(),
+                StreamExecLocalWindowAggregate.LOCAL_WINDOW_AGGREGATE_TRANSFORMATION);
+    }
+
+    /** StreamExecGlobalWindowAggregate: merges the local accumulators per slice into state. */
+    public static StreamExecNativeWindowAggregate convertGlobal(
+            StreamExecGlobalWindowAggregate node,
+            TableConfig config,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        WindowingStrategy windowing = NodeFields.read(node, "windowing");
+        if (!(windowing instanceof SliceAttachedWindowingStrategy)) {
+            throw new UnsupportedNativeException(
+                    "GlobalWindowAggregate over " + windowing + " is not native yet");
+        }
+        RowType localInputType = NodeFields.read(node, "localAggInputRowType");
+        return build(
+                node,
+                config,
+                typeFactory,
+                session,
+                WindowAggregateNode.newBuilder()
+                        .setMode(Mode.GLOBAL)
+                        .setTimeField(-1)
+                        .setSliceEndField(
+                                ((SliceAttachedWindowingStrategy) windowing).getSliceEnd())
+                        .setLocalInputType(TypeConverter.toProto(localInputType)),
+                localInputType,
+                StreamExecGlobalWindowAggregate.GLOBAL_WINDOW_AGGREGATE_TRANSFORMATION);
+    }
+
+    /**
+     * The common part: the window (TUMBLE or HOP, UTC shift for event time), Flink's aggregate
+     * info list over {@code aggregatedType} (the node's input, or for GLOBAL the local input),
+     * the calls and the window properties.
+     */
+    private static StreamExecNativeWindowAggregate build(
+            ExecNodeBase<RowData> node,
+            TableConfig config,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session,
+            WindowAggregateNode.Builder window,
+            RowType aggregatedType,
+            String transformationName)
+            throws UnsupportedNativeException {
+        String name = node.getClass().getSimpleName().replace("StreamExec", "");
+        boolean needRetraction = NodeFields.read(node, "needRetraction");
+        if (needRetraction) {
+            throw new UnsupportedNativeException(name + " over an updating input is not native yet");
+        }
+        WindowingStrategy windowing = NodeFields.read(node, "windowing");
+        WindowSpec spec = windowing.getWindow();
+        Duration offset;
+        if (spec instanceof TumblingWindowSpec) {
+            TumblingWindowSpec tumbling = (TumblingWindowSpec) spec;
+            window.setWindow(Window.TUMBLE)
+                    .setSize(tumbling.getSize().toMillis())
+                    .setSlice(tumbling.getSize().toMillis());
+            offset = tumbling.getOffset();
+        } else if (spec instanceof HoppingWindowSpec) {
+            HoppingWindowSpec hopping = (HoppingWindowSpec) spec;
+            long size = hopping.getSize().toMillis();
+            long slide = hopping.getSlide().toMillis();
+            if (slide <= 0 || size % slide != 0) {
+                throw new UnsupportedNativeException(
+                        "HOP window whose size is not a multiple of its slide");
+            }
+            window.setWindow(Window.HOP).setSize(size).setSlice(slide);
+            offset = hopping.getOffset();
+        } else {
+            throw new UnsupportedNativeException(
+                    name + " over " + spec.getClass().getSimpleName() + " is not native yet");
+        }
+        window.setOffset(offset == null ? 0 : offset.toMillis());
+        if (window.getOffset() % window.getSlice() != 0) {
+            // Flink flushes its window buffers when the watermark passes slice boundaries
+            // computed without the offset (TimeWindowUtil.getNextTriggerWatermark), so with an
+            // offset, which rows are late depends on those flush points.
+            throw new UnsupportedNativeException(
+                    name
+                            + " with a window offset that is not a multiple of the slice ("
+                            + window.getSlice()
+                            + " ms) is not native: Flink's buffer flushes ignore the offset");
+        }
+
+        ZoneId shiftTimeZone =
+                TimeWindowUtil.getShiftTimeZone(
+                        windowing.getTimeAttributeType(), TableConfigUtils.getLocalTimeZone(config));
+        boolean eventTime = window.getTimeField() >= 0 || window.getMode() == Mode.GLOBAL;
+        if (eventTime && !shiftTimeZone.normalized().equals(ZoneOffset.UTC)) {
+            throw new UnsupportedNativeException(
+                    "Event-time window on TIMESTAMP_LTZ in time zone "
+                            + shiftTimeZone
+                            + " is not native yet (UTC only)");
+        }
+        if (config.get(ExecutionConfigOptions.TABLE_EXEC_ASYNC_STATE_ENABLED)) {
+            throw new UnsupportedNativeException(
+                    name + " with async state (table.exec.async-state.enabled) is not native yet");
+        }
+        AggregateCall[] aggCalls = NodeFields.read(node, "aggCalls");
+        boolean local = window.getMode() == Mode.LOCAL;
+        AggregateInfoList infos =
+                AggregateUtil.deriveStreamWindowAggregateInfoList(
+                        typeFactory,
+                        aggregatedType,
+                        JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
+                        false,
+                        spec,
+                        !local);
+        if (infos.distinctInfos().length > 0) {
+            throw new UnsupportedNativeException(
+                    name + " with DISTINCT aggregates is not native yet");
+        }
+        GroupAggregateNode.Builder agg = GroupAggregateNode.newBuilder();
+        int[] grouping = NodeFields.read(node, "grouping");
+        for (int key : grouping) {
+            agg.addGrouping(key);
+        }
+        List<LogicalType> accTypes = new ArrayList<>();
+        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
+        window.setAggregate(agg);
+        if (!local) {
+            NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
+            for (NamedWindowProperty property : properties) {
+                window.addProperties(propertyOf(property.getProperty()));
+            }
+        }
+
+        RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
+        byte[] bytes =
+                NativePlans.compile(
+                        inputType,
+                        (RowType) node.getOutputType(),
+                        Operator.newBuilder()
+                                .setDescription(node.getDescription())
+                                .setWindowAggregate(window),
+                        session,
+                        List.of());
+        return new StreamExecNativeWindowAggregate(
+                node,
+                bytes,
+                inputType,
+                grouping,
+                accTypes.toArray(new LogicalType[0]),
+                window.getMode() == Mode.LOCAL,
+                eventTime,
+                spec instanceof HoppingWindowSpec,
+                window.getSize(),
+                window.getSlice(),
+                window.getOffset(),
+                infos.getIndexOfCountStar(),
+                shiftTimeZone,
+                transformationName);
+    }
+
+    private static Property propertyOf(WindowProperty property)
+            throws UnsupportedNativeException {
+        if (property instanceof WindowStart) {
+            return Property.WINDOW_START;
+        }
+        if (property instanceof WindowEnd) {
+            return Property.WINDOW_END;
+        }
+        if (property instanceof RowtimeAttribute) {
+            return Property.WINDOW_TIME;
+        }
+        if (property instanceof ProctimeAttribute) {
+            return Property.PROCTIME;
+        }
+        throw new UnsupportedNativeException(
+                "Window property " + property.getClass().getSimpleName() + " is not native yet");
+    }
+}

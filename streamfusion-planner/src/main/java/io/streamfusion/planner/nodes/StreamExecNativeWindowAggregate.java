@@ -1,0 +1,129 @@
+package io.streamfusion.planner.nodes;
+
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.operators.NativeLocalWindowAggregateOperator;
+import io.streamfusion.runtime.operators.NativeWindowAggregateOperator;
+
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.streaming.api.transformations.OneInputTransformation;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.delegation.PlannerBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregateBase;
+import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
+import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
+import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.time.ZoneId;
+
+/**
+ * Replaces a window TVF aggregation over TUMBLE or HOP (StreamExecWindowAggregate, or either node
+ * of the two-phase Local/Global pair) by a native window aggregation over Flink keyed state and
+ * timers. Keeps Flink's key selector, state key type,
+ * transformation name and managed memory weight, so the operator's state is laid out as the
+ * stock one's.
+ */
+public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
+
+    private final int[] grouping;
+    private final LogicalType[] accTypes;
+    private final boolean local;
+    private final boolean eventTime;
+    private final boolean hopping;
+    private final long size;
+    private final long slice;
+    private final long offset;
+    private final int countStarField;
+    private final ZoneId shiftTimeZone;
+    private final String transformationName;
+
+    public StreamExecNativeWindowAggregate(
+            ExecNodeBase<RowData> original,
+            byte[] plan,
+            RowType inputType,
+            int[] grouping,
+            LogicalType[] accTypes,
+            boolean local,
+            boolean eventTime,
+            boolean hopping,
+            long size,
+            long slice,
+            long offset,
+            int countStarField,
+            ZoneId shiftTimeZone,
+            String transformationName) {
+        super(original, plan, inputType);
+        this.grouping = grouping;
+        this.accTypes = accTypes;
+        this.local = local;
+        this.eventTime = eventTime;
+        this.hopping = hopping;
+        this.size = size;
+        this.slice = slice;
+        this.offset = offset;
+        this.countStarField = countStarField;
+        this.shiftTimeZone = shiftTimeZone;
+        this.transformationName = transformationName;
+    }
+
+    @Override
+    protected Transformation<RowData> translateToPlanInternal(
+            PlannerBase planner, ExecNodeConfig config) {
+        Transformation<RowData> input = translateInput(planner);
+        RowType outputType = (RowType) getOutputType();
+        int batchSize = config.get(StreamFusionOptions.BATCH_SIZE);
+        long maxDelay = config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis();
+        long budget = config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes();
+        if (local) {
+            // Stateless and not keyed, with half the memory weight as in Flink.
+            return ExecNodeUtil.createOneInputTransformation(
+                    input,
+                    createTransformationMeta(transformationName, config),
+                    new NativeLocalWindowAggregateOperator(
+                            plan, inputType, outputType.getFieldCount(), batchSize, maxDelay, budget),
+                    InternalTypeInfo.of(outputType),
+                    input.getParallelism(),
+                    StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO / 2,
+                    false);
+        }
+        NativeWindowAggregateOperator operator =
+                new NativeWindowAggregateOperator(
+                        plan,
+                        inputType,
+                        grouping.length,
+                        accTypes,
+                        outputType.getFieldCount(),
+                        eventTime,
+                        hopping,
+                        size,
+                        slice,
+                        offset,
+                        countStarField,
+                        shiftTimeZone,
+                        batchSize,
+                        maxDelay,
+                        budget);
+        OneInputTransformation<RowData, RowData> transform =
+                ExecNodeUtil.createOneInputTransformation(
+                        input,
+                        createTransformationMeta(transformationName, config),
+                        operator,
+                        InternalTypeInfo.of(outputType),
+                        input.getParallelism(),
+                        StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO,
+                        false);
+        // Flink's own key selector and key type: the state backend keys by its BinaryRowData.
+        RowDataKeySelector selector =
+                KeySelectorUtil.getRowDataSelector(
+                        planner.getFlinkContext().getClassLoader(),
+                        grouping,
+                        InternalTypeInfo.of(inputType));
+        transform.setStateKeySelector(selector);
+        transform.setStateKeyType(selector.getProducedType());
+        return transform;
+    }
+}

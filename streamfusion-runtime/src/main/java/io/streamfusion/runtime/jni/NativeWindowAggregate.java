@@ -1,0 +1,96 @@
+package io.streamfusion.runtime.jni;
+
+/**
+ * Owns one native window aggregation (a WindowAggregateNode plan compiled by the engine) and frees
+ * it on {@link #close()}. Each call hands over Java arrays and copies results back; see {@link
+ * NativeLib} for the protocol of each step.
+ */
+public final class NativeWindowAggregate implements AutoCloseable {
+
+    /** Result of {@link #prepare}: the groups of a batch and the rows dropped as late. */
+    public static final class Groups {
+        public final int count;
+        public final byte[] keyBytes;
+        public final int[] keyOffsets;
+        public final long[] namespaces;
+        public final long[] lateTimers;
+        public final long dropped;
+
+        private Groups(int count, int keyBytes, long dropped) {
+            this.count = count;
+            this.keyBytes = new byte[keyBytes];
+            this.keyOffsets = new int[count + 1];
+            this.namespaces = new long[count];
+            this.lateTimers = new long[count];
+            this.dropped = dropped;
+        }
+    }
+
+    /** No timer for a group (all its rows arrived in time). */
+    public static final long NO_TIMER = Long.MIN_VALUE;
+
+    private final long[] sizes = new long[3];
+    private long handle;
+
+    public NativeWindowAggregate(byte[] plan, long memoryBudgetBytes) {
+        this.handle = NativeLib.createWindowAggregate(plan, memoryBudgetBytes);
+    }
+
+    private long handle() {
+        if (handle == 0) {
+            throw new IllegalStateException("Native window aggregation used after close");
+        }
+        return handle;
+    }
+
+    /** Step 1: assigns slices at watermark or shifted processing time {@code time}, groups rows. */
+    public Groups prepare(byte[] rows, int[] offsets, int numRows, long time) {
+        long h = handle();
+        NativeLib.windowAggregatePrepare(h, rows, offsets, numRows, time, sizes);
+        Groups groups = new Groups((int) sizes[0], (int) sizes[1], sizes[2]);
+        NativeLib.windowAggregateCopyGroups(
+                h, groups.keyBytes, groups.keyOffsets, groups.namespaces, groups.lateTimers);
+        return groups;
+    }
+
+    /**
+     * Step 2: accumulates the groups' rows into their accumulators from state; fills {@code
+     * newOffsets} (groups + 1 entries) and returns the new accumulator images.
+     */
+    public byte[] combine(byte[] accs, int[] accOffsets, int[] newOffsets) {
+        long h = handle();
+        byte[] out = new byte[NativeLib.windowAggregateCombine(h, accs, accOffsets)];
+        NativeLib.windowAggregateCopyAccs(h, out, newOffsets);
+        return out;
+    }
+
+    /** Fires windows; fills {@code outOffsets} (numFires + 1 entries), returns the output rows. */
+    public byte[] fire(
+            byte[] keys,
+            int[] keyOffsets,
+            long[] windowEnds,
+            int numFires,
+            byte[] accs,
+            int[] accOffsets,
+            int[] outOffsets) {
+        long h = handle();
+        int bytes =
+                NativeLib.windowAggregateFire(
+                        h, keys, keyOffsets, windowEnds, numFires, accs, accOffsets);
+        byte[] out = new byte[bytes];
+        NativeLib.windowAggregateCopyOutput(h, out, outOffsets);
+        return out;
+    }
+
+    public long memoryBytes() {
+        return handle == 0 ? 0 : NativeLib.windowAggregateMemoryBytes(handle);
+    }
+
+    @Override
+    public void close() {
+        if (handle != 0) {
+            NativeLib.closeWindowAggregate(handle);
+            handle = 0;
+        }
+    }
+}

@@ -1,0 +1,433 @@
+package io.streamfusion.runtime.operators;
+
+import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.jni.NativeWindowAggregate;
+import io.streamfusion.runtime.transpose.FieldUse;
+
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.operators.window.TimeWindow;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.runtime.util.TimeWindowUtil;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.io.IOException;
+import java.time.ZoneId;
+import java.util.Arrays;
+import java.util.Collections;
+
+/**
+ * The operator shell of a native window TVF aggregation over TUMBLE or HOP windows, standing in
+ * for Flink's WindowAggOperator with its slicing processors: the one-phase aggregation, or the
+ * global phase over the local phase's accumulators. State and timers are Flink's own and
+ * laid out as Flink lays them out: the keyed {@code ValueState<RowData>} "window-aggs" with the
+ * slice end as namespace ({@link LongSerializer}) and a {@link RowDataSerializer} of the
+ * accumulator types, the timer service "window-timers" (one timer per key and window at window
+ * end - 1), and the union list state "watermark". Checkpoints, RocksDB, restore and rescaling work
+ * as for the stock operator.
+ *
+ * <p>Rows are collected into a batch (Flink's window buffer) and combined into state when the
+ * batch is full, before a watermark, before a checkpoint barrier, at end of input and after
+ * {@code maxDelayMillis}: native code assigns slices, drops late rows and accumulates each
+ * (key, slice) group, and Java reads and writes each group's accumulator once and registers its
+ * timer. Flink's timers fire the windows; each fired window's slice accumulators are read (and the
+ * expired slice cleared) at once, as Flink does, and the windows' results are computed natively
+ * in bulk before the watermark that fired them is forwarded.
+ */
+public class NativeWindowAggregateOperator extends NativeBatchOperator
+        implements Triggerable<RowData, Long> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final byte[] plan;
+    private final int keyArity;
+    private final LogicalType[] accTypes;
+    private final int outputArity;
+    private final boolean eventTime;
+    private final boolean hopping;
+    private final long size;
+    private final long slice;
+    private final long offset;
+    private final int countStarField;
+    private final String shiftTimeZone;
+    private final long memoryBudgetBytes;
+
+    private transient ZoneId zone;
+    private transient int slicesPerWindow;
+    private transient NativeWindowAggregate agg;
+    private transient InternalTimerService<Long> timers;
+    private transient InternalValueState<RowData, Long, RowData> windowState;
+    private transient RowDataSerializer accSerializer;
+    private transient ListState<Long> watermarkState;
+    private transient long currentProgress;
+    private transient long lastTriggeredProcessingTime;
+    private transient long batchTime;
+    private transient long batchSlice;
+    private transient Meter lateRecordsDroppedRate;
+    private transient ImageBuffer groupAccs;
+    private transient Fires fires;
+    private transient RowData[] sliceAccs;
+    private transient boolean drainScheduled;
+
+    /**
+     * @param eventTime false for a processing-time window
+     * @param slice the slice size: the window size for TUMBLE, the slide for HOP
+     * @param countStarField the accumulator field of COUNT(*), -1 if none (Flink's
+     *     indexOfCountStar): a window whose count is 0 is empty and not emitted
+     */
+    public NativeWindowAggregateOperator(
+            byte[] plan,
+            RowType inputType,
+            int keyArity,
+            LogicalType[] accTypes,
+            int outputArity,
+            boolean eventTime,
+            boolean hopping,
+            long size,
+            long slice,
+            long offset,
+            int countStarField,
+            ZoneId shiftTimeZone,
+            int batchSize,
+            long maxDelayMillis,
+            long memoryBudgetBytes) {
+        super(inputType, batchSize, maxDelayMillis);
+        this.plan = plan;
+        this.keyArity = keyArity;
+        this.accTypes = accTypes;
+        this.outputArity = outputArity;
+        this.eventTime = eventTime;
+        this.hopping = hopping;
+        this.size = size;
+        this.slice = slice;
+        this.offset = offset;
+        this.countStarField = countStarField;
+        this.shiftTimeZone = shiftTimeZone.getId();
+        this.memoryBudgetBytes = memoryBudgetBytes;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        // WindowAggOperator's: the lowest watermark of all subtasks is restored.
+        watermarkState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>("watermark", LongSerializer.INSTANCE));
+        if (context.isRestored()) {
+            long min = Long.MAX_VALUE;
+            for (Long watermark : watermarkState.get()) {
+                min = Math.min(watermark, min);
+            }
+            if (min != Long.MAX_VALUE) {
+                currentWatermark = min;
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        watermarkState.update(Collections.singletonList(currentWatermark));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open() throws Exception {
+        super.open();
+        zone = ZoneId.of(shiftTimeZone);
+        slicesPerWindow = (int) (size / slice);
+        timers = getInternalTimerService("window-timers", LongSerializer.INSTANCE, this);
+        timers.initializeWatermark(currentWatermark);
+        accSerializer = new RowDataSerializer(accTypes);
+        ValueState<RowData> state =
+                getKeyedStateBackend()
+                        .getOrCreateKeyedState(
+                                LongSerializer.INSTANCE,
+                                new ValueStateDescriptor<>("window-aggs", accSerializer));
+        windowState = (InternalValueState<RowData, Long, RowData>) state;
+        currentProgress = eventTime ? currentWatermark : Long.MIN_VALUE;
+        lastTriggeredProcessingTime = Long.MIN_VALUE;
+        lateRecordsDroppedRate =
+                metrics.meter(
+                        "lateRecordsDroppedRate",
+                        new MeterView(metrics.counter("numLateRecordsDropped")));
+        agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
+        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        groupAccs = new ImageBuffer();
+        fires = new Fires();
+        sliceAccs = new RowData[slicesPerWindow];
+        getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
+    }
+
+    /** Keys are set per group and per fired timer, not per record. */
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    /** Fired windows are emitted before their watermark is forwarded (see processWatermark). */
+    @Override
+    public boolean useInterruptibleTimers() {
+        return false;
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        if (!eventTime) {
+            // A batch holds rows of one processing-time slice: all get the slice of their arrival.
+            long now =
+                    TimeWindowUtil.toUtcTimestampMills(
+                            getProcessingTimeService().getCurrentProcessingTime(), zone);
+            long sliceEnd = TimeWindow.getWindowStartWithOffset(now, offset, slice) + slice;
+            if (batch.numRows() > 0 && sliceEnd != batchSlice) {
+                flush();
+            }
+            batchSlice = sliceEnd;
+            batchTime = now;
+        }
+        super.processElement(element);
+    }
+
+    /** Combines the batch into state (Flink's window buffer flush). */
+    @Override
+    protected void flush() throws Exception {
+        int rows = batch.numRows();
+        if (rows == 0) {
+            return;
+        }
+        NativeWindowAggregate.Groups groups =
+                agg.prepare(
+                        batch.bytes(),
+                        batch.offsets(),
+                        rows,
+                        eventTime ? currentProgress : batchTime);
+        if (groups.dropped > 0) {
+            lateRecordsDroppedRate.markEvent(groups.dropped);
+        }
+        int n = groups.count;
+        BinaryRowData[] keys = new BinaryRowData[n];
+        groupAccs.clear();
+        for (int g = 0; g < n; g++) {
+            keys[g] =
+                    ImageBuffer.ownRow(
+                            keyArity,
+                            groups.keyBytes,
+                            groups.keyOffsets[g],
+                            groups.keyOffsets[g + 1]);
+            setCurrentKey(keys[g]);
+            windowState.setCurrentNamespace(groups.namespaces[g]);
+            groupAccs.append(windowState.value(), accSerializer);
+        }
+        int[] newOffsets = new int[n + 1];
+        byte[] newAccs = agg.combine(groupAccs.bytes(), groupAccs.offsets(), newOffsets);
+        int accArity = accTypes.length;
+        for (int g = 0; g < n; g++) {
+            long window = groups.namespaces[g];
+            setCurrentKey(keys[g]);
+            windowState.setCurrentNamespace(window);
+            windowState.update(
+                    ImageBuffer.ownRow(accArity, newAccs, newOffsets[g], newOffsets[g + 1]));
+            // AggCombiner: the slice's timer, unless its window has fired (event time); a
+            // processing-time window's timer, registered per record in Flink.
+            if (!eventTime) {
+                timers.registerProcessingTimeTimer(window, timerTime(window));
+            } else if (!TimeWindowUtil.isWindowFired(window, timers.currentWatermark(), zone)) {
+                timers.registerEventTimeTimer(window, timerTime(window));
+            }
+            if (groups.lateTimers[g] != NativeWindowAggregate.NO_TIMER) {
+                timers.registerEventTimeTimer(
+                        groups.lateTimers[g], timerTime(groups.lateTimers[g]));
+            }
+        }
+        finishBatch(0);
+    }
+
+    /** The timer time of a window: its end - 1, in the shift time zone. */
+    private long timerTime(long windowEnd) {
+        return TimeWindowUtil.toEpochMillsForTimer(windowEnd - 1, zone);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        if (mark.getTimestamp() > currentWatermark) {
+            if (eventTime) {
+                currentProgress = mark.getTimestamp();
+            }
+            currentWatermark = mark.getTimestamp();
+            fireUpTo(mark);
+        } else {
+            fireUpTo(new Watermark(currentWatermark));
+        }
+    }
+
+    /** Fires the timers up to {@code mark}, emits the windows' results, then the watermark. */
+    private void fireUpTo(Watermark mark) throws Exception {
+        timeServiceManager.advanceWatermark(mark);
+        drainFires();
+        output.emitWatermark(mark);
+    }
+
+    @Override
+    public void onEventTime(InternalTimer<RowData, Long> timer) throws Exception {
+        fireWindow(timer.getNamespace());
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<RowData, Long> timer) throws Exception {
+        if (timer.getTimestamp() > lastTriggeredProcessingTime) {
+            // As WindowAggOperator: rows buffered so far reach state before the window fires.
+            lastTriggeredProcessingTime = timer.getTimestamp();
+            flush();
+            setCurrentKey(timer.getKey());
+        }
+        fireWindow(timer.getNamespace());
+        if (!drainScheduled) {
+            // The timer service fires every due timer in this call; emit them all after it.
+            drainScheduled = true;
+            getProcessingTimeService()
+                    .registerTimer(
+                            getProcessingTimeService().getCurrentProcessingTime(),
+                            time -> {
+                                drainScheduled = false;
+                                drainFires();
+                            });
+        }
+    }
+
+    /**
+     * Flink's fireWindow and clearWindow for the current key: reads the window's slice
+     * accumulators (latest first), queues the window unless it is empty, registers a hopping
+     * window's successor, and clears the slice that expires with it.
+     */
+    private void fireWindow(long windowEnd) throws Exception {
+        long count = 0;
+        for (int s = 0; s < slicesPerWindow; s++) {
+            windowState.setCurrentNamespace(windowEnd - s * slice);
+            RowData acc = windowState.value();
+            sliceAccs[s] = acc;
+            if (acc != null && countStarField >= 0) {
+                count += acc.getLong(countStarField);
+            }
+        }
+        boolean empty = countStarField >= 0 && count == 0;
+        if (!empty) {
+            fires.add((BinaryRowData) getCurrentKey(), windowEnd, sliceAccs, accSerializer);
+        }
+        if (hopping && !empty) {
+            long next = windowEnd + slice;
+            if (eventTime) {
+                timers.registerEventTimeTimer(next, timerTime(next));
+            } else {
+                timers.registerProcessingTimeTimer(next, timerTime(next));
+            }
+        }
+        // The expired slice: a tumbling window's own, a hopping window's first.
+        windowState.setCurrentNamespace(hopping ? windowEnd - size + slice : windowEnd);
+        windowState.clear();
+        if (fires.count() >= batchSize) {
+            drainFires();
+        }
+    }
+
+    /** Computes and emits the queued windows' results. */
+    private void drainFires() throws Exception {
+        int n = fires.count();
+        if (n == 0) {
+            return;
+        }
+        int[] outOffsets = new int[n + 1];
+        byte[] out =
+                agg.fire(
+                        fires.keys.bytes(),
+                        fires.keys.offsets(),
+                        fires.windowEnds,
+                        n,
+                        fires.accs.bytes(),
+                        fires.accs.offsets(),
+                        outOffsets);
+        fires.clear();
+        emit(out, outOffsets, n, null);
+        countEmitted(n);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        drainFires();
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        super.endInput();
+        drainFires();
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flush();
+        drainFires();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (agg != null) {
+                agg.close();
+            }
+        }
+    }
+
+    /** Windows fired and not yet computed: key, window end and slice accumulator images each. */
+    private static final class Fires {
+        final ImageBuffer keys = new ImageBuffer();
+        final ImageBuffer accs = new ImageBuffer();
+        long[] windowEnds = new long[16];
+
+        Fires() {
+            clear();
+        }
+
+        int count() {
+            return keys.count();
+        }
+
+        void add(BinaryRowData key, long windowEnd, RowData[] sliceAccs, RowDataSerializer ser)
+                throws IOException {
+            int f = keys.count();
+            if (f == windowEnds.length) {
+                windowEnds = Arrays.copyOf(windowEnds, f * 2);
+            }
+            windowEnds[f] = windowEnd;
+            keys.append(key);
+            for (RowData acc : sliceAccs) {
+                accs.append(acc, ser);
+            }
+        }
+
+        void clear() {
+            keys.clear();
+            accs.clear();
+        }
+    }
+}

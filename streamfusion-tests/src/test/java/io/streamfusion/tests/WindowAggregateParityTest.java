@@ -1,0 +1,369 @@
+package io.streamfusion.tests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.streamfusion.planner.NativeStreamPlanner;
+import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.planner.SupportReport;
+import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.metrics.NativeMetrics;
+
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.bridge.java.internal.StreamTableEnvironmentImpl;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Window TVF aggregation (TUMBLE and HOP, one phase) runs natively with stock Flink's results:
+ * same rows and values, window_start/window_end/window_time, over {@link TestData}'s edge values,
+ * with out-of-order rows some of which are late (dropped, or for HOP kept in the windows that
+ * have not fired), in batches of 3 rows so that every window's accumulators go through Flink
+ * state. Watermarks are punctuated (one per row, from one source subtask) so that which rows are
+ * late is the same in both engines.
+ */
+class WindowAggregateParityTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+
+    private static final Map<String, String> SMALL_BATCHES = Map.of("streamfusion.batch.size", "3");
+    private static final Map<String, String> UTC = Map.of("table.local-time-zone", "UTC");
+
+    /** The event view: TestData 20 times over, with an event time ("rowtime") and watermarks. */
+    private static final String EV = "ev";
+
+    private static final int COPIES = 20;
+    private static final long BASE = 1_700_000_000_000L;
+
+    /** Flink's default (AUTO): two phases, Local and Global, for event-time windows. */
+    private static ParityHarness harness() {
+        return new ParityHarness(1, false, SMALL_BATCHES, UTC);
+    }
+
+    private static ParityHarness onePhase() {
+        return new ParityHarness(
+                1,
+                false,
+                SMALL_BATCHES,
+                Map.of(
+                        "table.local-time-zone", "UTC",
+                        "table.optimizer.agg-phase-strategy", "ONE_PHASE"));
+    }
+
+    private static boolean integral(String column) {
+        return column.startsWith("i");
+    }
+
+    /** Row i happens at BASE + 700 i ms, except every fifth row, 9 s earlier (late). */
+    private static long eventTime(Row row) {
+        int i = (Integer) row.getField(0);
+        return BASE + 700L * i - (i % 5 == 3 ? 9_000 : 0);
+    }
+
+    private static void registerEvents(StreamTableEnvironment tEnv) {
+        List<Row> rows = new ArrayList<>();
+        for (int copy = 0; copy < COPIES; copy++) {
+            for (Row row : TestData.rows()) {
+                Row shifted = Row.copy(row);
+                shifted.setField(0, (Integer) row.getField(0) + TestData.rows().size() * copy);
+                rows.add(shifted);
+            }
+        }
+        StreamExecutionEnvironment env = ((StreamTableEnvironmentImpl) tEnv).execEnv();
+        DataStream<Row> stream =
+                env.fromData(rows, TestData.typeInfo())
+                        .assignTimestampsAndWatermarks(
+                                WatermarkStrategy.<Row>forGenerator(ctx -> new Punctuated())
+                                        .withTimestampAssigner(
+                                                (row, previous) -> eventTime(row)))
+                        .setParallelism(1);
+        tEnv.createTemporaryView(
+                EV,
+                tEnv.fromDataStream(
+                        stream,
+                        Schema.newBuilder()
+                                .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
+                                .watermark("rowtime", "SOURCE_WATERMARK()")
+                                .build()));
+        // HOP windows per b, whose window_time is a rowtime for windows over them.
+        tEnv.createTemporaryView(
+                HOPPED,
+                tEnv.sqlQuery(
+                        "SELECT b, window_time AS wt, COUNT(*) AS cnt, MAX(i64) AS top FROM "
+                                + hop("2", "4") + " GROUP BY b, " + WINDOW));
+    }
+
+    private static final String HOPPED = "hopped";
+
+    /** A watermark 1 s behind the highest event time so far, after every row. */
+    private static final class Punctuated implements WatermarkGenerator<Row> {
+        private long max = Long.MIN_VALUE + 1_000;
+
+        @Override
+        public void onEvent(Row event, long eventTimestamp, WatermarkOutput output) {
+            max = Math.max(max, eventTimestamp);
+            output.emitWatermark(new Watermark(max - 1_000));
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {}
+    }
+
+    private static List<SupportReport.Decision> lastDecisions = List.of();
+
+    private static ParityHarness.Result run(StreamTableEnvironment tEnv, String sql) {
+        registerEvents(tEnv);
+        return ParityHarness.run(tEnv, sql);
+    }
+
+    private static ParityHarness.Result assertWindowParity(ParityHarness harness, String sql) {
+        ParityHarness.Result stock = run(harness.stock(), sql);
+        long before = NativeMetrics.recordsIn();
+        StreamTableEnvironment nat = harness.nativeEnv();
+        ParityHarness.Result actual = run(nat, sql);
+        assertThat(NativeMetrics.recordsIn()).as("native records for %s", sql).isGreaterThan(before);
+        lastDecisions = StreamFusion.planner(nat).lastReport().decisions();
+        assertThat(lastDecisions)
+                .as("a native window aggregation for %s", sql)
+                .anyMatch(d -> d.isNative && d.operator.contains("WindowAggregate("));
+        assertThat(actual.schema).isEqualTo(stock.schema);
+        assertThat(actual.rows).as(sql).containsExactlyElementsOf(stock.rows);
+        assertThat(actual.rows).as("some windows for %s", sql).isNotEmpty();
+        return actual;
+    }
+
+    private static String tumble(String size) {
+        return "TABLE(TUMBLE(TABLE " + EV + ", DESCRIPTOR(rowtime), INTERVAL '" + size
+                + "' SECOND))";
+    }
+
+    private static String hop(String slide, String size) {
+        return "TABLE(HOP(TABLE " + EV + ", DESCRIPTOR(rowtime), INTERVAL '" + slide
+                + "' SECOND, INTERVAL '" + size + "' SECOND))";
+    }
+
+    private static final String WINDOW = "window_start, window_end, window_time";
+
+    /**
+     * Every numeric function per type in one phase; in two phases (Flink's default) for the
+     * integers, whose partial sums merge exactly however they are cut.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"i8", "i16", "i32", "i64", "f32", "f64", "d10", "d38"})
+    void numericFunctionsMatchInTumblingWindows(String c) {
+        String sql =
+                "SELECT id % 3, " + WINDOW + ", COUNT(*), COUNT(" + c + "), SUM(" + c + "), MIN("
+                        + c + "), MAX(" + c + "), AVG(" + c + ") FROM " + tumble("5")
+                        + " GROUP BY id % 3, " + WINDOW;
+        assertWindowParity(onePhase(), sql);
+        if (integral(c)) {
+            assertTwoPhase(assertWindowParity(harness(), sql));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"i64", "f64", "d38", "s", "ts", "dt"})
+    void functionsMatchInHoppingWindows(String c) {
+        String minMax =
+                "SELECT b, " + WINDOW + ", COUNT(" + c + "), MIN(" + c + "), MAX(" + c + ")";
+        String from = " FROM " + hop("2", "6") + " GROUP BY b, " + WINDOW;
+        boolean numeric = integral(c) || c.startsWith("f") || c.startsWith("d3");
+        assertWindowParity(onePhase(), minMax + (numeric ? ", AVG(" + c + ")" : "") + from);
+        assertTwoPhase(
+                assertWindowParity(harness(), minMax + (integral(c) ? ", AVG(" + c + ")" : "") + from));
+    }
+
+    /** The last native run planned the Local/Global pair, both native. */
+    private static void assertTwoPhase(ParityHarness.Result ignored) {
+        assertThat(lastDecisions)
+                .anyMatch(d -> d.isNative && d.operator.startsWith("LocalWindowAggregate("))
+                .anyMatch(d -> d.isNative && d.operator.startsWith("GlobalWindowAggregate("));
+    }
+
+    /** Keys of every kind: strings, non-compact DECIMAL and TIMESTAMP, ROW, BYTES. */
+    @ParameterizedTest
+    @ValueSource(strings = {"s", "d38", "ts9", "r", "bin", "b, dt, ltz"})
+    void keysOfEveryTypeMatch(String keys) {
+        assertWindowParity(
+                harness(),
+                "SELECT " + keys + ", window_start, window_end, COUNT(*), SUM(i64), MAX(f64) FROM "
+                        + tumble("10") + " GROUP BY " + keys + ", window_start, window_end");
+    }
+
+    @Test
+    void globalWindowsAndFiltersMatch() {
+        String sql =
+                "SELECT window_end, COUNT(*), SUM(i32) FILTER (WHERE b), MAX(s) FILTER (WHERE i8 > 0),"
+                        + " MIN(d38) FILTER (WHERE f64 < 1) FROM " + hop("3", "9")
+                        + " GROUP BY window_start, window_end";
+        assertWindowParity(onePhase(), sql);
+        assertTwoPhase(assertWindowParity(harness(), sql));
+        assertWindowParity(
+                onePhase(),
+                "SELECT window_end, AVG(f32) FILTER (WHERE b IS NULL), SUM(d10) FILTER (WHERE b)"
+                        + " FROM " + hop("3", "9") + " GROUP BY window_start, window_end");
+    }
+
+    /** An offset that is a multiple of the slice (HOP: the slide) keeps Flink's flush points. */
+    @Test
+    void windowOffsetsMatch() {
+        String sql =
+                "SELECT i8, window_start, window_end, COUNT(*), MIN(i32) FROM TABLE(HOP(TABLE "
+                        + EV + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND, INTERVAL '6' SECOND,"
+                        + " INTERVAL '2' SECOND)) GROUP BY i8, window_start, window_end";
+        assertWindowParity(onePhase(), sql);
+        assertTwoPhase(assertWindowParity(harness(), sql));
+    }
+
+    /**
+     * Late rows are dropped as Flink drops them: fewer rows are counted than arrived, in both
+     * engines alike (a HOP window keeps a late row in windows that have not fired).
+     */
+    @Test
+    void lateRowsAreDroppedAsFlinkDropsThem() {
+        int total = TestData.rows().size() * COPIES;
+        for (String window : new String[] {tumble("5"), hop("2", "6")}) {
+            ParityHarness.Result result =
+                    assertWindowParity(
+                            harness(),
+                            "SELECT window_start, COUNT(*) FROM " + window
+                                    + " GROUP BY window_start, window_end");
+            long counted = 0;
+            for (Row row : result.rows) {
+                counted += (Long) row.getField(1);
+            }
+            long perRow = window.contains("HOP") ? 3 : 1;
+            assertThat(counted).as("rows counted in %s", window).isLessThan(total * perRow);
+        }
+    }
+
+    /** Windows over windows: the outer TUMBLE runs on the inner HOP windows' window_time. */
+    @Test
+    void cascadedWindowsMatch() {
+        String sql =
+                "SELECT window_start, window_end, SUM(cnt), MAX(top) FROM TABLE(TUMBLE(TABLE "
+                        + HOPPED + ", DESCRIPTOR(wt), INTERVAL '10' SECOND)) GROUP BY window_start,"
+                        + " window_end";
+        assertWindowParity(onePhase(), sql);
+        assertTwoPhase(assertWindowParity(harness(), sql));
+    }
+
+    /**
+     * Processing-time windows depend on the wall clock, so the rows cannot be compared; every
+     * row is counted once per key in both engines (a bounded input fires its windows at the end).
+     */
+    @Test
+    void processingTimeWindowsCountEveryRow() {
+        String sql =
+                "SELECT g, window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(pt),"
+                        + " INTERVAL '1' SECOND)) GROUP BY g, window_start, window_end";
+        String source =
+                "CREATE TEMPORARY TABLE src (id BIGINT, g AS id % 5, pt AS PROCTIME()) WITH"
+                        + " ('connector'='datagen','fields.id.kind'='sequence',"
+                        + "'fields.id.start'='1','fields.id.end'='50000')";
+        // PROCTIME() itself stays on Flink (non-deterministic); the window aggregation is native.
+        Map<String, String> options = new HashMap<>();
+        options.put("streamfusion.batch.size", "512");
+        options.put("streamfusion.fallback", "allow");
+        ParityHarness harness = new ParityHarness(2, false, options, UTC);
+        List<Map<Object, Long>> counts = new ArrayList<>();
+        harness.forEachEngine(
+                tEnv -> {
+                    tEnv.executeSql(source);
+                    Map<Object, Long> perKey = new HashMap<>();
+                    for (Row row : ParityHarness.run(tEnv, sql).rows) {
+                        perKey.merge(row.getField(0), (Long) row.getField(2), Long::sum);
+                    }
+                    counts.add(perKey);
+                    if (((StreamTableEnvironmentImpl) tEnv).getPlanner()
+                            instanceof NativeStreamPlanner) {
+                        lastDecisions = StreamFusion.planner(tEnv).lastReport().decisions();
+                    }
+                });
+        assertThat(counts.get(1)).isEqualTo(counts.get(0)).hasSize(5).containsValue(10_000L);
+        assertThat(counts.get(1).values()).containsOnly(10_000L);
+        assertThat(lastDecisions)
+                .anyMatch(d -> d.isNative && d.operator.startsWith("WindowAggregate("));
+    }
+
+    /** What is not native yet is refused with its reason (strict mode fails with it). */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "SELECT window_end, COUNT(*) FROM TABLE(CUMULATE(TABLE ev, DESCRIPTOR(rowtime),"
+                        + " INTERVAL '2' SECOND, INTERVAL '6' SECOND)) GROUP BY window_start,"
+                        + " window_end|CumulativeWindowSpec",
+                "SELECT window_end, COUNT(DISTINCT i8) FROM TABLE(TUMBLE(TABLE ev,"
+                        + " DESCRIPTOR(rowtime), INTERVAL '5' SECOND)) GROUP BY window_start,"
+                        + " window_end|DISTINCT",
+                "SELECT window_end, SUM(f64) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(rowtime),"
+                        + " INTERVAL '5' SECOND)) GROUP BY window_start, window_end|partial sums",
+                "SELECT window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(rowtime),"
+                        + " INTERVAL '4' SECOND, INTERVAL '1' SECOND)) GROUP BY window_start,"
+                        + " window_end|ignore the offset"
+            })
+    void unsupportedWindowsAreRefusedWithAReason(String spec) {
+        String sql = spec.substring(0, spec.indexOf('|'));
+        String reason = spec.substring(spec.indexOf('|') + 1);
+        StreamTableEnvironment nat = harness().nativeEnv();
+        registerEvents(nat);
+        assertThatThrownBy(() -> ParityHarness.run(nat, sql))
+                .hasStackTraceContaining("WindowAggregate")
+                .hasStackTraceContaining(reason);
+    }
+
+    /** An event-time window on TIMESTAMP_LTZ shifts by a non-UTC zone: refused, named. */
+    @Test
+    void nonUtcEventTimeWindowIsRefused() {
+        ParityHarness shanghai =
+                new ParityHarness(
+                        1, false, SMALL_BATCHES, Map.of("table.local-time-zone", "Asia/Shanghai"));
+        StreamTableEnvironment nat = shanghai.nativeEnv();
+        registerEvents(nat);
+        assertThatThrownBy(
+                        () ->
+                                ParityHarness.run(
+                                        nat,
+                                        "SELECT window_end, COUNT(*) FROM " + tumble("5")
+                                                + " GROUP BY window_start, window_end"))
+                .hasStackTraceContaining("Asia/Shanghai");
+    }
+
+    @Test
+    void tinyMemoryBudgetIsAClearError() {
+        ParityHarness tiny =
+                new ParityHarness(
+                        1,
+                        false,
+                        Map.of("streamfusion.memory.budget", "1kb", "streamfusion.batch.size", "64"),
+                        UTC);
+        StreamTableEnvironment nat = tiny.nativeEnv();
+        registerEvents(nat);
+        assertThatThrownBy(
+                        () ->
+                                ParityHarness.run(
+                                        nat,
+                                        "SELECT s, window_end, COUNT(*) FROM " + tumble("5")
+                                                + " GROUP BY s, window_start, window_end"))
+                .hasStackTraceContaining("streamfusion.memory.budget");
+        assertThat(NativeLib.globalMemoryBytes()).isZero();
+    }
+}
