@@ -3,20 +3,14 @@ package io.streamfusion.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamfusion.planner.StreamFusion;
-import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -29,11 +23,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The native group aggregation keeps Flink's exactly-once state: results equal an uninterrupted
@@ -59,57 +50,15 @@ class GroupAggregateStateTest {
                     + "SUM(v) FROM (SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v FROM src) "
                     + "GROUP BY k";
 
-    /** Fails the job once, at {@link #failAt}, while armed. */
-    public static final class FailOnce extends ScalarFunction {
-        static final AtomicBoolean ARMED = new AtomicBoolean();
-        /** Calls per id, over all attempts of a job. */
-        static final Map<Long, Integer> CALLS = new ConcurrentHashMap<>();
-        static volatile long failAt = -1;
-
-        public Long eval(Long id) {
-            if (id != null) {
-                CALLS.merge(id, 1, Integer::sum);
-            }
-            if (id != null && id == failAt && ARMED.compareAndSet(true, false)) {
-                throw new IllegalStateException("injected failure at row " + id);
-            }
-            return id;
-        }
-    }
-
     private static StreamTableEnvironment env(
             boolean nativeEngine,
             int parallelism,
             String backend,
             int rowsPerSecond,
             Map<String, String> extra) {
-        Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, backend);
-        conf.setString("restart-strategy.type", "fixed-delay");
-        conf.setString("restart-strategy.fixed-delay.attempts", "3");
-        conf.setString("restart-strategy.fixed-delay.delay", "100 ms");
-        extra.forEach(conf::setString);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        EnvironmentSettings settings = EnvironmentSettings.inStreamingMode();
         StreamTableEnvironment tEnv =
-                nativeEngine
-                        ? StreamFusion.create(env, settings)
-                        : StreamTableEnvironment.create(env, settings);
-        if (nativeEngine) {
-            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
-            tEnv.getConfig().set(StreamFusionOptions.BATCH_SIZE.key(), "64");
-        }
-        // Operator uids from the ExecNode ids, which are reset before each planning: the same SQL
-        // gets the same uids in every job, whatever its parallelism and chaining.
-        tEnv.getConfig().set("table.exec.uid.generation", "ALWAYS");
-        tEnv.createTemporarySystemFunction("fail_once", FailOnce.class);
-        String rate = rowsPerSecond > 0 ? "'rows-per-second'='" + rowsPerSecond + "'," : "";
-        tEnv.executeSql(
-                "CREATE TEMPORARY TABLE src (id BIGINT) WITH ('connector'='datagen', "
-                        + rate
-                        + "'number-of-rows'='" + ROWS + "', 'fields.id.kind'='sequence', "
-                        + "'fields.id.start'='1', 'fields.id.end'='" + ROWS + "')");
+                StateJobs.env(nativeEngine, parallelism, backend, extra);
+        tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, ""));
         return tEnv;
     }
 
@@ -165,16 +114,16 @@ class GroupAggregateStateTest {
             String backend, boolean miniBatch, boolean distinct, @TempDir Path dir)
             throws Exception {
         String query = distinct ? DISTINCT_QUERY : QUERY;
-        FailOnce.ARMED.set(false);
+        StateJobs.FailOnce.ARMED.set(false);
         Map<Object, String> expected = stockResult(query);
         assertThat(expected).hasSize(50);
 
         // Each source subtask reads its own half of the sequence: this is the second's 8,000th
         // row, about two seconds in, after many completed checkpoints.
-        FailOnce.failAt = ROWS / 2 + 8_000;
-        FailOnce.ARMED.set(true);
+        StateJobs.FailOnce.failAt = ROWS / 2 + 8_000;
+        StateJobs.FailOnce.ARMED.set(true);
         long before = NativeMetrics.recordsIn();
-        FailOnce.CALLS.clear();
+        StateJobs.FailOnce.CALLS.clear();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment nat =
                 env(
@@ -190,15 +139,15 @@ class GroupAggregateStateTest {
                                         dir.toUri().toString()),
                                 miniBatch));
         Map<Object, String> actual = fold(nat.executeSql(query));
-        assertThat(FailOnce.ARMED.get()).as("the injected failure happened").isFalse();
+        assertThat(StateJobs.FailOnce.ARMED.get()).as("the injected failure happened").isFalse();
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(2L * ROWS);
         // The UDF sees each row the same number of times per attempt (once per use in the
         // query); rows seen more often were replayed after the failure. A restore from the last
         // checkpoint replays a few hundred; a restart from scratch would replay about 16,000 (the
         // two source subtasks' rows before the failure, which is at the 8,000th row of the second).
-        int once = FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
-        long replayed = FailOnce.CALLS.values().stream().filter(c -> c > once).count();
-        assertThat(FailOnce.CALLS).hasSize(ROWS);
+        int once = StateJobs.FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
+        long replayed = StateJobs.FailOnce.CALLS.values().stream().filter(c -> c > once).count();
+        assertThat(StateJobs.FailOnce.CALLS).hasSize(ROWS);
         assertThat(replayed).isLessThan(6_000);
         assertThat(actual).isEqualTo(expected);
     }
@@ -215,7 +164,7 @@ class GroupAggregateStateTest {
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
             throws Exception {
-        FailOnce.ARMED.set(false);
+        StateJobs.FailOnce.ARMED.set(false);
         Map<Object, String> expected = stockResult(QUERY);
 
         // Job 1: native at parallelism 2, stopped with a savepoint while the source is mid-way.

@@ -1,0 +1,91 @@
+package io.streamfusion.tests;
+
+import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.runtime.config.StreamFusionOptions;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.functions.ScalarFunction;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What the state tests share: table environments for jobs that fail, restore and rescale on a
+ * MiniCluster (stock or native, heap or RocksDB, stable operator uids), a datagen sequence source,
+ * and a UDF that fails the job once.
+ */
+final class StateJobs {
+    private StateJobs() {}
+
+    /** Fails the job once, at {@link #failAt}, while armed. */
+    public static final class FailOnce extends ScalarFunction {
+        static final AtomicBoolean ARMED = new AtomicBoolean();
+        /** Calls per id, over all attempts of a job. */
+        static final Map<Long, Integer> CALLS = new ConcurrentHashMap<>();
+        static volatile long failAt = -1;
+
+        public Long eval(Long id) {
+            if (id != null) {
+                CALLS.merge(id, 1, Integer::sum);
+            }
+            if (id != null && id == failAt && ARMED.compareAndSet(true, false)) {
+                throw new IllegalStateException("injected failure at row " + id);
+            }
+            return id;
+        }
+    }
+
+    /**
+     * A table environment: stock or native (strict, batches of 64 rows), {@code backend} state,
+     * restarts after a failure, {@code extra} configuration, and the fail_once function.
+     */
+    static StreamTableEnvironment env(
+            boolean nativeEngine, int parallelism, String backend, Map<String, String> extra) {
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, backend);
+        conf.setString("restart-strategy.type", "fixed-delay");
+        conf.setString("restart-strategy.fixed-delay.attempts", "3");
+        conf.setString("restart-strategy.fixed-delay.delay", "100 ms");
+        extra.forEach(conf::setString);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        EnvironmentSettings settings = EnvironmentSettings.inStreamingMode();
+        StreamTableEnvironment tEnv =
+                nativeEngine
+                        ? StreamFusion.create(env, settings)
+                        : StreamTableEnvironment.create(env, settings);
+        if (nativeEngine) {
+            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
+            tEnv.getConfig().set(StreamFusionOptions.BATCH_SIZE.key(), "64");
+        }
+        // Table options given in extra (they also reach the configuration above).
+        extra.forEach(
+                (k, v) -> {
+                    if (k.startsWith("table.") || k.startsWith("streamfusion.")) {
+                        tEnv.getConfig().set(k, v);
+                    }
+                });
+        // Operator uids from the ExecNode ids, which are reset before each planning: the same SQL
+        // gets the same uids in every job, whatever its parallelism and chaining.
+        tEnv.getConfig().set("table.exec.uid.generation", "ALWAYS");
+        tEnv.createTemporarySystemFunction("fail_once", FailOnce.class);
+        return tEnv;
+    }
+
+    /**
+     * A datagen table {@code name} of ids 1..rows (each source subtask reads its own range), at
+     * {@code rowsPerSecond} per subtask when positive, with {@code extraColumns} (", ..." or "").
+     */
+    static String sequenceSource(String name, int rows, int rowsPerSecond, String extraColumns) {
+        String rate = rowsPerSecond > 0 ? "'rows-per-second'='" + rowsPerSecond + "'," : "";
+        return "CREATE TEMPORARY TABLE " + name + " (id BIGINT" + extraColumns
+                + ") WITH ('connector'='datagen', " + rate + "'number-of-rows'='" + rows
+                + "', 'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='"
+                + rows + "')";
+    }
+}

@@ -1,0 +1,245 @@
+package io.streamfusion.tests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.planner.SupportReport;
+import io.streamfusion.runtime.metrics.NativeMetrics;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.functions.ScalarFunction;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The native window aggregation keeps Flink's exactly-once state and timers: its windows equal an
+ * uninterrupted stock run after a checkpoint, an injected failure and the automatic restore
+ * (windows firing all along), and after stop-with-savepoint at parallelism 2 (windows open, their
+ * timers pending) and a restore at 1 and at 3, with the heap (hashmap) and RocksDB backends,
+ * TUMBLE and HOP, one and two phases.
+ *
+ * <p>The source's watermark assigner stays on Flink (fallback allowed); the window aggregation
+ * operators are asserted native.
+ */
+class WindowAggregateStateTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+
+    private static final int ROWS = 20_000;
+
+    /**
+     * Row id happens at id ms after 2024-01-01, a watermark 1 s behind: each source subtask reads
+     * its own range of ids in order, so no row is late however far one runs ahead of the other.
+     */
+    private static final String IN_ORDER = eventTime("id", "1");
+
+    /**
+     * Both source subtasks' ranges cover the same 10 s of event time, with a watermark 99 s
+     * behind: no window fires before the end of the input, and no row is ever late, whatever
+     * order a rescaled source reads the rest of its ranges in (the datagen source hands its
+     * remaining ids to the new subtasks as list state).
+     */
+    private static final String COMPLETE = eventTime("(id - 1) % " + ROWS / 2, "99");
+
+    private static String eventTime(String millis, String delaySeconds) {
+        return ", ts AS TIMESTAMPADD(MILLISECOND, CAST(" + millis + " AS INT), TIMESTAMP"
+                + " '2024-01-01 00:00:00'), WATERMARK FOR ts AS ts - INTERVAL '" + delaySeconds
+                + "' SECOND";
+    }
+
+    private static String query(String window) {
+        String tvf =
+                window.equals("HOP")
+                        ? "HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)"
+                        : "TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)";
+        return "SELECT record(CONCAT_WS('|', CAST(k AS STRING), CAST(window_start AS STRING),"
+                + " CAST(c AS STRING), CAST(s AS STRING), CAST(mn AS STRING), CAST(mx AS STRING),"
+                + " CAST(f AS STRING))) AS r FROM (SELECT k, window_start, COUNT(*) AS c,"
+                + " SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx, COUNT(*) FILTER (WHERE v % 3 = 0) AS f"
+                + " FROM TABLE(" + tvf + ") GROUP BY k, window_start, window_end)";
+    }
+
+    /** Records every window row it sees, in every job of a test (one JVM). */
+    public static final class Record extends ScalarFunction {
+        static final List<String> SEEN = Collections.synchronizedList(new ArrayList<>());
+
+        public String eval(String row) {
+            SEEN.add(row);
+            return row;
+        }
+    }
+
+    private static StreamTableEnvironment env(
+            boolean nativeEngine,
+            int parallelism,
+            String backend,
+            int rowsPerSecond,
+            String phase,
+            String eventTime,
+            Map<String, String> extra) {
+        Map<String, String> options = new HashMap<>(extra);
+        options.put("table.optimizer.agg-phase-strategy", phase);
+        options.put("table.local-time-zone", "UTC");
+        // The source's WatermarkAssigner stays on Flink.
+        options.put("streamfusion.fallback", "allow");
+        StreamTableEnvironment tEnv = StateJobs.env(nativeEngine, parallelism, backend, options);
+        tEnv.createTemporarySystemFunction("record", Record.class);
+        tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, eventTime));
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW ev AS SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v,"
+                        + " ts FROM src");
+        return tEnv;
+    }
+
+    private static List<String> collect(StreamTableEnvironment tEnv, String sql) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = tEnv.executeSql(sql).collect()) {
+            it.forEachRemaining(row -> rows.add((String) row.getField(0)));
+        }
+        Collections.sort(rows);
+        return rows;
+    }
+
+    /** An uninterrupted stock run in which no row is late: every row counted in each window. */
+    private static List<String> stockResult(String window, String phase, String eventTime)
+            throws Exception {
+        StateJobs.FailOnce.ARMED.set(false);
+        ExecNodeContext.resetIdCounter();
+        List<String> rows =
+                collect(env(false, 2, "hashmap", 0, phase, eventTime, Map.of()), query(window));
+        long counted = 0;
+        for (String row : rows) {
+            counted += Long.parseLong(row.split("\\|")[2]);
+        }
+        assertThat(counted).isEqualTo(window.equals("HOP") ? 3L * ROWS : ROWS);
+        return rows;
+    }
+
+    private static void assertWindowsNative(StreamTableEnvironment tEnv, String phase) {
+        List<SupportReport.Decision> decisions = StreamFusion.planner(tEnv).lastReport().decisions();
+        List<String> expected =
+                phase.equals("TWO_PHASE")
+                        ? List.of("LocalWindowAggregate(", "GlobalWindowAggregate(")
+                        : List.of("WindowAggregate(");
+        for (String operator : expected) {
+            assertThat(decisions).anyMatch(d -> d.isNative && d.operator.startsWith(operator));
+        }
+        assertThat(decisions)
+                .filteredOn(d -> !d.isNative)
+                .allMatch(d -> d.operator.startsWith("WatermarkAssigner("));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "hashmap, TUMBLE, TWO_PHASE",
+        "rocksdb, TUMBLE, TWO_PHASE",
+        "hashmap, HOP, ONE_PHASE",
+        "rocksdb, HOP, ONE_PHASE",
+        "rocksdb, HOP, TWO_PHASE"
+    })
+    void failureAndRestoreFromCheckpointGiveStockResults(
+            String backend, String window, String phase, @TempDir Path dir) throws Exception {
+        List<String> expected = stockResult(window, phase, IN_ORDER);
+
+        // The second source subtask's 8,000th row, about two seconds in.
+        StateJobs.FailOnce.failAt = ROWS / 2 + 8_000;
+        StateJobs.FailOnce.ARMED.set(true);
+        StateJobs.FailOnce.CALLS.clear();
+        long before = NativeMetrics.recordsIn();
+        ExecNodeContext.resetIdCounter();
+        StreamTableEnvironment nat =
+                env(
+                        true,
+                        2,
+                        backend,
+                        8_000,
+                        phase,
+                        IN_ORDER,
+                        Map.of(
+                                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), "100 ms",
+                                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
+                                        dir.toUri().toString()));
+        List<String> actual = collect(nat, query(window));
+        assertWindowsNative(nat, phase);
+        assertThat(StateJobs.FailOnce.ARMED.get()).as("the injected failure happened").isFalse();
+        assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(ROWS);
+        // Rows seen more often than the least-seen row were replayed: a restore from a recent
+        // checkpoint replays a few hundred, a restart from scratch about 16,000.
+        int once = StateJobs.FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
+        long replayed = StateJobs.FailOnce.CALLS.values().stream().filter(c -> c > once).count();
+        assertThat(StateJobs.FailOnce.CALLS).hasSize(ROWS);
+        assertThat(replayed).isLessThan(6_000);
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "hashmap, 1, HOP, TWO_PHASE",
+        "rocksdb, 3, HOP, TWO_PHASE",
+        "hashmap, 3, TUMBLE, ONE_PHASE",
+        "rocksdb, 1, TUMBLE, ONE_PHASE"
+    })
+    void savepointAtTwoRestoresAtAnotherParallelism(
+            String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
+            throws Exception {
+        List<String> expected = stockResult(window, phase, COMPLETE);
+        String sink = "CREATE TEMPORARY TABLE out_sink (r STRING) WITH ('connector'='blackhole')";
+
+        // Job 1: native at parallelism 2, stopped with a savepoint while the source is mid-way.
+        Record.SEEN.clear();
+        StateJobs.FailOnce.CALLS.clear();
+        ExecNodeContext.resetIdCounter();
+        StreamTableEnvironment first = env(true, 2, backend, 4_000, phase, COMPLETE, Map.of());
+        first.executeSql(sink);
+        JobClient job =
+                first.executeSql("INSERT INTO out_sink " + query(window)).getJobClient().get();
+        Thread.sleep(2_000);
+        String savepoint =
+                job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+        assertWindowsNative(first, phase);
+        assertThat(StateJobs.FailOnce.CALLS.size())
+                .as("rows read by job 1, stopped mid-way")
+                .isPositive()
+                .isLessThan(ROWS);
+        // Every window is still open: its accumulators and timers are in the savepoint.
+        assertThat(Record.SEEN).as("windows fired by job 1").isEmpty();
+
+        // Job 2: the same query restored at another parallelism, run to the end of the source.
+        ExecNodeContext.resetIdCounter();
+        StreamTableEnvironment second =
+                env(
+                        true,
+                        restoreParallelism,
+                        backend,
+                        0,
+                        phase,
+                        COMPLETE,
+                        Map.of(StateRecoveryOptions.SAVEPOINT_PATH.key(), savepoint));
+        second.executeSql(sink);
+        second.executeSql("INSERT INTO out_sink " + query(window)).await();
+        assertWindowsNative(second, phase);
+        List<String> actual = new ArrayList<>(Record.SEEN);
+        Collections.sort(actual);
+        assertThat(actual).isEqualTo(expected);
+    }
+}
