@@ -130,8 +130,12 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   }
   if (agg->size_ / agg->slice_ > INT32_MAX) return Unsupported("Too many slices per window");
   agg->slices_per_window_ = static_cast<int32_t>(agg->size_ / agg->slice_);
-  agg->time_field_ = node.mode() == Node::GLOBAL ? -1 : node.time_field();
-  if (node.mode() == Node::LOCAL && node.time_field() < 0) {
+  const bool from_field = node.mode() == Node::GLOBAL || node.windowed();
+  if (node.windowed() && agg->window_ != Node::TUMBLE) {
+    return InternalError("A windowed input's windows are unshared (TUMBLE)");
+  }
+  agg->time_field_ = from_field ? -1 : node.time_field();
+  if (node.mode() == Node::LOCAL && !from_field && node.time_field() < 0) {
     return InternalError("Two-phase window aggregation over processing time");
   }
   if (agg->time_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
@@ -145,7 +149,7 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
     if (index >= agg->output_type_.size() || !IsCompactTimestamp(agg->output_type_[index].type)) {
       return InternalError("Window property ", i, " is not a TIMESTAMP(3) output field");
     }
-    if (property == Node::WINDOW_TIME && node.time_field() < 0 && node.mode() != Node::GLOBAL) {
+    if (property == Node::WINDOW_TIME && node.time_field() < 0 && !from_field) {
       return InternalError("An event-time window_time in a processing-time window");
     }
     agg->properties_.push_back(property);
@@ -170,16 +174,23 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
         return InternalError("GLOBAL window aggregation input does not start with its keys");
       }
     }
-    agg->slice_end_field_ = node.slice_end_field();
-    if (agg->slice_end_field_ != static_cast<int32_t>(agg->grouping_.size() +
-                                                      agg->acc_type_.size()) ||
-        agg->slice_end_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
-        agg->input_type_[static_cast<size_t>(agg->slice_end_field_)].type.kind !=
-            type::TypeKind::kBigInt) {
+    if (node.slice_end_field() !=
+        static_cast<int32_t>(agg->grouping_.size() + agg->acc_type_.size())) {
       return InternalError("GLOBAL window aggregation input has no slice end after its ",
                            agg->acc_type_.size(), " accumulators");
     }
-    agg->time_field_ = -1;
+  }
+  if (from_field) {
+    // A BIGINT (the LOCAL output) or a TIMESTAMP(3) window_end: milliseconds either way.
+    agg->slice_end_field_ = node.slice_end_field();
+    if (agg->slice_end_field_ < 0 ||
+        agg->slice_end_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
+        (agg->input_type_[static_cast<size_t>(agg->slice_end_field_)].type.kind !=
+             type::TypeKind::kBigInt &&
+         !IsCompactTimestamp(agg->input_type_[static_cast<size_t>(agg->slice_end_field_)].type))) {
+      return InternalError("The window end field ", agg->slice_end_field_,
+                           " is not a BIGINT or TIMESTAMP(3) input field");
+    }
   }
   return agg;
 }
@@ -208,13 +219,13 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
   dropped_ = 0;
   const auto n = static_cast<size_t>(num_rows);
   group_of_row_.assign(n, -1);
-  const bool global = mode_ == Node::GLOBAL;
-  const bool event_time = time_field_ >= 0 || global;
+  const bool from_field = slice_end_field_ >= 0;
+  const bool event_time = time_field_ >= 0 || from_field;
   const bool drops_late = event_time && mode_ != Node::LOCAL;
   const arrow::ArrayData* rowtime =
       time_field_ >= 0 ? input_->column_data(time_field_).get() : nullptr;
   const arrow::ArrayData* slice_ends =
-      global ? input_->column_data(slice_end_field_).get() : nullptr;
+      from_field ? input_->column_data(slice_end_field_).get() : nullptr;
   const int64_t proc_slice = event_time ? 0 : SliceEnd(time);
   first_row_.clear();
   std::unordered_map<std::pair<std::string_view, int64_t>, int32_t, GroupKeyHash> groups;
@@ -222,9 +233,9 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
   for (size_t r = 0; r < n; ++r) {
     int64_t slice_end = proc_slice;
     int64_t timer = kNoTimer;
-    if (global) {
+    if (from_field) {
       if (slice_ends->IsNull(static_cast<int64_t>(r))) {
-        return InternalError("A LOCAL window aggregation row without its slice end");
+        return UserError("A row without its window end (field ", slice_end_field_, ")");
       }
       slice_end = slice_ends->GetValues<int64_t>(1)[r];
     } else if (event_time) {

@@ -109,9 +109,17 @@ class WindowAggregateParityTest {
                 tEnv.sqlQuery(
                         "SELECT b, window_time AS wt, COUNT(*) AS cnt, MAX(i64) AS top FROM "
                                 + hop("2", "4") + " GROUP BY b, " + WINDOW));
+        tEnv.createTemporaryView(
+                HOP_COUNTS,
+                tEnv.sqlQuery(
+                        "SELECT b, window_start, window_end, COUNT(*) AS cnt, MAX(i32) AS top FROM "
+                                + hop("2", "6") + " GROUP BY b, window_start, window_end"));
     }
 
     private static final String HOPPED = "hopped";
+
+    /** HOP window counts per b, keeping their windows (window_start, window_end) as q5 does. */
+    private static final String HOP_COUNTS = "hop_counts";
 
     /** A watermark 1 s behind the highest event time so far, after every row. */
     private static final class Punctuated implements WatermarkGenerator<Row> {
@@ -267,8 +275,21 @@ class WindowAggregateParityTest {
     }
 
     /**
+     * An aggregation per window over windowed rows (Nexmark q5's hot items): Flink keeps each
+     * row's window (WindowAttachedWindowingStrategy) instead of assigning one.
+     */
+    @Test
+    void aggregationsOverWindowedRowsMatch() {
+        String sql =
+                "SELECT window_start, window_end, MAX(cnt), SUM(cnt), MIN(top) FROM " + HOP_COUNTS
+                        + " GROUP BY window_start, window_end";
+        assertWindowParity(onePhase(), sql);
+        assertTwoPhase(assertWindowParity(harness(), sql));
+    }
+
+    /**
      * Processing-time windows depend on the wall clock, so the rows cannot be compared; every
-     * row is counted once per key in both engines (a bounded input fires its windows at the end).
+     * row is counted once per key (a bounded input fires its windows at the end).
      */
     @Test
     void processingTimeWindowsCountEveryRow() {
@@ -298,8 +319,11 @@ class WindowAggregateParityTest {
                         lastDecisions = StreamFusion.planner(tEnv).lastReport().decisions();
                     }
                 });
-        assertThat(counts.get(1)).isEqualTo(counts.get(0)).hasSize(5).containsValue(10_000L);
+        // Every row counted once natively. Stock Flink is not compared row for row: in one run it
+        // counted 49,646 of the 50,000 rows (the end of a bounded input races its timers).
+        assertThat(counts.get(1)).hasSize(5);
         assertThat(counts.get(1).values()).containsOnly(10_000L);
+        assertThat(counts.get(0)).hasSize(5);
         assertThat(lastDecisions)
                 .anyMatch(d -> d.isNative && d.operator.startsWith("WindowAggregate("));
     }

@@ -17,6 +17,7 @@ import org.apache.flink.table.planner.plan.logical.HoppingWindowSpec;
 import org.apache.flink.table.planner.plan.logical.SliceAttachedWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.TumblingWindowSpec;
+import org.apache.flink.table.planner.plan.logical.WindowAttachedWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.WindowSpec;
 import org.apache.flink.table.planner.plan.logical.WindowingStrategy;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
@@ -64,14 +65,8 @@ public final class WindowAggregateConverter {
             SessionOptions session)
             throws UnsupportedNativeException {
         WindowingStrategy windowing = NodeFields.read(node, "windowing");
-        if (!(windowing instanceof TimeAttributeWindowingStrategy)) {
-            throw new UnsupportedNativeException(
-                    "WindowAggregate over "
-                            + windowing.getClass().getSimpleName()
-                            + " (after a window TVF) is not native yet");
-        }
         int timeField =
-                windowing.isRowtime()
+                windowing instanceof TimeAttributeWindowingStrategy && windowing.isRowtime()
                         ? ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex()
                         : -1;
         return build(
@@ -92,20 +87,16 @@ public final class WindowAggregateConverter {
             SessionOptions session)
             throws UnsupportedNativeException {
         WindowingStrategy windowing = NodeFields.read(node, "windowing");
-        if (!(windowing instanceof TimeAttributeWindowingStrategy) || !windowing.isRowtime()) {
-            throw new UnsupportedNativeException(
-                    "LocalWindowAggregate over " + windowing + " is not native yet");
-        }
+        int timeField =
+                windowing instanceof TimeAttributeWindowingStrategy
+                        ? ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex()
+                        : -1;
         return build(
                 node,
                 config,
                 typeFactory,
                 session,
-                WindowAggregateNode.newBuilder()
-                        .setMode(Mode.LOCAL)
-                        .setTimeField(
-                                ((TimeAttributeWindowingStrategy) windowing)
-                                        .getTimeAttributeIndex()),
+                WindowAggregateNode.newBuilder().setMode(Mode.LOCAL).setTimeField(timeField),
                 (RowType) node.getInputEdges().get(0).getOutputType(),
                 StreamExecLocalWindowAggregate.LOCAL_WINDOW_AGGREGATE_TRANSFORMATION);
     }
@@ -118,9 +109,10 @@ public final class WindowAggregateConverter {
             SessionOptions session)
             throws UnsupportedNativeException {
         WindowingStrategy windowing = NodeFields.read(node, "windowing");
-        if (!(windowing instanceof SliceAttachedWindowingStrategy)) {
-            throw new UnsupportedNativeException(
-                    "GlobalWindowAggregate over " + windowing + " is not native yet");
+        WindowAggregateNode.Builder window =
+                WindowAggregateNode.newBuilder().setMode(Mode.GLOBAL).setTimeField(-1);
+        if (windowing instanceof SliceAttachedWindowingStrategy) {
+            window.setSliceEndField(((SliceAttachedWindowingStrategy) windowing).getSliceEnd());
         }
         RowType localInputType = NodeFields.read(node, "localAggInputRowType");
         return build(
@@ -128,12 +120,7 @@ public final class WindowAggregateConverter {
                 config,
                 typeFactory,
                 session,
-                WindowAggregateNode.newBuilder()
-                        .setMode(Mode.GLOBAL)
-                        .setTimeField(-1)
-                        .setSliceEndField(
-                                ((SliceAttachedWindowingStrategy) windowing).getSliceEnd())
-                        .setLocalInputType(TypeConverter.toProto(localInputType)),
+                window.setLocalInputType(TypeConverter.toProto(localInputType)),
                 localInputType,
                 StreamExecGlobalWindowAggregate.GLOBAL_WINDOW_AGGREGATE_TRANSFORMATION);
     }
@@ -192,10 +179,27 @@ public final class WindowAggregateConverter {
                             + " ms) is not native: Flink's buffer flushes ignore the offset");
         }
 
+        if (windowing instanceof WindowAttachedWindowingStrategy) {
+            // Rows carry their window (after a window TVF, or the local phase's window end):
+            // each window is its own slice, as Flink's WindowedSliceAssigner makes it.
+            window.setWindowed(true)
+                    .setWindow(Window.TUMBLE)
+                    .setSlice(window.getSize())
+                    .setSliceEndField(
+                            ((WindowAttachedWindowingStrategy) windowing).getWindowEnd());
+        } else if (!(windowing instanceof TimeAttributeWindowingStrategy)
+                && !(windowing instanceof SliceAttachedWindowingStrategy)) {
+            throw new UnsupportedNativeException(name + " over " + windowing + " is not native yet");
+        }
+        if (window.getMode() == Mode.LOCAL && !window.getWindowed() && window.getTimeField() < 0) {
+            throw new UnsupportedNativeException(name + " on processing time is not native yet");
+        }
+
         ZoneId shiftTimeZone =
                 TimeWindowUtil.getShiftTimeZone(
                         windowing.getTimeAttributeType(), TableConfigUtils.getLocalTimeZone(config));
-        boolean eventTime = window.getTimeField() >= 0 || window.getMode() == Mode.GLOBAL;
+        boolean eventTime =
+                window.getTimeField() >= 0 || window.getMode() == Mode.GLOBAL || window.getWindowed();
         if (eventTime && !shiftTimeZone.normalized().equals(ZoneOffset.UTC)) {
             throw new UnsupportedNativeException(
                     "Event-time window on TIMESTAMP_LTZ in time zone "
@@ -253,7 +257,7 @@ public final class WindowAggregateConverter {
                 accTypes.toArray(new LogicalType[0]),
                 window.getMode() == Mode.LOCAL,
                 eventTime,
-                spec instanceof HoppingWindowSpec,
+                window.getWindow() == Window.HOP,
                 window.getSize(),
                 window.getSlice(),
                 window.getOffset(),
