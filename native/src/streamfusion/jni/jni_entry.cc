@@ -758,12 +758,14 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
   });
 }
 
-// Fires `num_fires` windows (see WindowAggregate::Fire); returns the bytes of the output rows,
-// fetched with windowAggregateCopyOutput.
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateFire(
+// Fires `num_fires` windows (see WindowAggregate::Fire). Writes to `sizes` the output rows and
+// their bytes (fetched with windowAggregateCopyOutput) and the bytes of CUMULATE's merged
+// accumulators (fetched with windowAggregateCopyAccs; 0 otherwise).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateFire(
     JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray key_offsets,
-    jlongArray window_ends, jint num_fires, jbyteArray accs, jintArray acc_offsets) {
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    jlongArray window_ends, jint num_fires, jbyteArray accs, jintArray acc_offsets,
+    jintArray sizes) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     if (num_fires < 0 || env->GetArrayLength(window_ends) < num_fires) {
       return InternalError("windowAggregateFire: window ends shorter than ", num_fires);
@@ -785,7 +787,12 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
                                     return h->agg->Fire(key_bytes.data(), key_offs.data(),
                                                         ends.data(), num_fires, data, offs);
                                   }));
-    return static_cast<jint>(h->agg->output().bytes.size());
+    const auto& agg = *h->agg;
+    const std::vector<int32_t> result = {
+        agg.output().num_rows(), static_cast<int32_t>(agg.output().bytes.size()),
+        static_cast<int32_t>(agg.accs().bytes.size())};
+    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
+    return true;
   });
 }
 

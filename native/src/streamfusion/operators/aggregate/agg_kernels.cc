@@ -543,7 +543,11 @@ class Kernel final : public AggKernel {
     // GLOBAL: each key's incoming accumulators are merged into a bundle accumulator first, which
     // is then merged into the state's (MiniBatchGlobalGroupAggFunction's association).
     std::vector<Acc> bundle;
-    if (plan.merge_offset >= 0) bundle.assign(keys, policy_.Init());
+    std::vector<uint8_t> merged;  // keys that received accumulators (others stay as loaded)
+    if (plan.merge_offset >= 0) {
+      bundle.assign(keys, policy_.Init());
+      merged.assign(keys, 0);
+    }
     for (int64_t r = 0; r < plan.num_rows; ++r) {
       const auto op = static_cast<RowOp>(plan.op[r]);
       if (op == RowOp::kSkip) continue;
@@ -552,6 +556,7 @@ class Kernel final : public AggKernel {
         Acc other = policy_.Init();
         policy_.Load(&other, input, r, plan.merge_offset + plan.acc_offset);
         policy_.Combine(bundle[k], other);
+        merged[k] = 1;
         continue;
       }
       const bool passes = plan.gate != nullptr ? plan.gate[r] != 0 : FilterPasses(filter, r);
@@ -563,7 +568,7 @@ class Kernel final : public AggKernel {
       }
     }
     for (size_t k = 0; k < keys; ++k) {
-      if (plan.merge_offset >= 0) policy_.Combine(accs_[k], bundle[k]);
+      if (plan.merge_offset >= 0 && merged[k]) policy_.Combine(accs_[k], bundle[k]);
       after_valid_[k] = policy_.GetValue(accs_[k], &after_[k]);
       if (!FieldEquals(before_valid_[k] != 0, before_[k], after_valid_[k] != 0, after_[k])) {
         changed[k] = 1;

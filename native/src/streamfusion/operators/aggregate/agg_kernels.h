@@ -51,7 +51,8 @@ struct BundlePlan {
   const uint8_t* fresh = nullptr;  // per key: 1 to start from createAccumulators
   int64_t num_rows = 0;
   // GLOBAL: rows carry accumulators (the LOCAL output) whose fields of this call start at
-  // merge_offset + acc_offset; -1 for rows of the aggregated input.
+  // merge_offset + acc_offset; -1 for rows of the aggregated input. A key no row merges into
+  // keeps its loaded (or fresh) accumulator.
   int32_t merge_offset = -1;
   int32_t acc_offset = 0;
   const uint8_t* gate = nullptr;  // as RowPlan::gate

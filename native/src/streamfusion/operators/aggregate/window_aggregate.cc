@@ -129,7 +129,15 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
     return InternalError("Invalid window: size ", agg->size_, " ms, slice ", agg->slice_, " ms");
   }
   if (agg->size_ / agg->slice_ > INT32_MAX) return Unsupported("Too many slices per window");
-  agg->slices_per_window_ = static_cast<int32_t>(agg->size_ / agg->slice_);
+  // CUMULATE fires from two accumulators: the first slice's (merged into) and the current one.
+  agg->slices_per_window_ =
+      agg->window_ == Node::CUMULATE ? 2 : static_cast<int32_t>(agg->size_ / agg->slice_);
+  if (aggregate.count_star_call() >= aggregate.calls_size()) {
+    return InternalError("COUNT(*) call ", aggregate.count_star_call(), " outside the calls");
+  }
+  agg->count_star_field_ = aggregate.count_star_call() < 0
+                               ? -1
+                               : agg->acc_offset_[static_cast<size_t>(aggregate.count_star_call())];
   const bool from_field = node.mode() == Node::GLOBAL || node.windowed();
   if (node.windowed() && agg->window_ != Node::TUMBLE) {
     return InternalError("A windowed input's windows are unshared (TUMBLE)");
@@ -204,7 +212,22 @@ int64_t WindowAggregate::SliceEnd(int64_t timestamp) const {
 }
 
 int64_t WindowAggregate::WindowStart(int64_t window_end) const {
+  if (window_ == Node::CUMULATE) {
+    // TimeWindow.getWindowStartWithOffset(windowEnd - 1, offset, maxSize).
+    const int64_t timestamp = JavaSub(window_end, 1);
+    const int64_t remainder = JavaSub(timestamp, offset_) % size_;
+    return remainder < 0 ? JavaSub(timestamp, JavaAdd(remainder, size_))
+                         : JavaSub(timestamp, remainder);
+  }
   return JavaSub(window_end, size_);
+}
+
+int64_t WindowAggregate::LastWindowEnd(int64_t slice_end) const {
+  switch (window_) {
+    case Node::HOP: return JavaAdd(JavaSub(slice_end, slice_), size_);
+    case Node::CUMULATE: return JavaAdd(WindowStart(slice_end), size_);
+    default: return slice_end;
+  }
 }
 
 Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
@@ -248,15 +271,15 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
     if (drops_late) {
       if (IsWindowFired(slice_end, time)) {
         // Late: dropped when its last window has fired too (SliceAssigner.getLastWindowEnd).
-        const int64_t last_window_end =
-            window_ == Node::TUMBLE ? slice_end : JavaAdd(JavaSub(slice_end, slice_), size_);
-        if (IsWindowFired(last_window_end, time)) {
+        if (IsWindowFired(LastWindowEnd(slice_end), time)) {
           ++dropped_;
           continue;
         }
-        // Kept in its slice, with a timer for the first window not fired yet.
+        // Kept, with a timer for the first window not fired yet: in its slice, or for CUMULATE
+        // in the window's first slice, which the fired windows were merged into.
         timer = slice_end;
         while (IsWindowFired(timer, time)) timer = JavaAdd(timer, slice_);
+        if (window_ == Node::CUMULATE) slice_end = JavaAdd(WindowStart(slice_end), slice_);
       }
     }
     const int32_t begin = row_keys_.offsets[r];
@@ -360,76 +383,100 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
                              const int32_t* acc_offsets) {
   SF_ASSIGN_OR_RAISE(auto key_batch, batch::DecodeBinaryRows(key_type_, keys, key_offsets,
                                                              num_fires, pool_.get()));
-  const int32_t slices = slices_per_window_;
+  const auto slices = static_cast<size_t>(slices_per_window_);
   std::vector<int32_t> acc_row;
-  SF_ASSIGN_OR_RAISE(auto state, DecodeAccs(accs, acc_offsets, num_fires * slices, &acc_row));
+  SF_ASSIGN_OR_RAISE(auto state, DecodeAccs(accs, acc_offsets,
+                                            num_fires * slices_per_window_, &acc_row));
   const auto fires = static_cast<size_t>(num_fires);
+  const arrow::RecordBatch& decoded = state != nullptr ? *state : *key_batch;
+  // Each fire starts from a base accumulator (`base`: a state row, or fresh when -1) and merges
+  // state rows into it: row r (in the order given) into fire merge_key[r] when op[r] says so.
+  std::vector<int32_t> base(fires, -1);
+  std::vector<int32_t> merge_key;
+  std::vector<int8_t> op;
+  for (size_t f = 0; f < fires; ++f) {
+    if (window_ == Node::TUMBLE) {
+      // SliceUnsharedSyncStateWindowAggProcessor: the window's accumulator as it is in state.
+      base[f] = acc_row[f];
+      continue;
+    }
+    // HOP: SliceSharedSyncStateWindowAggProcessor with a null merge target, a fresh
+    // accumulator merging the slices latest first. CUMULATE: the first slice's accumulator
+    // (slice 0) merging the current slice's (slice 1).
+    for (size_t s = 0; s < slices; ++s) {
+      const int32_t row = acc_row[f * slices + s];
+      if (row < 0) continue;
+      const bool is_base = window_ == Node::CUMULATE && s == 0;
+      if (is_base) base[f] = row;
+      merge_key.push_back(static_cast<int32_t>(f));
+      op.push_back(static_cast<int8_t>(is_base ? RowOp::kSkip : RowOp::kAccumulate));
+    }
+  }
+  std::vector<uint8_t> fresh(fires);
+  for (size_t f = 0; f < fires; ++f) fresh[f] = base[f] < 0 ? 1 : 0;
   std::vector<uint8_t> ignored(fires, 0);
-  std::vector<int32_t> every_fire(fires);
-  for (size_t f = 0; f < fires; ++f) every_fire[f] = static_cast<int32_t>(f);
-  if (window_ == Node::TUMBLE) {
-    // SliceUnsharedSyncStateWindowAggProcessor: the window's accumulator as it is in state.
-    std::vector<uint8_t> fresh(fires);
-    for (size_t f = 0; f < fires; ++f) fresh[f] = acc_row[f] < 0 ? 1 : 0;
-    for (size_t i = 0; i < kernels_.size(); ++i) {
-      SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), acc_row, acc_offset_[i]));
-      BundlePlan plan{nullptr, nullptr, fresh.data(), 0};
-      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*key_batch, plan, ignored.data()));
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), base, acc_offset_[i]));
+    BundlePlan plan{merge_key.data(), op.data(), fresh.data(),
+                    static_cast<int64_t>(merge_key.size()), /*merge_offset=*/0, acc_offset_[i]};
+    SF_RETURN_NOT_OK(kernels_[i]->RunBundle(decoded, plan, ignored.data()));
+  }
+
+  // The windows to emit: for CUMULATE (which fires every step, data or not) not those whose
+  // COUNT(*) is 0 (WindowIsEmptySupplier); the JVM leaves empty TUMBLE/HOP windows out itself.
+  std::vector<int32_t> emitted;
+  if (window_ == Node::CUMULATE) {
+    SF_RETURN_NOT_OK(EncodeAccs(num_fires));  // the merged first-slice accumulators
+    std::vector<std::shared_ptr<arrow::Array>> merged;
+    for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &merged));
+    const arrow::ArrayData* counts =
+        count_star_field_ < 0 ? nullptr : merged[static_cast<size_t>(count_star_field_)]->data().get();
+    for (size_t f = 0; f < fires; ++f) {
+      const bool empty = counts != nullptr && counts->IsValid(static_cast<int64_t>(f)) &&
+                         counts->GetValues<int64_t>(1)[f] == 0;
+      if (!empty) emitted.push_back(static_cast<int32_t>(f));
     }
   } else {
-    // SliceSharedSyncStateWindowAggProcessor with a null merge target: a fresh accumulator
-    // merging the window's slices in the order given (latest first).
-    std::vector<int32_t> merge_key;
-    for (size_t f = 0; f < fires; ++f) {
-      for (int32_t s = 0; s < slices; ++s) {
-        if (acc_row[f * static_cast<size_t>(slices) + static_cast<size_t>(s)] >= 0) {
-          merge_key.push_back(static_cast<int32_t>(f));
-        }
-      }
-    }
-    const std::vector<int8_t> op(merge_key.size(), static_cast<int8_t>(RowOp::kAccumulate));
-    const std::vector<uint8_t> fresh(fires, 1);
-    const std::vector<int32_t> none(fires, -1);
-    const arrow::RecordBatch& merged = state != nullptr ? *state : *key_batch;
-    for (size_t i = 0; i < kernels_.size(); ++i) {
-      SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, nullptr, none, acc_offset_[i]));
-      BundlePlan plan{merge_key.data(), op.data(), fresh.data(),
-                      static_cast<int64_t>(merge_key.size()), /*merge_offset=*/0,
-                      acc_offset_[i]};
-      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(merged, plan, ignored.data()));
-    }
+    new_accs_.Clear();
+    emitted.resize(fires);
+    for (size_t f = 0; f < fires; ++f) emitted[f] = static_cast<int32_t>(f);
   }
 
   std::vector<std::shared_ptr<arrow::Array>> columns;
-  for (int i = 0; i < key_batch->num_columns() - 1; ++i) columns.push_back(key_batch->column(i));
-  const std::vector<int8_t> after(fires, 1);
+  for (int i = 0; i < key_batch->num_columns() - 1; ++i) {
+    SF_ASSIGN_OR_RAISE(auto column, Gather(*key_batch->column(i), emitted, pool_.get()));
+    columns.push_back(std::move(column));
+  }
+  const std::vector<int8_t> after(emitted.size(), 1);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     if (hidden_[i]) continue;
-    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(every_fire, after, pool_.get()));
+    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(emitted, after, pool_.get()));
     columns.push_back(std::move(values));
   }
+  const auto rows = static_cast<int64_t>(emitted.size());
   for (const auto property : properties_) {
     const type::LogicalType& type = output_type_[columns.size()].type;
     if (property == Node::PROCTIME) {
-      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(type), num_fires,
+      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(type), rows,
                                                             pool_.get()));
       columns.push_back(std::move(nulls));
       continue;
     }
-    std::vector<int64_t> millis(fires);
-    for (size_t f = 0; f < fires; ++f) {
+    std::vector<int64_t> millis;
+    for (const int32_t f : emitted) {
       const int64_t end = window_ends[f];
-      millis[f] = property == Node::WINDOW_START ? WindowStart(end)
-                  : property == Node::WINDOW_END ? end
-                                                 : JavaSub(end, 1);
+      millis.push_back(property == Node::WINDOW_START ? WindowStart(end)
+                       : property == Node::WINDOW_END ? end
+                                                      : JavaSub(end, 1));
     }
     SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool_.get()));
     columns.push_back(std::move(column));
   }
-  SF_ASSIGN_OR_RAISE(auto kinds, RowKindColumn(std::vector<int8_t>(fires, kInsert), pool_.get()));
+  SF_ASSIGN_OR_RAISE(auto kinds, RowKindColumn(std::vector<int8_t>(emitted.size(), kInsert),
+                                               pool_.get()));
   columns.push_back(std::move(kinds));
   const auto out =
-      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), num_fires, std::move(columns));
+      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), rows, std::move(columns));
   return batch::EncodeBinaryRows(output_type_, *out, &output_);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
-// Flink's window TVF aggregation over slicing windows (StreamExecWindowAggregate with TUMBLE or
-// HOP: WindowAggOperator with SliceUnshared/SliceSharedSyncStateWindowAggProcessor, Flink 2.2.1),
+// Flink's window TVF aggregation over slicing windows (StreamExecWindowAggregate with TUMBLE, HOP
+// or CUMULATE: WindowAggOperator with SliceUnshared/SliceSharedSyncStateWindowAggProcessor, Flink 2.2.1),
 // computed natively over accumulators that the JVM keeps in Flink's keyed ValueState
 // "window-aggs", namespaced by slice end, with Flink's own timers ("native compute over Flink
 // keyed state", DESIGN.md "State" (a)).
@@ -24,7 +24,9 @@
 // Firing a window (Flink's fireWindow) is one more step, for many fired windows at once:
 //   Fire(keys, window ends, slice accumulators): TUMBLE reads the window's own accumulator;
 //   HOP merges the window's slices, latest first, into a fresh accumulator (Flink's
-//   HoppingSlicesIterable order with a null merge target). The output row is the key fields,
+//   HoppingSlicesIterable order with a null merge target); CUMULATE merges the current slice
+//   into the first slice's accumulator, which becomes the first slice's new state (Flink's
+//   merge target), and skips empty windows (it fires every step). The output row is the key fields,
 //   the visible calls' values, then the window properties. Which windows fire, which are empty
 //   (COUNT(*) = 0) and which state is cleared are decided by the JVM with Flink's timers.
 
@@ -77,7 +79,10 @@ class WindowAggregate {
 
   // Fires `num_fires` windows: fire f has key image keys[key_offsets[f], key_offsets[f + 1]),
   // window end window_ends[f], and slices_per_window() accumulator images, slice s at
-  // accs[acc_offsets[f * S + s], acc_offsets[f * S + s + 1]) (empty: none), latest slice first.
+  // accs[acc_offsets[f * S + s], acc_offsets[f * S + s + 1]) (empty: none): TUMBLE its window's,
+  // HOP its slices latest first, CUMULATE its first slice's then the current slice's. output()
+  // holds the windows' rows (CUMULATE: not those with COUNT(*) = 0) and, for CUMULATE, accs()
+  // each fire's merged accumulator, the new state of its first slice.
   Status Fire(const uint8_t* keys, const int32_t* key_offsets, const int64_t* window_ends,
               int32_t num_fires, const uint8_t* accs, const int32_t* acc_offsets);
   const batch::BinaryRowBuffer& output() const { return output_; }
@@ -91,6 +96,8 @@ class WindowAggregate {
 
   int64_t SliceEnd(int64_t timestamp) const;
   int64_t WindowStart(int64_t window_end) const;
+  // SliceAssigner.getLastWindowEnd: the end of the last window a slice belongs to.
+  int64_t LastWindowEnd(int64_t slice_end) const;
   // Decodes `count` accumulator images listed by `offsets` (empty ranges skipped); row_of[i] is
   // the decoded row of image i or -1.
   Result<std::shared_ptr<arrow::RecordBatch>> DecodeAccs(const uint8_t* accs,
@@ -117,6 +124,7 @@ class WindowAggregate {
   int64_t offset_ = 0;
   int32_t time_field_ = -1;
   int32_t slices_per_window_ = 1;
+  int32_t count_star_field_ = -1;  // acc field of COUNT(*), -1 if none
   std::vector<plan::WindowAggregateNode::Property> properties_;
 
   // The prepared batch.

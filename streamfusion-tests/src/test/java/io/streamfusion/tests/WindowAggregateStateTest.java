@@ -34,7 +34,7 @@ import java.util.Map;
  * uninterrupted stock run after a checkpoint, an injected failure and the automatic restore
  * (windows firing all along), and after stop-with-savepoint at parallelism 2 (windows open, their
  * timers pending) and a restore at 1 and at 3, with the heap (hashmap) and RocksDB backends,
- * TUMBLE and HOP, one and two phases.
+ * TUMBLE, HOP and CUMULATE, one and two phases.
  *
  * <p>The source's watermark assigner stays on Flink (fallback allowed); the window aggregation
  * operators are asserted native.
@@ -70,7 +70,10 @@ class WindowAggregateStateTest {
         String tvf =
                 window.equals("HOP")
                         ? "HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)"
-                        : "TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)";
+                        : window.equals("CUMULATE")
+                                ? "CUMULATE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
+                                        + " INTERVAL '4' SECOND)"
+                                : "TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)";
         return "SELECT record(CONCAT_WS('|', CAST(k AS STRING), CAST(window_start AS STRING),"
                 + " CAST(c AS STRING), CAST(s AS STRING), CAST(mn AS STRING), CAST(mx AS STRING),"
                 + " CAST(f AS STRING))) AS r FROM (SELECT k, window_start, COUNT(*) AS c,"
@@ -130,7 +133,15 @@ class WindowAggregateStateTest {
         for (String row : rows) {
             counted += Long.parseLong(row.split("\\|")[2]);
         }
-        assertThat(counted).isEqualTo(window.equals("HOP") ? 3L * ROWS : ROWS);
+        // A row is in 3 HOP windows, in 1 TUMBLE window, and in the CUMULATE windows of its
+        // 4 s cycle from its 1 s step on.
+        long expected = 0;
+        for (long id = 1; id <= ROWS; id++) {
+            long millis = eventTime.equals(IN_ORDER) ? id : (id - 1) % (ROWS / 2);
+            expected +=
+                    window.equals("HOP") ? 3 : window.equals("CUMULATE") ? 4 - millis % 4000 / 1000 : 1;
+        }
+        assertThat(counted).isEqualTo(expected);
         return rows;
     }
 
@@ -154,7 +165,9 @@ class WindowAggregateStateTest {
         "rocksdb, TUMBLE, TWO_PHASE",
         "hashmap, HOP, ONE_PHASE",
         "rocksdb, HOP, ONE_PHASE",
-        "rocksdb, HOP, TWO_PHASE"
+        "rocksdb, HOP, TWO_PHASE",
+        "hashmap, CUMULATE, ONE_PHASE",
+        "rocksdb, CUMULATE, TWO_PHASE"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -196,19 +209,49 @@ class WindowAggregateStateTest {
         "hashmap, 1, HOP, TWO_PHASE",
         "rocksdb, 3, HOP, TWO_PHASE",
         "hashmap, 3, TUMBLE, ONE_PHASE",
-        "rocksdb, 1, TUMBLE, ONE_PHASE"
+        "rocksdb, 1, TUMBLE, ONE_PHASE",
+        "hashmap, 3, CUMULATE, TWO_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
             throws Exception {
+        assertSavepointRestore(true, true, backend, restoreParallelism, window, phase, dir);
+    }
+
+    /**
+     * A savepoint taken with one engine restores with the other: the state, timers and uids are
+     * Flink's, so StreamFusion can be switched on or off for a running job.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "true, rocksdb, HOP, TWO_PHASE",
+        "false, rocksdb, HOP, TWO_PHASE",
+        "true, hashmap, CUMULATE, ONE_PHASE",
+        "false, hashmap, TUMBLE, ONE_PHASE"
+    })
+    void savepointsMoveBetweenStockAndNative(
+            boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)
+            throws Exception {
+        assertSavepointRestore(nativeFirst, !nativeFirst, backend, 2, window, phase, dir);
+    }
+
+    private static void assertSavepointRestore(
+            boolean firstNative,
+            boolean secondNative,
+            String backend,
+            int restoreParallelism,
+            String window,
+            String phase,
+            Path dir)
+            throws Exception {
         List<String> expected = stockResult(window, phase, COMPLETE);
         String sink = "CREATE TEMPORARY TABLE out_sink (r STRING) WITH ('connector'='blackhole')";
 
-        // Job 1: native at parallelism 2, stopped with a savepoint while the source is mid-way.
+        // Job 1: at parallelism 2, stopped with a savepoint while the source is mid-way.
         Record.SEEN.clear();
         StateJobs.FailOnce.CALLS.clear();
         ExecNodeContext.resetIdCounter();
-        StreamTableEnvironment first = env(true, 2, backend, 4_000, phase, COMPLETE, Map.of());
+        StreamTableEnvironment first = env(firstNative, 2, backend, 4_000, phase, COMPLETE, Map.of());
         first.executeSql(sink);
         JobClient job =
                 first.executeSql("INSERT INTO out_sink " + query(window)).getJobClient().get();
@@ -216,7 +259,9 @@ class WindowAggregateStateTest {
         String savepoint =
                 job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
                         .get();
-        assertWindowsNative(first, phase);
+        if (firstNative) {
+            assertWindowsNative(first, phase);
+        }
         assertThat(StateJobs.FailOnce.CALLS.size())
                 .as("rows read by job 1, stopped mid-way")
                 .isPositive()
@@ -228,7 +273,7 @@ class WindowAggregateStateTest {
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment second =
                 env(
-                        true,
+                        secondNative,
                         restoreParallelism,
                         backend,
                         0,
@@ -237,7 +282,9 @@ class WindowAggregateStateTest {
                         Map.of(StateRecoveryOptions.SAVEPOINT_PATH.key(), savepoint));
         second.executeSql(sink);
         second.executeSql("INSERT INTO out_sink " + query(window)).await();
-        assertWindowsNative(second, phase);
+        if (secondNative) {
+            assertWindowsNative(second, phase);
+        }
         List<String> actual = new ArrayList<>(Record.SEEN);
         Collections.sort(actual);
         assertThat(actual).isEqualTo(expected);

@@ -13,6 +13,7 @@ import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.plan.logical.CumulativeWindowSpec;
 import org.apache.flink.table.planner.plan.logical.HoppingWindowSpec;
 import org.apache.flink.table.planner.plan.logical.SliceAttachedWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
@@ -48,7 +49,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Converts Flink's window TVF aggregation over a TUMBLE or HOP window (StreamExecWindowAggregate
+ * Converts Flink's window TVF aggregation over a TUMBLE, HOP or CUMULATE window (StreamExecWindowAggregate
  * on event or processing time, and the two-phase StreamExecLocalWindowAggregate and
  * StreamExecGlobalWindowAggregate) into a native window aggregation, or refuses with the reason.
  * The functions and accumulator layout come from Flink's own {@link AggregateInfoList}, built by
@@ -163,6 +164,16 @@ public final class WindowAggregateConverter {
             }
             window.setWindow(Window.HOP).setSize(size).setSlice(slide);
             offset = hopping.getOffset();
+        } else if (spec instanceof CumulativeWindowSpec) {
+            CumulativeWindowSpec cumulative = (CumulativeWindowSpec) spec;
+            long maxSize = cumulative.getMaxSize().toMillis();
+            long step = cumulative.getStep().toMillis();
+            if (step <= 0 || maxSize % step != 0) {
+                throw new UnsupportedNativeException(
+                        "CUMULATE window whose max size is not a multiple of its step");
+            }
+            window.setWindow(Window.CUMULATE).setSize(maxSize).setSlice(step);
+            offset = cumulative.getOffset();
         } else {
             throw new UnsupportedNativeException(
                     name + " over " + spec.getClass().getSimpleName() + " is not native yet");
@@ -179,6 +190,11 @@ public final class WindowAggregateConverter {
                             + " ms) is not native: Flink's buffer flushes ignore the offset");
         }
 
+        if (windowing instanceof WindowAttachedWindowingStrategy
+                && spec instanceof CumulativeWindowSpec) {
+            throw new UnsupportedNativeException(
+                    name + " over rows carrying CUMULATE windows is not native yet");
+        }
         if (windowing instanceof WindowAttachedWindowingStrategy) {
             // Rows carry their window (after a window TVF, or the local phase's window end):
             // each window is its own slice, as Flink's WindowedSliceAssigner makes it.
@@ -257,7 +273,7 @@ public final class WindowAggregateConverter {
                 accTypes.toArray(new LogicalType[0]),
                 window.getMode() == Mode.LOCAL,
                 eventTime,
-                window.getWindow() == Window.HOP,
+                window.getWindow(),
                 window.getSize(),
                 window.getSlice(),
                 window.getOffset(),

@@ -1,5 +1,6 @@
 package io.streamfusion.planner.nodes;
 
+import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.operators.NativeLocalWindowAggregateOperator;
 import io.streamfusion.runtime.operators.NativeWindowAggregateOperator;
@@ -21,7 +22,7 @@ import org.apache.flink.table.types.logical.RowType;
 import java.time.ZoneId;
 
 /**
- * Replaces a window TVF aggregation over TUMBLE or HOP (StreamExecWindowAggregate, or either node
+ * Replaces a window TVF aggregation over TUMBLE, HOP or CUMULATE (StreamExecWindowAggregate, or either node
  * of the two-phase Local/Global pair) by a native window aggregation over Flink keyed state and
  * timers. Keeps Flink's key selector, state key type,
  * transformation name and managed memory weight, so the operator's state is laid out as the
@@ -33,7 +34,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     private final LogicalType[] accTypes;
     private final boolean local;
     private final boolean eventTime;
-    private final boolean hopping;
+    private final Window window;
     private final long size;
     private final long slice;
     private final long offset;
@@ -49,7 +50,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
             LogicalType[] accTypes,
             boolean local,
             boolean eventTime,
-            boolean hopping,
+            Window window,
             long size,
             long slice,
             long offset,
@@ -61,7 +62,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         this.accTypes = accTypes;
         this.local = local;
         this.eventTime = eventTime;
-        this.hopping = hopping;
+        this.window = window;
         this.size = size;
         this.slice = slice;
         this.offset = offset;
@@ -98,7 +99,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                         accTypes,
                         outputType.getFieldCount(),
                         eventTime,
-                        hopping,
+                        window,
                         size,
                         slice,
                         offset,

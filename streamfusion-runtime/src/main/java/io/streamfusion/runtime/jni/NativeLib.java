@@ -166,17 +166,20 @@ public final class NativeLib {
 
     /**
      * Fires windows: fire f has a key image, a window end and the window's slice accumulator
-     * images (slices per window of them, latest first, an empty range for none). Returns the
-     * bytes of the output rows, fetched with {@link #windowAggregateCopyOutput}.
+     * images (slices per window of them, an empty range for none). Writes to {@code sizes} the
+     * output rows and their bytes (fetched with {@link #windowAggregateCopyOutput}) and the bytes
+     * of a cumulative window's merged accumulators (fetched with {@link
+     * #windowAggregateCopyAccs}, one per fire; 0 for other windows).
      */
-    public static native int windowAggregateFire(
+    public static native void windowAggregateFire(
             long handle,
             byte[] keys,
             int[] keyOffsets,
             long[] windowEnds,
             int numFires,
             byte[] accs,
-            int[] accOffsets);
+            int[] accOffsets,
+            int[] sizes);
 
     public static native void windowAggregateCopyOutput(long handle, byte[] rows, int[] offsets);
 

@@ -64,22 +64,42 @@ public final class NativeWindowAggregate implements AutoCloseable {
         return out;
     }
 
-    /** Fires windows; fills {@code outOffsets} (numFires + 1 entries), returns the output rows. */
-    public byte[] fire(
+    /** The result of {@link #fire}. */
+    public static final class Fired {
+        public final int rows;
+        public final byte[] bytes;
+        public final int[] offsets;
+        /** A cumulative window's merged accumulator per fire (its first slice's new state). */
+        public final byte[] accs;
+        public final int[] accOffsets;
+
+        private Fired(int rows, int bytes, int accBytes, int fires) {
+            this.rows = rows;
+            this.bytes = new byte[bytes];
+            this.offsets = new int[rows + 1];
+            this.accs = new byte[accBytes];
+            this.accOffsets = new int[accBytes > 0 ? fires + 1 : 1];
+        }
+    }
+
+    /** Fires {@code numFires} windows (see {@link NativeLib#windowAggregateFire}). */
+    public Fired fire(
             byte[] keys,
             int[] keyOffsets,
             long[] windowEnds,
             int numFires,
             byte[] accs,
-            int[] accOffsets,
-            int[] outOffsets) {
+            int[] accOffsets) {
         long h = handle();
-        int bytes =
-                NativeLib.windowAggregateFire(
-                        h, keys, keyOffsets, windowEnds, numFires, accs, accOffsets);
-        byte[] out = new byte[bytes];
-        NativeLib.windowAggregateCopyOutput(h, out, outOffsets);
-        return out;
+        int[] fireSizes = new int[3];
+        NativeLib.windowAggregateFire(
+                h, keys, keyOffsets, windowEnds, numFires, accs, accOffsets, fireSizes);
+        Fired fired = new Fired(fireSizes[0], fireSizes[1], fireSizes[2], numFires);
+        NativeLib.windowAggregateCopyOutput(h, fired.bytes, fired.offsets);
+        if (fireSizes[2] > 0) {
+            NativeLib.windowAggregateCopyAccs(h, fired.accs, fired.accOffsets);
+        }
+        return fired;
     }
 
     public long memoryBytes() {

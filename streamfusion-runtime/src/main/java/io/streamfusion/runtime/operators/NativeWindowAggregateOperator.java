@@ -1,6 +1,7 @@
 package io.streamfusion.runtime.operators;
 
 import io.streamfusion.plan.Plan;
+import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -29,8 +30,12 @@ import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The operator shell of a native window TVF aggregation over TUMBLE or HOP windows, standing in
@@ -60,7 +65,7 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
     private final LogicalType[] accTypes;
     private final int outputArity;
     private final boolean eventTime;
-    private final boolean hopping;
+    private final Window window;
     private final long size;
     private final long slice;
     private final long offset;
@@ -87,7 +92,9 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
 
     /**
      * @param eventTime false for a processing-time window
-     * @param slice the slice size: the window size for TUMBLE, the slide for HOP
+     * @param size the window size (CUMULATE: the max size)
+     * @param slice the slice size: the window size for TUMBLE, the slide for HOP, the step for
+     *     CUMULATE
      * @param countStarField the accumulator field of COUNT(*), -1 if none (Flink's
      *     indexOfCountStar): a window whose count is 0 is empty and not emitted
      */
@@ -98,7 +105,7 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
             LogicalType[] accTypes,
             int outputArity,
             boolean eventTime,
-            boolean hopping,
+            Window window,
             long size,
             long slice,
             long offset,
@@ -113,7 +120,7 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
         this.accTypes = accTypes;
         this.outputArity = outputArity;
         this.eventTime = eventTime;
-        this.hopping = hopping;
+        this.window = window;
         this.size = size;
         this.slice = slice;
         this.offset = offset;
@@ -152,7 +159,8 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
     public void open() throws Exception {
         super.open();
         zone = ZoneId.of(shiftTimeZone);
-        slicesPerWindow = (int) (size / slice);
+        // CUMULATE fires from its first slice's accumulator and the current slice's.
+        slicesPerWindow = window == Window.CUMULATE ? 2 : (int) (size / slice);
         timers = getInternalTimerService("window-timers", LongSerializer.INSTANCE, this);
         timers.initializeWatermark(currentWatermark);
         accSerializer = new RowDataSerializer(accTypes);
@@ -314,58 +322,128 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
 
     /**
      * Flink's fireWindow and clearWindow for the current key: reads the window's slice
-     * accumulators (latest first), queues the window unless it is empty, registers a hopping
-     * window's successor, and clears the slice that expires with it.
+     * accumulators, queues the window (TUMBLE and HOP: unless it is empty), registers the next
+     * window of a HOP or CUMULATE, and clears the slices that expire with it.
      */
     private void fireWindow(long windowEnd) throws Exception {
+        BinaryRowData key = (BinaryRowData) getCurrentKey();
+        if (window == Window.CUMULATE) {
+            fireCumulativeWindow(key, windowEnd);
+            return;
+        }
         long count = 0;
         for (int s = 0; s < slicesPerWindow; s++) {
-            windowState.setCurrentNamespace(windowEnd - s * slice);
-            RowData acc = windowState.value();
-            sliceAccs[s] = acc;
-            if (acc != null && countStarField >= 0) {
-                count += acc.getLong(countStarField);
+            // Latest slice first: HoppingSlicesIterable's order.
+            sliceAccs[s] = read(windowEnd - s * slice);
+            if (sliceAccs[s] != null && countStarField >= 0) {
+                count += sliceAccs[s].getLong(countStarField);
             }
         }
         boolean empty = countStarField >= 0 && count == 0;
         if (!empty) {
-            fires.add((BinaryRowData) getCurrentKey(), windowEnd, sliceAccs, accSerializer);
+            fires.add(key, windowEnd, sliceAccs, accSerializer, false, false);
         }
-        if (hopping && !empty) {
-            long next = windowEnd + slice;
-            if (eventTime) {
-                timers.registerEventTimeTimer(next, timerTime(next));
-            } else {
-                timers.registerProcessingTimeTimer(next, timerTime(next));
-            }
+        if (window == Window.HOP && !empty) {
+            registerTimer(windowEnd + slice);
         }
         // The expired slice: a tumbling window's own, a hopping window's first.
-        windowState.setCurrentNamespace(hopping ? windowEnd - size + slice : windowEnd);
+        clear(window == Window.HOP ? windowEnd - size + slice : windowEnd);
+        drainIfFull();
+    }
+
+    /**
+     * A cumulative window merges its current slice into its first slice's accumulator, which
+     * is kept as the first slice's state for the next windows of the cycle (Flink's merge target).
+     * The merge is computed natively when the fires are drained, so a key's next window waits for
+     * its previous one to be drained.
+     */
+    private void fireCumulativeWindow(BinaryRowData key, long windowEnd) throws Exception {
+        long start = TimeWindow.getWindowStartWithOffset(windowEnd - 1, offset, size);
+        long first = start + slice;
+        long last = start + size;
+        if (fires.hasKey(key)) {
+            drainFires();
+        }
+        sliceAccs[0] = read(first);
+        sliceAccs[1] = windowEnd == first ? null : read(windowEnd);
+        fires.add(key, windowEnd, sliceAccs, accSerializer, true, windowEnd != last);
+        fires.firstSlices[fires.count() - 1] = first;
+        if (windowEnd + slice <= last) {
+            registerTimer(windowEnd + slice);
+        }
+        if (windowEnd == last) {
+            clear(first);
+        }
+        if (windowEnd != first) {
+            clear(windowEnd);
+        }
+        drainIfFull();
+    }
+
+    private RowData read(long slice) throws IOException {
+        windowState.setCurrentNamespace(slice);
+        return windowState.value();
+    }
+
+    private void clear(long slice) {
+        windowState.setCurrentNamespace(slice);
         windowState.clear();
+    }
+
+    private void registerTimer(long windowEnd) {
+        if (eventTime) {
+            timers.registerEventTimeTimer(windowEnd, timerTime(windowEnd));
+        } else {
+            timers.registerProcessingTimeTimer(windowEnd, timerTime(windowEnd));
+        }
+    }
+
+    private void drainIfFull() throws Exception {
         if (fires.count() >= batchSize) {
             drainFires();
         }
     }
 
-    /** Computes and emits the queued windows' results. */
+    /**
+     * Computes and emits the queued windows' results; a cumulative window's merged accumulator
+     * becomes its first slice's state, unless the window was its cycle's last.
+     */
     private void drainFires() throws Exception {
         int n = fires.count();
         if (n == 0) {
             return;
         }
-        int[] outOffsets = new int[n + 1];
-        byte[] out =
+        NativeWindowAggregate.Fired fired =
                 agg.fire(
                         fires.keys.bytes(),
                         fires.keys.offsets(),
                         fires.windowEnds,
                         n,
                         fires.accs.bytes(),
-                        fires.accs.offsets(),
-                        outOffsets);
+                        fires.accs.offsets());
+        if (window == Window.CUMULATE) {
+            Object current = getCurrentKey();
+            for (int f = 0; f < n; f++) {
+                if (!fires.keepsState[f]) {
+                    continue;
+                }
+                setCurrentKey(fires.keyRows.get(f));
+                windowState.setCurrentNamespace(fires.firstSlices[f]);
+                windowState.update(
+                        ImageBuffer.ownRow(
+                                accTypes.length,
+                                fired.accs,
+                                fired.accOffsets[f],
+                                fired.accOffsets[f + 1]));
+            }
+            // Draining may happen inside a timer callback, whose key must stay set.
+            if (current != null) {
+                setCurrentKey(current);
+            }
+        }
         fires.clear();
-        emit(out, outOffsets, n, null);
-        countEmitted(n);
+        emit(fired.bytes, fired.offsets, fired.rows, null);
+        countEmitted(fired.rows);
     }
 
     @Override
@@ -403,6 +481,12 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
         final ImageBuffer keys = new ImageBuffer();
         final ImageBuffer accs = new ImageBuffer();
         long[] windowEnds = new long[16];
+        // CUMULATE: each fire's key, first slice, whether the merged accumulator is kept as the
+        // first slice's state (not after the cycle's last window), and the keys queued.
+        final List<BinaryRowData> keyRows = new ArrayList<>();
+        long[] firstSlices = new long[16];
+        boolean[] keepsState = new boolean[16];
+        final Set<BinaryRowData> queuedKeys = new HashSet<>();
 
         Fires() {
             clear();
@@ -412,14 +496,34 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
             return keys.count();
         }
 
-        void add(BinaryRowData key, long windowEnd, RowData[] sliceAccs, RowDataSerializer ser)
+        boolean hasKey(BinaryRowData key) {
+            return queuedKeys.contains(key);
+        }
+
+        void add(
+                BinaryRowData key,
+                long windowEnd,
+                RowData[] sliceAccs,
+                RowDataSerializer ser,
+                boolean cumulative,
+                boolean keepsStateAfter)
                 throws IOException {
             int f = keys.count();
             if (f == windowEnds.length) {
                 windowEnds = Arrays.copyOf(windowEnds, f * 2);
+                firstSlices = Arrays.copyOf(firstSlices, f * 2);
+                keepsState = Arrays.copyOf(keepsState, f * 2);
             }
             windowEnds[f] = windowEnd;
+            keepsState[f] = keepsStateAfter;
             keys.append(key);
+            if (cumulative) {
+                BinaryRowData copy = key.copy();
+                keyRows.add(copy);
+                queuedKeys.add(copy);
+            } else {
+                keyRows.add(null);
+            }
             for (RowData acc : sliceAccs) {
                 accs.append(acc, ser);
             }
@@ -428,6 +532,8 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
         void clear() {
             keys.clear();
             accs.clear();
+            keyRows.clear();
+            queuedKeys.clear();
         }
     }
 }

@@ -1,0 +1,273 @@
+#include "streamfusion/operators/aggregate/window_aggregate.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arrow/array/builder_primitive.h"
+#include "gtest/gtest.h"
+#include "streamfusion/expression/test_util.h"
+
+// Slice assignment, late rows, combining and firing of the window aggregation on small
+// hand-made inputs. Parity with Flink (functions, types, phases, state backends, restore) is
+// WindowAggregateParityTest / WindowAggregateStateTest on the JVM side.
+
+namespace streamfusion::operators {
+namespace {
+
+using expression::testing::BigInt;
+using expression::testing::Int;
+using expression::testing::T;
+using Node = plan::WindowAggregateNode;
+
+plan::DataType Ts3() { return T(plan::DataType::TIMESTAMP, 3); }
+
+struct Row {
+  int32_t key;
+  int64_t ts;
+  int64_t value;
+};
+
+type::RowType InputType() {
+  return {{"k", *type::FromProto(Int())},
+          {"ts", *type::FromProto(Ts3())},
+          {"v", *type::FromProto(BigInt())}};
+}
+
+// (k INT, ts TIMESTAMP(3), v BIGINT) rows as BinaryRowData images.
+batch::BinaryRowBuffer Images(const std::vector<Row>& rows) {
+  arrow::Int32Builder keys;
+  arrow::TimestampBuilder times(arrow::timestamp(arrow::TimeUnit::MILLI),
+                                arrow::default_memory_pool());
+  arrow::Int64Builder values;
+  arrow::Int8Builder kinds;
+  for (const auto& r : rows) {
+    EXPECT_TRUE(keys.Append(r.key).ok());
+    EXPECT_TRUE(times.Append(r.ts).ok());
+    EXPECT_TRUE(values.Append(r.value).ok());
+    EXPECT_TRUE(kinds.Append(0).ok());
+  }
+  std::shared_ptr<arrow::Array> k, t, v, kind;
+  EXPECT_TRUE(keys.Finish(&k).ok());
+  EXPECT_TRUE(times.Finish(&t).ok());
+  EXPECT_TRUE(values.Finish(&v).ok());
+  EXPECT_TRUE(kinds.Finish(&kind).ok());
+  const type::RowType row_type = InputType();
+  auto batch = arrow::RecordBatch::Make(type::ToArrowSchema(row_type),
+                                        static_cast<int64_t>(rows.size()), {k, t, v, kind});
+  batch::BinaryRowBuffer out;
+  EXPECT_TRUE(batch::EncodeBinaryRows(row_type, *batch, &out).ok());
+  return out;
+}
+
+void AddField(plan::RowType* row, const std::string& name, const plan::DataType& type) {
+  auto* field = row->add_fields();
+  field->set_name(name);
+  *field->mutable_type() = type;
+}
+
+// GROUP BY k over `window`: COUNT(*) and SUM(v); ONE_PHASE outputs k, count, sum, window_start,
+// window_end, window_time; LOCAL outputs k, the three accumulator fields and the slice end.
+plan::Plan MakePlan(Node::Window window, int64_t size, int64_t slice,
+                    Node::Mode mode = Node::ONE_PHASE) {
+  plan::Plan plan;
+  AddField(plan.mutable_input_type(), "k", Int());
+  AddField(plan.mutable_input_type(), "ts", Ts3());
+  AddField(plan.mutable_input_type(), "v", BigInt());
+  auto* node = plan.add_operators()->mutable_window_aggregate();
+  node->set_window(window);
+  node->set_size(size);
+  node->set_slice(slice);
+  node->set_time_field(1);
+  node->set_mode(mode);
+  auto* agg = node->mutable_aggregate();
+  agg->add_grouping(0);
+  auto* count = agg->add_calls();
+  count->set_kind(plan::AggregateCall::COUNT1);
+  count->set_filter_arg(-1);
+  *count->mutable_result_type() = BigInt();
+  *count->add_acc_types() = BigInt();
+  auto* sum = agg->add_calls();
+  sum->set_kind(plan::AggregateCall::SUM);
+  sum->add_args(2);
+  sum->set_filter_arg(-1);
+  *sum->mutable_result_type() = BigInt();
+  *sum->add_acc_types() = BigInt();
+  agg->set_count_star_call(0);
+  auto* out = plan.mutable_output_type();
+  AddField(out, "k", Int());
+  if (mode == Node::LOCAL) {
+    AddField(out, "count1", BigInt());
+    AddField(out, "sum", BigInt());
+    AddField(out, "slice_end", BigInt());
+    return plan;
+  }
+  AddField(out, "c", BigInt());
+  AddField(out, "s", BigInt());
+  for (auto property : {Node::WINDOW_START, Node::WINDOW_END, Node::WINDOW_TIME}) {
+    node->add_properties(property);
+    AddField(out, "p" + std::to_string(property), Ts3());
+  }
+  return plan;
+}
+
+std::unique_ptr<WindowAggregate> Make(const plan::Plan& plan) {
+  auto made = WindowAggregate::Make(plan, 1 << 26);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return std::move(*made);
+}
+
+void Prepare(WindowAggregate* agg, const std::vector<Row>& rows, int64_t time) {
+  const auto input = Images(rows);
+  const auto status = agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows(), time);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
+// Combines the prepared batch with no state and returns each group's accumulator image.
+std::vector<std::vector<uint8_t>> CombineFresh(WindowAggregate* agg) {
+  const std::vector<int32_t> offsets(agg->namespaces().size() + 1, 0);
+  const uint8_t none = 0;
+  const auto status = agg->Combine(&none, offsets.data());
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  std::vector<std::vector<uint8_t>> accs;
+  const auto& out = agg->combined();
+  for (int32_t g = 0; g < out.num_rows(); ++g) {
+    accs.emplace_back(out.bytes.begin() + out.offsets[static_cast<size_t>(g)],
+                      out.bytes.begin() + out.offsets[static_cast<size_t>(g) + 1]);
+  }
+  return accs;
+}
+
+// The decoded output rows as "[f0, f1, ...]" (numbers and millisecond timestamps).
+std::vector<std::string> Output(const WindowAggregate& agg, const plan::Plan& plan) {
+  const auto output_type = *type::FromProto(plan.output_type());
+  const auto& out = agg.output();
+  auto decoded = batch::DecodeBinaryRows(output_type, out.bytes.data(), out.offsets.data(),
+                                         out.num_rows(), arrow::default_memory_pool());
+  EXPECT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const auto& batch = **decoded;
+  std::vector<std::string> rows;
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    std::string row = "[" + std::to_string(batch.column_data(0)->GetValues<int32_t>(1)[r]);
+    for (int c = 1; c < batch.num_columns() - 1; ++c) {
+      const auto& data = *batch.column_data(c);
+      row += ", " + (data.IsNull(r) ? std::string("null")
+                                    : std::to_string(data.GetValues<int64_t>(1)[r]));
+    }
+    rows.push_back(row + "]");
+  }
+  return rows;
+}
+
+TEST(WindowAggregateTest, TumbleGroupsByKeyAndSliceAndDropsLateRows) {
+  auto agg = Make(MakePlan(Node::TUMBLE, 10'000, 10'000));
+  Prepare(agg.get(), {{1, 1'000, 5}, {1, 9'999, 6}, {2, 10'000, 7}, {1, -1, 8}}, INT64_MIN);
+  EXPECT_EQ(agg->namespaces(), (std::vector<int64_t>{10'000, 20'000, 0}));
+  EXPECT_EQ(agg->dropped(), 0);
+
+  // At watermark 15,000 the window ending at 10,000 has fired (its timer is 9,999): a row of
+  // it is dropped, a row of the next window is kept.
+  Prepare(agg.get(), {{1, 5'000, 1}, {1, 19'999, 2}}, 15'000);
+  EXPECT_EQ(agg->namespaces(), (std::vector<int64_t>{20'000}));
+  EXPECT_EQ(agg->late_timers(), (std::vector<int64_t>{WindowAggregate::kNoTimer}));
+  EXPECT_EQ(agg->dropped(), 1);
+}
+
+TEST(WindowAggregateTest, HopKeepsLateRowsForWindowsNotFired) {
+  // HOP(size 3 s, slide 1 s): slices of 1 s, each in three windows.
+  auto agg = Make(MakePlan(Node::HOP, 3'000, 1'000));
+  // Watermark 5,500: the slice ending at 5,000 has fired, but its last window (ending at 7,000)
+  // has not: the row is kept in that slice, with a timer for the window ending at 6,000. The
+  // slice ending at 3,000 is dropped (its last window ended at 5,000).
+  Prepare(agg.get(), {{1, 4'200, 1}, {1, 2'500, 2}, {1, 5'600, 3}}, 5'500);
+  EXPECT_EQ(agg->namespaces(), (std::vector<int64_t>{5'000, 6'000}));
+  EXPECT_EQ(agg->late_timers(), (std::vector<int64_t>{6'000, WindowAggregate::kNoTimer}));
+  EXPECT_EQ(agg->dropped(), 1);
+}
+
+TEST(WindowAggregateTest, HopFiresMergedSlicesWithWindowProperties) {
+  const auto plan = MakePlan(Node::HOP, 3'000, 1'000);
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 100, 1}, {1, 1'100, 10}, {1, 1'200, 20}, {1, 2'900, 100}}, INT64_MIN);
+  ASSERT_EQ(agg->namespaces(), (std::vector<int64_t>{1'000, 2'000, 3'000}));
+  const auto accs = CombineFresh(agg.get());
+
+  // The window ending at 3,000 merges its slices latest first: 3,000, 2,000, 1,000 (one absent
+  // for key 2, whose window has no slice at all).
+  std::vector<uint8_t> acc_bytes;
+  std::vector<int32_t> acc_offsets = {0};
+  for (int s : {2, 1, 0}) {
+    acc_bytes.insert(acc_bytes.end(), accs[static_cast<size_t>(s)].begin(),
+                     accs[static_cast<size_t>(s)].end());
+    acc_offsets.push_back(static_cast<int32_t>(acc_bytes.size()));
+  }
+  for (int s = 0; s < 3; ++s) acc_offsets.push_back(static_cast<int32_t>(acc_bytes.size()));
+  // The key images of keys 1 and 2, from a batch with one row each.
+  Prepare(agg.get(), {{1, 0, 0}, {2, 0, 0}}, INT64_MIN);
+  const auto keys = agg->keys();
+  const std::vector<int64_t> ends = {3'000, 3'000};
+  const auto status = agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 2,
+                                acc_bytes.data(), acc_offsets.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  // count, sum, window_start, window_end, window_time; an empty window counts 0 and sums NULL.
+  EXPECT_EQ(Output(*agg, plan), (std::vector<std::string>{"[1, 4, 131, 0, 3000, 2999]",
+                                                          "[2, 0, null, 0, 3000, 2999]"}));
+}
+
+TEST(WindowAggregateTest, CumulateMergesIntoTheFirstSliceAndKeepsLateRowsThere) {
+  // CUMULATE(step 1 s, max size 3 s).
+  const auto plan = MakePlan(Node::CUMULATE, 3'000, 1'000);
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 500, 1}, {1, 1'500, 2}}, INT64_MIN);
+  ASSERT_EQ(agg->namespaces(), (std::vector<int64_t>{1'000, 2'000}));
+  const auto accs = CombineFresh(agg.get());
+
+  // The window ending at 2,000: the first slice's accumulator merges the current slice's.
+  Prepare(agg.get(), {{1, 0, 0}}, INT64_MIN);
+  const auto keys = agg->keys();
+  std::vector<uint8_t> bytes(accs[0]);
+  bytes.insert(bytes.end(), accs[1].begin(), accs[1].end());
+  const std::vector<int32_t> offsets = {0, static_cast<int32_t>(accs[0].size()),
+                                        static_cast<int32_t>(bytes.size())};
+  const std::vector<int64_t> ends = {2'000};
+  const auto status =
+      agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, bytes.data(),
+                offsets.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(Output(*agg, plan), (std::vector<std::string>{"[1, 2, 3, 0, 2000, 1999]"}));
+  EXPECT_EQ(agg->accs().num_rows(), 1);  // the first slice's new state
+
+  // Watermark 2,500: a row of the fired step ending at 2,000 still belongs to the window ending
+  // at 3,000; it goes into the first slice (1,000), with a timer for that window.
+  Prepare(agg.get(), {{1, 1'200, 5}}, 2'500);
+  EXPECT_EQ(agg->namespaces(), (std::vector<int64_t>{1'000}));
+  EXPECT_EQ(agg->late_timers(), (std::vector<int64_t>{3'000}));
+  EXPECT_EQ(agg->dropped(), 0);
+}
+
+TEST(WindowAggregateTest, LocalEmitsOneAccumulatorRowPerKeyAndSlice) {
+  const auto plan = MakePlan(Node::TUMBLE, 1'000, 1'000, Node::LOCAL);
+  auto agg = Make(plan);
+  // The local phase drops nothing, whatever the time.
+  Prepare(agg.get(), {{1, 100, 1}, {2, 200, 2}, {1, 300, 3}, {1, 1'300, 4}}, INT64_MAX);
+  EXPECT_EQ(agg->dropped(), 0);
+  CombineFresh(agg.get());
+  EXPECT_EQ(Output(*agg, plan), (std::vector<std::string>{"[1, 2, 4, 1000]", "[2, 1, 2, 1000]",
+                                                          "[1, 1, 4, 2000]"}));
+}
+
+TEST(WindowAggregateTest, TwoPhaseRefusesSumsOfDoubles) {
+  auto plan = MakePlan(Node::TUMBLE, 1'000, 1'000, Node::LOCAL);
+  auto* call = plan.mutable_operators(0)->mutable_window_aggregate()->mutable_aggregate()
+                   ->mutable_calls(1);
+  *plan.mutable_input_type()->mutable_fields(2)->mutable_type() =
+      expression::testing::Double();
+  *call->mutable_result_type() = expression::testing::Double();
+  *call->mutable_acc_types(0) = expression::testing::Double();
+  const auto made = WindowAggregate::Make(plan, 1 << 20);
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.status().ToString().find("partial sums"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace streamfusion::operators
