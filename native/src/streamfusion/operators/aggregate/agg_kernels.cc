@@ -674,6 +674,36 @@ Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
   return out;
 }
 
+Result<AggregateCalls> MakeAggregateCalls(
+    const plan::GroupAggregateNode& node, const type::RowType& aggregated_type,
+    const std::function<Status(const plan::AggregateCall&)>& check) {
+  AggregateCalls calls;
+  int32_t acc_field = 0;
+  for (int i = 0; i < node.calls_size(); ++i) {
+    const plan::AggregateCall& call = node.calls(i);
+    if (check) SF_RETURN_NOT_OK(check(call));
+    SF_ASSIGN_OR_RAISE(auto kernel, MakeAggKernel(call, aggregated_type));
+    calls.acc_offset.push_back(acc_field);
+    for (int j = 0; j < call.acc_types_size(); ++j) {
+      SF_ASSIGN_OR_RAISE(auto acc, type::FromProto(call.acc_types(j)));
+      calls.acc_type.push_back(
+          type::Field{"agg" + std::to_string(i) + "_" + std::to_string(j), std::move(acc)});
+    }
+    acc_field += kernel->acc_width();
+    calls.kernels.push_back(std::move(kernel));
+    calls.hidden.push_back(call.hidden() ? 1 : 0);
+    if (!call.hidden()) ++calls.visible;
+  }
+  if (node.count_star_call() >= 0) {
+    if (node.count_star_call() >= node.calls_size() ||
+        node.calls(node.count_star_call()).kind() != plan::AggregateCall::COUNT1) {
+      return InternalError("The record counter is not a COUNT(*) call");
+    }
+    calls.count_star_field = calls.acc_offset[static_cast<size_t>(node.count_star_call())];
+  }
+  return calls;
+}
+
 Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call,
                                                  const type::RowType& input_type) {
   SF_ASSIGN_OR_RAISE(auto result_type, type::FromProto(call.result_type()));

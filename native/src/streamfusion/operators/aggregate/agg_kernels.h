@@ -18,6 +18,7 @@
 // function's value before and after the row.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -99,6 +100,22 @@ Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
 
 // FILTER (WHERE c) of `row`: c is TRUE (a NULL reads as false); a null `filter` passes all.
 bool FilterPasses(const arrow::ArrayData* filter, int64_t row);
+
+// The calls of an aggregation (GroupAggregateNode.calls) over rows of `aggregated_type`: one
+// kernel each, and the accumulator layout Flink gives them.
+struct AggregateCalls {
+  std::vector<std::unique_ptr<AggKernel>> kernels;
+  std::vector<int32_t> acc_offset;  // each call's first accumulator field
+  type::RowType acc_type;           // all accumulator fields, call by call
+  std::vector<uint8_t> hidden;      // 1: no output column (an inserted COUNT(*))
+  int32_t count_star_field = -1;    // the COUNT(*) call's accumulator field, -1 if none
+  int32_t visible = 0;              // calls with an output column
+};
+
+// `check(call)` may refuse a call before its kernel is made.
+Result<AggregateCalls> MakeAggregateCalls(
+    const plan::GroupAggregateNode& node, const type::RowType& aggregated_type,
+    const std::function<Status(const plan::AggregateCall&)>& check = nullptr);
 
 // The kernel of `call` over rows of `input_type`; Unsupported (with the reason) for functions or
 // types it does not cover.

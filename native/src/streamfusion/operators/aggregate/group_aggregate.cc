@@ -40,33 +40,18 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
   agg->grouping_.assign(node.grouping().begin(), node.grouping().end());
   SF_ASSIGN_OR_RAISE(auto key_type, state::KeyType(agg->input_type_, agg->grouping_));
   int32_t outputs = static_cast<int32_t>(key_type.size());
-  int32_t acc_field = 0;
   // A GLOBAL aggregation's calls describe the functions over the LOCAL aggregation's input.
   type::RowType aggregated_type = agg->input_type_;
   if (node.mode() == plan::GroupAggregateNode::GLOBAL) {
     SF_ASSIGN_OR_RAISE(aggregated_type, type::FromProto(node.local_input_type()));
   }
-  for (int i = 0; i < node.calls_size(); ++i) {
-    const plan::AggregateCall& call = node.calls(i);
-    SF_ASSIGN_OR_RAISE(auto kernel, MakeAggKernel(call, aggregated_type));
-    agg->acc_offset_.push_back(acc_field);
-    for (int j = 0; j < call.acc_types_size(); ++j) {
-      SF_ASSIGN_OR_RAISE(auto acc, type::FromProto(call.acc_types(j)));
-      agg->acc_type_.push_back(
-          type::Field{"agg" + std::to_string(i) + "_" + std::to_string(j), std::move(acc)});
-    }
-    acc_field += kernel->acc_width();
-    agg->kernels_.push_back(std::move(kernel));
-    agg->hidden_.push_back(call.hidden() ? 1 : 0);
-    if (!call.hidden()) ++outputs;
-  }
-  if (node.count_star_call() >= 0) {
-    if (node.count_star_call() >= node.calls_size() ||
-        node.calls(node.count_star_call()).kind() != plan::AggregateCall::COUNT1) {
-      return InternalError("The record counter is not a COUNT(*) call");
-    }
-    agg->count_star_field_ = agg->acc_offset_[static_cast<size_t>(node.count_star_call())];
-  }
+  SF_ASSIGN_OR_RAISE(AggregateCalls calls, MakeAggregateCalls(node, aggregated_type));
+  agg->kernels_ = std::move(calls.kernels);
+  agg->acc_offset_ = std::move(calls.acc_offset);
+  agg->acc_type_ = std::move(calls.acc_type);
+  agg->hidden_ = std::move(calls.hidden);
+  agg->count_star_field_ = calls.count_star_field;
+  outputs += calls.visible;
   for (const auto& distinct : node.distincts()) {
     if (node.mode() == plan::GroupAggregateNode::LOCAL ||
         node.mode() == plan::GroupAggregateNode::GLOBAL) {

@@ -102,23 +102,18 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   if (agg->mode_ == Node::GLOBAL) {
     SF_ASSIGN_OR_RAISE(aggregated_type, type::FromProto(node.local_input_type()));
   }
-  int32_t outputs = static_cast<int32_t>(agg->key_type_.size());
-  int32_t acc_field = 0;
-  for (int i = 0; i < aggregate.calls_size(); ++i) {
-    const plan::AggregateCall& call = aggregate.calls(i);
-    if (agg->mode_ != Node::ONE_PHASE) SF_RETURN_NOT_OK(CheckExactMerge(call, aggregated_type));
-    SF_ASSIGN_OR_RAISE(auto kernel, MakeAggKernel(call, aggregated_type));
-    agg->acc_offset_.push_back(acc_field);
-    for (int j = 0; j < call.acc_types_size(); ++j) {
-      SF_ASSIGN_OR_RAISE(auto acc, type::FromProto(call.acc_types(j)));
-      agg->acc_type_.push_back(
-          type::Field{"agg" + std::to_string(i) + "_" + std::to_string(j), std::move(acc)});
-    }
-    acc_field += kernel->acc_width();
-    agg->kernels_.push_back(std::move(kernel));
-    agg->hidden_.push_back(call.hidden() ? 1 : 0);
-    if (!call.hidden()) ++outputs;
-  }
+  SF_ASSIGN_OR_RAISE(
+      AggregateCalls calls,
+      MakeAggregateCalls(aggregate, aggregated_type, [&](const plan::AggregateCall& call) {
+        return agg->mode_ == Node::ONE_PHASE ? Status::OK()
+                                             : CheckExactMerge(call, aggregated_type);
+      }));
+  agg->kernels_ = std::move(calls.kernels);
+  agg->acc_offset_ = std::move(calls.acc_offset);
+  agg->acc_type_ = std::move(calls.acc_type);
+  agg->hidden_ = std::move(calls.hidden);
+  agg->count_star_field_ = calls.count_star_field;
+  int32_t outputs = static_cast<int32_t>(agg->key_type_.size()) + calls.visible;
 
   agg->window_ = node.window();
   agg->size_ = node.size();
@@ -132,12 +127,7 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   // CUMULATE fires from two accumulators: the first slice's (merged into) and the current one.
   agg->slices_per_window_ =
       agg->window_ == Node::CUMULATE ? 2 : static_cast<int32_t>(agg->size_ / agg->slice_);
-  if (aggregate.count_star_call() >= aggregate.calls_size()) {
-    return InternalError("COUNT(*) call ", aggregate.count_star_call(), " outside the calls");
-  }
-  agg->count_star_field_ = aggregate.count_star_call() < 0
-                               ? -1
-                               : agg->acc_offset_[static_cast<size_t>(aggregate.count_star_call())];
+
   const bool from_field = node.mode() == Node::GLOBAL || node.windowed();
   if (node.windowed() && agg->window_ != Node::TUMBLE) {
     return InternalError("A windowed input's windows are unshared (TUMBLE)");

@@ -1,15 +1,20 @@
 package io.streamfusion.tests;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
 
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,7 +46,8 @@ final class StateJobs {
     }
 
     /**
-     * A table environment: stock or native (strict, batches of 64 rows), {@code backend} state,
+     * A table environment: stock or native (strict, batches and window buffers of 64 rows),
+     * {@code backend} state,
      * restarts after a failure, {@code extra} configuration, and the fail_once function.
      */
     static StreamTableEnvironment env(
@@ -62,6 +68,7 @@ final class StateJobs {
         if (nativeEngine) {
             tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
             tEnv.getConfig().set(StreamFusionOptions.BATCH_SIZE.key(), "64");
+            tEnv.getConfig().set(StreamFusionOptions.WINDOW_BUFFER_ROWS.key(), "64");
         }
         // Table options given in extra (they also reach the configuration above).
         extra.forEach(
@@ -87,5 +94,25 @@ final class StateJobs {
                 + ") WITH ('connector'='datagen', " + rate + "'number-of-rows'='" + rows
                 + "', 'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='"
                 + rows + "')";
+    }
+
+    /**
+     * Runs {@code insert} (a query that calls fail_once on every source row) for two seconds,
+     * then stops it with a savepoint in {@code dir} and returns the savepoint's path, asserting
+     * that the job read some but not all of the source's {@code rows}.
+     */
+    static String savepointMidway(StreamTableEnvironment tEnv, String insert, Path dir, int rows)
+            throws Exception {
+        FailOnce.CALLS.clear();
+        JobClient job = tEnv.executeSql(insert).getJobClient().get();
+        Thread.sleep(2_000);
+        String savepoint =
+                job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+        assertThat(FailOnce.CALLS.size())
+                .as("rows read before the savepoint")
+                .isPositive()
+                .isLessThan(rows);
+        return savepoint;
     }
 }

@@ -44,7 +44,8 @@ class WindowAggregateParityTest {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
 
-    private static final Map<String, String> SMALL_BATCHES = Map.of("streamfusion.batch.size", "3");
+    private static final Map<String, String> SMALL_BATCHES =
+            Map.of("streamfusion.batch.size", "3", "streamfusion.window.buffer-rows", "3");
     private static final Map<String, String> UTC = Map.of("table.local-time-zone", "UTC");
 
     /** The event view: TestData 20 times over, with an event time ("rowtime") and watermarks. */

@@ -1,12 +1,16 @@
 package io.streamfusion.planner.nodes;
 
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
+import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
+import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -37,6 +41,24 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     @Override
     public byte[] plan() {
         return plan;
+    }
+
+    /**
+     * Keys {@code transform} as Flink keys its stateful operators: by Flink's own key selector
+     * of the {@code grouping} fields, whose BinaryRowData the state backend keys by.
+     */
+    protected Transformation<RowData> keyedBy(
+            OneInputTransformation<RowData, RowData> transform,
+            PlannerBase planner,
+            int[] grouping) {
+        RowDataKeySelector selector =
+                KeySelectorUtil.getRowDataSelector(
+                        planner.getFlinkContext().getClassLoader(),
+                        grouping,
+                        InternalTypeInfo.of(inputType));
+        transform.setStateKeySelector(selector);
+        transform.setStateKeyType(selector.getProducedType());
+        return transform;
     }
 
     /** The translated input of this node. */

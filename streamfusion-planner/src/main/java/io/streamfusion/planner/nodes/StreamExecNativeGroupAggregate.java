@@ -15,9 +15,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
-import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
 import org.apache.flink.table.planner.plan.utils.MinibatchUtil;
-import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
@@ -110,14 +108,6 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         if (!keyed) {
             return transform;
         }
-        // Flink's own key selector and key type: the state backend keys by its BinaryRowData.
-        RowDataKeySelector selector =
-                KeySelectorUtil.getRowDataSelector(
-                        planner.getFlinkContext().getClassLoader(),
-                        grouping,
-                        InternalTypeInfo.of(inputType));
-        transform.setStateKeySelector(selector);
-        transform.setStateKeyType(selector.getProducedType());
-        return transform;
+        return keyedBy(transform, planner, grouping);
     }
 }

@@ -13,8 +13,6 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregateBase;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
-import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
-import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
@@ -76,7 +74,8 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
         RowType outputType = (RowType) getOutputType();
-        int batchSize = config.get(StreamFusionOptions.BATCH_SIZE);
+        // Rows are buffered as in Flink's window buffer, not per island batch.
+        int batchSize = config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
         long maxDelay = config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis();
         long budget = config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes();
         if (local) {
@@ -117,14 +116,6 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                         input.getParallelism(),
                         StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO,
                         false);
-        // Flink's own key selector and key type: the state backend keys by its BinaryRowData.
-        RowDataKeySelector selector =
-                KeySelectorUtil.getRowDataSelector(
-                        planner.getFlinkContext().getClassLoader(),
-                        grouping,
-                        InternalTypeInfo.of(inputType));
-        transform.setStateKeySelector(selector);
-        transform.setStateKeyType(selector.getProducedType());
-        return transform;
+        return keyedBy(transform, planner, grouping);
     }
 }

@@ -48,6 +48,16 @@ public final class StreamFusionOptions {
                             "Longest time a record waits in a partly filled batch before it is "
                                     + "processed (processing time).");
 
+    public static final ConfigOption<Integer> WINDOW_BUFFER_ROWS =
+            ConfigOptions.key("streamfusion.window.buffer-rows")
+                    .intType()
+                    .defaultValue(65536)
+                    .withDescription(
+                            "Rows a native window aggregation buffers before it combines them into"
+                                    + " state; like Flink's window buffer it also combines before"
+                                    + " every watermark and checkpoint barrier and at end of"
+                                    + " input.");
+
     public static final ConfigOption<MemorySize> MEMORY_BUDGET =
             ConfigOptions.key("streamfusion.memory.budget")
                     .memoryType()
@@ -57,7 +67,8 @@ public final class StreamFusionOptions {
                                     + "job with a clear error.");
 
     public static final List<ConfigOption<?>> ALL =
-            List.of(ENABLED, FALLBACK, BATCH_SIZE, BATCH_MAX_DELAY, MEMORY_BUDGET);
+            List.of(
+                    ENABLED, FALLBACK, BATCH_SIZE, BATCH_MAX_DELAY, WINDOW_BUFFER_ROWS, MEMORY_BUDGET);
 
     private StreamFusionOptions() {}
 }

@@ -10,9 +10,9 @@ import org.apache.flink.table.types.logical.RowType;
  * The operator shell of the native local phase of a two-phase window aggregation, standing in for
  * Flink's LocalSlicingWindowAggOperator: no state; each batch is combined natively into one
  * accumulator row per (key, slice) (grouping fields, accumulators, slice end), emitted without a
- * timestamp. A batch ends when it is full, before a watermark, before a checkpoint barrier, at end
- * of input and after {@code maxDelayMillis}; the plan takes only functions whose global result
- * does not depend on where the partial results are cut.
+ * timestamp. A batch ends when it is full, before a watermark, before a checkpoint barrier and at
+ * end of input; the plan takes only functions whose global result does not depend on where the
+ * partial results are cut.
  */
 public class NativeLocalWindowAggregateOperator extends NativeBatchOperator {
 
@@ -45,6 +45,12 @@ public class NativeLocalWindowAggregateOperator extends NativeBatchOperator {
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
         noState = new ImageBuffer();
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
+    }
+
+    /** As Flink's local window buffer: a batch waits for a watermark, a barrier or the end. */
+    @Override
+    protected boolean flushesOnTimer() {
+        return false;
     }
 
     @Override

@@ -48,8 +48,8 @@ import java.util.Set;
  * as for the stock operator.
  *
  * <p>Rows are collected into a batch (Flink's window buffer) and combined into state when the
- * batch is full, before a watermark, before a checkpoint barrier, at end of input and after
- * {@code maxDelayMillis}: native code assigns slices, drops late rows and accumulates each
+ * batch is full, before a watermark, before a checkpoint barrier, at end of input and, for
+ * processing-time windows, after {@code maxDelayMillis}: native code assigns slices, drops late rows and accumulates each
  * (key, slice) group, and Java reads and writes each group's accumulator once and registers its
  * timer. Flink's timers fire the windows; each fired window's slice accumulators are read (and the
  * expired slice cleared) at once, as Flink does, and the windows' results are computed natively
@@ -188,6 +188,16 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
     @Override
     public boolean hasKeyContext1() {
         return false;
+    }
+
+    /**
+     * As Flink's window buffer, an event-time batch waits for a watermark (or a barrier, the end
+     * of input, or a full buffer): no window can fire before. A processing-time batch is flushed
+     * on the timer too, so that its rows' windows get their timers.
+     */
+    @Override
+    protected boolean flushesOnTimer() {
+        return !eventTime;
     }
 
     /** Fired windows are emitted before their watermark is forwarded (see processWatermark). */
