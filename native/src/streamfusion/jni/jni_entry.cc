@@ -300,13 +300,12 @@ Result<std::shared_ptr<arrow::RecordBatch>> DecodeJavaRows(JNIEnv* env,
                                                            jint num_rows, arrow::MemoryPool* pool,
                                                            const char* caller) {
   std::shared_ptr<arrow::RecordBatch> decoded;
-  SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, caller,
-                                [&](const uint8_t* data, const int32_t* offs) -> Status {
-                                  SF_ASSIGN_OR_RAISE(decoded, batch::DecodeBinaryRows(
-                                                                  row_type, data, offs, num_rows,
-                                                                  pool));
-                                  return Status::OK();
-                                }));
+  SF_RETURN_NOT_OK(WithJavaRows(
+      env, rows, offsets, num_rows, caller,
+      [&](const uint8_t* data, const int32_t* offs) -> Status {
+        SF_ASSIGN_OR_RAISE(decoded, batch::DecodeBinaryRows(row_type, data, offs, num_rows, pool));
+        return Status::OK();
+      }));
   return decoded;
 }
 
@@ -446,9 +445,8 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
   return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
-    SF_ASSIGN_OR_RAISE(auto input,
-                       DecodeJavaRows(env, h->pipeline->input_type(), rows, offsets, num_rows,
-                                      h->pipeline->pool(), "processRows"));
+    SF_ASSIGN_OR_RAISE(auto input, DecodeJavaRows(env, h->pipeline->input_type(), rows, offsets,
+                                                  num_rows, h->pipeline->pool(), "processRows"));
     JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     input.reset();
@@ -627,8 +625,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
       }
       values.resize(static_cast<size_t>(lookups));
       present.resize(static_cast<size_t>(lookups));
-      env->GetLongArrayRegion(distinct_values, 0, lookups,
-                              reinterpret_cast<jlong*>(values.data()));
+      env->GetLongArrayRegion(distinct_values, 0, lookups, reinterpret_cast<jlong*>(values.data()));
       env->GetByteArrayRegion(distinct_present, 0, lookups,
                               reinterpret_cast<jbyte*>(present.data()));
     }
@@ -638,10 +635,10 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
                                         data, offs, values.empty() ? nullptr : values.data(),
                                         present.empty() ? nullptr : present.data());
                                   }));
-    const std::vector<int32_t> result = {
-        h->agg->output().num_rows(), static_cast<int32_t>(h->agg->output().bytes.size()),
-        static_cast<int32_t>(h->agg->accs().bytes.size()),
-        static_cast<int32_t>(h->agg->updated_lookups().size())};
+    const std::vector<int32_t> result = {h->agg->output().num_rows(),
+                                         static_cast<int32_t>(h->agg->output().bytes.size()),
+                                         static_cast<int32_t>(h->agg->accs().bytes.size()),
+                                         static_cast<int32_t>(h->agg->updated_lookups().size())};
     SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
     return true;
   });
@@ -679,8 +676,8 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregat
   });
 }
 
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeGroupAggregate(
-    JNIEnv* env, jclass, jlong handle) {
+JNIEXPORT void JNICALL
+Java_io_streamfusion_runtime_jni_NativeLib_closeGroupAggregate(JNIEnv* env, jclass, jlong handle) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<GroupAggregateHandle*>(handle);
     return true;
@@ -740,10 +737,9 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     const jint groups = static_cast<jint>(h->agg->namespaces().size());
-    SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, groups, "windowAggregateCombine",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->Combine(data, offs);
-                                  }));
+    SF_RETURN_NOT_OK(WithJavaRows(
+        env, accs, acc_offsets, groups, "windowAggregateCombine",
+        [&](const uint8_t* data, const int32_t* offs) { return h->agg->Combine(data, offs); }));
     return static_cast<jint>(h->agg->combined().bytes.size());
   });
 }
@@ -788,9 +784,9 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
                                                         ends.data(), num_fires, data, offs);
                                   }));
     const auto& agg = *h->agg;
-    const std::vector<int32_t> result = {
-        agg.output().num_rows(), static_cast<int32_t>(agg.output().bytes.size()),
-        static_cast<int32_t>(agg.accs().bytes.size())};
+    const std::vector<int32_t> result = {agg.output().num_rows(),
+                                         static_cast<int32_t>(agg.output().bytes.size()),
+                                         static_cast<int32_t>(agg.accs().bytes.size())};
     SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
     return true;
   });
@@ -814,8 +810,8 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggrega
   });
 }
 
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeWindowAggregate(
-    JNIEnv* env, jclass, jlong handle) {
+JNIEXPORT void JNICALL
+Java_io_streamfusion_runtime_jni_NativeLib_closeWindowAggregate(JNIEnv* env, jclass, jlong handle) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<WindowAggregateHandle*>(handle);
     return true;

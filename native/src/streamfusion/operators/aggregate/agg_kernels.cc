@@ -273,9 +273,8 @@ struct SumAndCount {
       counts[k] = accs[k].count;
     }
     SF_ASSIGN_OR_RAISE(auto sum_column, MakeColumn(field_type, sums, valid, pool));
-    SF_ASSIGN_OR_RAISE(auto count_column,
-                       MakeColumn(arrow::int64(), counts, std::vector<uint8_t>(accs.size(), 1),
-                                  pool));
+    SF_ASSIGN_OR_RAISE(auto count_column, MakeColumn(arrow::int64(), counts,
+                                                     std::vector<uint8_t>(accs.size(), 1), pool));
     columns->push_back(std::move(sum_column));
     columns->push_back(std::move(count_column));
     return Status::OK();
@@ -426,9 +425,9 @@ struct DecimalAvgPolicy : SumAndCount<int128_t> {
     if (!ReadValid(*arg.data, row)) return;
     const auto x = ReadValue<int128_t>(*arg.data, row);
     if (acc.sum_valid) {
-      acc.sum_valid = minus ? functions::DecimalSubtract(acc.sum, scale, x, scale, 38, scale,
-                                                         &acc.sum)
-                            : functions::DecimalAdd(acc.sum, scale, x, scale, 38, scale, &acc.sum);
+      acc.sum_valid =
+          minus ? functions::DecimalSubtract(acc.sum, scale, x, scale, 38, scale, &acc.sum)
+                : functions::DecimalAdd(acc.sum, scale, x, scale, 38, scale, &acc.sum);
     }
     acc.count = minus ? JavaMinus<int64_t>(acc.count, 1) : JavaPlus<int64_t>(acc.count, 1);
   }
@@ -480,8 +479,8 @@ class Kernel final : public AggKernel {
   Kernel(P policy, int32_t filter_arg, std::shared_ptr<arrow::DataType> value_type)
       : policy_(std::move(policy)), filter_arg_(filter_arg), value_type_(std::move(value_type)) {}
 
-  Status Load(int32_t num_keys, const arrow::RecordBatch* accs,
-              const std::vector<int32_t>& acc_row, int32_t first_field) override {
+  Status Load(int32_t num_keys, const arrow::RecordBatch* accs, const std::vector<int32_t>& acc_row,
+              int32_t first_field) override {
     accs_.assign(static_cast<size_t>(num_keys), policy_.Init());
     for (int32_t k = 0; k < num_keys; ++k) {
       const int32_t row = acc_row[static_cast<size_t>(k)];
@@ -836,8 +835,7 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
       });
       return kernel;
     }
-    default:
-      return Unsupported("aggregate function ", name, " is not supported natively");
+    default: return Unsupported("aggregate function ", name, " is not supported natively");
   }
 }
 

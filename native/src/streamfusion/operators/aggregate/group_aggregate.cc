@@ -73,9 +73,9 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
       d.filters.push_back(distinct.filter_args(i));
     }
     // The distinct map's placeholder in the acc row (a state-backed view keeps nothing there).
-    agg->acc_type_.push_back(type::Field{
-        "distinct" + std::to_string(agg->distincts_.size()),
-        type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
+    agg->acc_type_.push_back(
+        type::Field{"distinct" + std::to_string(agg->distincts_.size()),
+                    type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
     agg->distincts_.push_back(std::move(d));
   }
   agg->gates_.resize(static_cast<size_t>(node.calls_size()));
@@ -154,8 +154,8 @@ Status GroupAggregate::PrepareDistinctLookups() {
       const int32_t begin = images.offsets[r];
       const std::string_view image(reinterpret_cast<const char*>(images.bytes.data()) + begin,
                                    static_cast<size_t>(images.offsets[r + 1] - begin));
-      auto [it, inserted] = lookups.try_emplace({key_of_row_[r], image},
-                                                static_cast<int32_t>(lookup_keys_.size()));
+      auto [it, inserted] =
+          lookups.try_emplace({key_of_row_[r], image}, static_cast<int32_t>(lookup_keys_.size()));
       if (inserted) {
         lookup_keys_.push_back(key_of_row_[r]);
         lookup_maps_.push_back(static_cast<int32_t>(d));
@@ -215,8 +215,7 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
 }
 
 Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
-                               const int64_t* distinct_values,
-                               const uint8_t* distinct_present) {
+                               const int64_t* distinct_values, const uint8_t* distinct_present) {
   if (input_ == nullptr) return InternalError("GroupAggregate::Process before Prepare");
   const int32_t num_keys = keys_.num_rows();
   const int64_t num_rows = input_->num_rows();
@@ -240,8 +239,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
   }
 
   if (mode_ != plan::GroupAggregateNode::GROUP_AGG) {
-    SF_RETURN_NOT_OK(
-        ProcessBundle(state.get(), acc_row, distinct_values, distinct_present));
+    SF_RETURN_NOT_OK(ProcessBundle(state.get(), acc_row, distinct_values, distinct_present));
     input_.reset();
     return Status::OK();
   }
@@ -268,9 +266,8 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
       exists[k] = 1;
       count[k] = 0;
     } else if (retract && count_star_field_ < 0) {
-      return UserError(
-          "A retraction reached a group aggregation planned for insert-only input (",
-          "RowKind ", static_cast<int>(kinds[r]), ")");
+      return UserError("A retraction reached a group aggregation planned for insert-only input (",
+                       "RowKind ", static_cast<int>(kinds[r]), ")");
     }
     touched[k] = 1;
     op[r] = static_cast<int8_t>(retract ? RowOp::kRetract : RowOp::kAccumulate);
@@ -292,8 +289,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
     RowPlan plan{key_of_row_.data(), op.data(), reset.data(), num_rows};
     if (!gates_[i].empty()) plan.gate = gates_[i].data();
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_keys, state.get(), acc_row, acc_offset_[i]));
-    SF_RETURN_NOT_OK(
-        kernels_[i]->Run(*input_, plan, hidden_[i] ? ignored.data() : changed.data()));
+    SF_RETURN_NOT_OK(kernels_[i]->Run(*input_, plan, hidden_[i] ? ignored.data() : changed.data()));
   }
   SF_RETURN_NOT_OK(EmitChangelog(first, zero_after, op, changed));
 
@@ -321,9 +317,9 @@ Status GroupAggregate::EncodeAccs() {
                        arrow::MakeArrayOfNull(arrow::binary(), num_keys, pool_.get()));
     acc_columns.push_back(std::move(placeholder));
   }
-  SF_ASSIGN_OR_RAISE(auto acc_kinds,
-                     RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_keys), kInsert),
-                                   pool_.get()));
+  SF_ASSIGN_OR_RAISE(
+      auto acc_kinds,
+      RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_keys), kInsert), pool_.get()));
   acc_columns.push_back(std::move(acc_kinds));
   const auto acc_batch =
       arrow::RecordBatch::Make(type::ToArrowSchema(acc_type_), num_keys, std::move(acc_columns));
@@ -339,8 +335,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
   const auto keys = static_cast<size_t>(num_keys);
   const auto n = static_cast<size_t>(input_->num_rows());
   const auto* kinds = input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1);
-  const int32_t merge_offset =
-      mode_ == Mode::GLOBAL ? static_cast<int32_t>(grouping_.size()) : -1;
+  const int32_t merge_offset = mode_ == Mode::GLOBAL ? static_cast<int32_t>(grouping_.size()) : -1;
   const arrow::ArrayData* merged_counts =
       mode_ == Mode::GLOBAL && count_star_field_ >= 0
           ? input_->column_data(merge_offset + count_star_field_).get()
@@ -488,9 +483,9 @@ Status GroupAggregate::EncodeRows(std::vector<std::shared_ptr<arrow::Array>> val
   for (auto& column : values) columns.push_back(std::move(column));
   SF_ASSIGN_OR_RAISE(auto kind_column, RowKindColumn(kinds, pool_.get()));
   columns.push_back(std::move(kind_column));
-  const auto out = arrow::RecordBatch::Make(type::ToArrowSchema(output_type_),
-                                            static_cast<int64_t>(source_rows_.size()),
-                                            std::move(columns));
+  const auto out =
+      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_),
+                               static_cast<int64_t>(source_rows_.size()), std::move(columns));
   return batch::EncodeBinaryRows(output_type_, *out, &output_);
 }
 
@@ -532,8 +527,8 @@ std::vector<int32_t> GroupAggregate::BundleOrder() {
     }
   };
   for (int32_t k = 0; k < num_keys; ++k) {
-    const uint32_t bucket = spread[static_cast<size_t>(k)] &
-                            static_cast<uint32_t>(bundle_capacity_ - 1);
+    const uint32_t bucket =
+        spread[static_cast<size_t>(k)] & static_cast<uint32_t>(bundle_capacity_ - 1);
     if (++bucket_size[bucket] >= 9 && bundle_capacity_ < 64) rebucket(k + 1);
     if (k + 1 > bundle_capacity_ / 4 * 3) rebucket(k + 1);
   }

@@ -30,8 +30,7 @@ bool IsWindowFired(int64_t window_end, int64_t progress) {
 }
 
 bool IsCompactTimestamp(const type::LogicalType& type) {
-  return (type.kind == type::TypeKind::kTimestamp ||
-          type.kind == type::TypeKind::kTimestampLtz) &&
+  return (type.kind == type::TypeKind::kTimestamp || type.kind == type::TypeKind::kTimestampLtz) &&
          type.IsCompactTimestamp();
 }
 
@@ -42,10 +41,8 @@ Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type
   const auto n = static_cast<int64_t>(millis.size());
   SF_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateBuffer(n * 8, pool));
   if (n > 0) std::memcpy(buffer->mutable_data(), millis.data(), static_cast<size_t>(n) * 8);
-  return arrow::MakeArray(arrow::ArrayData::Make(type::ToArrow(type), n,
-                                                 {nullptr, std::shared_ptr<arrow::Buffer>(
-                                                               std::move(buffer))},
-                                                 0));
+  return arrow::MakeArray(arrow::ArrayData::Make(
+      type::ToArrow(type), n, {nullptr, std::shared_ptr<arrow::Buffer>(std::move(buffer))}, 0));
 }
 
 // Two-phase window aggregation combines partial results whose boundaries depend on where
@@ -347,9 +344,9 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
   SF_ASSIGN_OR_RAISE(auto slice_ends,
                      MillisColumn(output_type_.back().type, namespaces_, pool_.get()));
   columns.push_back(std::move(slice_ends));
-  SF_ASSIGN_OR_RAISE(auto kinds,
-                     RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert),
-                                   pool_.get()));
+  SF_ASSIGN_OR_RAISE(
+      auto kinds,
+      RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert), pool_.get()));
   columns.push_back(std::move(kinds));
   const auto out =
       arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), num_groups, std::move(columns));
@@ -359,9 +356,9 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
 Status WindowAggregate::EncodeAccs(int32_t num_groups) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
-  SF_ASSIGN_OR_RAISE(auto kinds,
-                     RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert),
-                                   pool_.get()));
+  SF_ASSIGN_OR_RAISE(
+      auto kinds,
+      RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert), pool_.get()));
   columns.push_back(std::move(kinds));
   const auto accs =
       arrow::RecordBatch::Make(type::ToArrowSchema(acc_type_), num_groups, std::move(columns));
@@ -371,12 +368,12 @@ Status WindowAggregate::EncodeAccs(int32_t num_groups) {
 Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
                              const int64_t* window_ends, int32_t num_fires, const uint8_t* accs,
                              const int32_t* acc_offsets) {
-  SF_ASSIGN_OR_RAISE(auto key_batch, batch::DecodeBinaryRows(key_type_, keys, key_offsets,
-                                                             num_fires, pool_.get()));
+  SF_ASSIGN_OR_RAISE(auto key_batch,
+                     batch::DecodeBinaryRows(key_type_, keys, key_offsets, num_fires, pool_.get()));
   const auto slices = static_cast<size_t>(slices_per_window_);
   std::vector<int32_t> acc_row;
-  SF_ASSIGN_OR_RAISE(auto state, DecodeAccs(accs, acc_offsets,
-                                            num_fires * slices_per_window_, &acc_row));
+  SF_ASSIGN_OR_RAISE(auto state,
+                     DecodeAccs(accs, acc_offsets, num_fires * slices_per_window_, &acc_row));
   const auto fires = static_cast<size_t>(num_fires);
   const arrow::RecordBatch& decoded = state != nullptr ? *state : *key_batch;
   // Each fire starts from a base accumulator (`base`: a state row, or fresh when -1) and merges
@@ -407,8 +404,9 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   std::vector<uint8_t> ignored(fires, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), base, acc_offset_[i]));
-    BundlePlan plan{merge_key.data(), op.data(), fresh.data(),
-                    static_cast<int64_t>(merge_key.size()), /*merge_offset=*/0, acc_offset_[i]};
+    BundlePlan plan{merge_key.data(),   op.data(),
+                    fresh.data(),       static_cast<int64_t>(merge_key.size()),
+                    /*merge_offset=*/0, acc_offset_[i]};
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(decoded, plan, ignored.data()));
   }
 
@@ -420,7 +418,8 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
     std::vector<std::shared_ptr<arrow::Array>> merged;
     for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &merged));
     const arrow::ArrayData* counts =
-        count_star_field_ < 0 ? nullptr : merged[static_cast<size_t>(count_star_field_)]->data().get();
+        count_star_field_ < 0 ? nullptr
+                              : merged[static_cast<size_t>(count_star_field_)]->data().get();
     for (size_t f = 0; f < fires; ++f) {
       const bool empty = counts != nullptr && counts->IsValid(static_cast<int64_t>(f)) &&
                          counts->GetValues<int64_t>(1)[f] == 0;
@@ -447,8 +446,8 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   for (const auto property : properties_) {
     const type::LogicalType& type = output_type_[columns.size()].type;
     if (property == Node::PROCTIME) {
-      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(type), rows,
-                                                            pool_.get()));
+      SF_ASSIGN_OR_RAISE(auto nulls,
+                         arrow::MakeArrayOfNull(type::ToArrow(type), rows, pool_.get()));
       columns.push_back(std::move(nulls));
       continue;
     }
@@ -462,8 +461,8 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
     SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool_.get()));
     columns.push_back(std::move(column));
   }
-  SF_ASSIGN_OR_RAISE(auto kinds, RowKindColumn(std::vector<int8_t>(emitted.size(), kInsert),
-                                               pool_.get()));
+  SF_ASSIGN_OR_RAISE(auto kinds,
+                     RowKindColumn(std::vector<int8_t>(emitted.size(), kInsert), pool_.get()));
   columns.push_back(std::move(kinds));
   const auto out =
       arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), rows, std::move(columns));

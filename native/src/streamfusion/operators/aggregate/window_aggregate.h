@@ -1,8 +1,8 @@
 #pragma once
 
 // Flink's window TVF aggregation over slicing windows (StreamExecWindowAggregate with TUMBLE, HOP
-// or CUMULATE: WindowAggOperator with SliceUnshared/SliceSharedSyncStateWindowAggProcessor, Flink 2.2.1),
-// computed natively over accumulators that the JVM keeps in Flink's keyed ValueState
+// or CUMULATE: WindowAggOperator with SliceUnshared/SliceSharedSyncStateWindowAggProcessor,
+// Flink 2.2.1), computed natively over accumulators that the JVM keeps in Flink's keyed ValueState
 // "window-aggs", namespaced by slice end, with Flink's own timers ("native compute over Flink
 // keyed state", DESIGN.md "State" (a)).
 //

@@ -20,7 +20,9 @@ using expression::testing::Int;
 using expression::testing::T;
 using Node = plan::WindowAggregateNode;
 
-plan::DataType Ts3() { return T(plan::DataType::TIMESTAMP, 3); }
+plan::DataType Ts3() {
+  return T(plan::DataType::TIMESTAMP, 3);
+}
 
 struct Row {
   int32_t key;
@@ -119,7 +121,8 @@ std::unique_ptr<WindowAggregate> Make(const plan::Plan& plan) {
 
 void Prepare(WindowAggregate* agg, const std::vector<Row>& rows, int64_t time) {
   const auto input = Images(rows);
-  const auto status = agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows(), time);
+  const auto status =
+      agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows(), time);
   ASSERT_TRUE(status.ok()) << status.ToString();
 }
 
@@ -151,8 +154,8 @@ std::vector<std::string> Output(const WindowAggregate& agg, const plan::Plan& pl
     std::string row = "[" + std::to_string(batch.column_data(0)->GetValues<int32_t>(1)[r]);
     for (int c = 1; c < batch.num_columns() - 1; ++c) {
       const auto& data = *batch.column_data(c);
-      row += ", " + (data.IsNull(r) ? std::string("null")
-                                    : std::to_string(data.GetValues<int64_t>(1)[r]));
+      row += ", " +
+             (data.IsNull(r) ? std::string("null") : std::to_string(data.GetValues<int64_t>(1)[r]));
     }
     rows.push_back(row + "]");
   }
@@ -230,9 +233,8 @@ TEST(WindowAggregateTest, CumulateMergesIntoTheFirstSliceAndKeepsLateRowsThere) 
   const std::vector<int32_t> offsets = {0, static_cast<int32_t>(accs[0].size()),
                                         static_cast<int32_t>(bytes.size())};
   const std::vector<int64_t> ends = {2'000};
-  const auto status =
-      agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, bytes.data(),
-                offsets.data());
+  const auto status = agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1,
+                                bytes.data(), offsets.data());
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_EQ(Output(*agg, plan), (std::vector<std::string>{"[1, 2, 3, 0, 2000, 1999]"}));
   EXPECT_EQ(agg->accs().num_rows(), 1);  // the first slice's new state
@@ -252,16 +254,15 @@ TEST(WindowAggregateTest, LocalEmitsOneAccumulatorRowPerKeyAndSlice) {
   Prepare(agg.get(), {{1, 100, 1}, {2, 200, 2}, {1, 300, 3}, {1, 1'300, 4}}, INT64_MAX);
   EXPECT_EQ(agg->dropped(), 0);
   CombineFresh(agg.get());
-  EXPECT_EQ(Output(*agg, plan), (std::vector<std::string>{"[1, 2, 4, 1000]", "[2, 1, 2, 1000]",
-                                                          "[1, 1, 4, 2000]"}));
+  EXPECT_EQ(Output(*agg, plan),
+            (std::vector<std::string>{"[1, 2, 4, 1000]", "[2, 1, 2, 1000]", "[1, 1, 4, 2000]"}));
 }
 
 TEST(WindowAggregateTest, TwoPhaseRefusesSumsOfDoubles) {
   auto plan = MakePlan(Node::TUMBLE, 1'000, 1'000, Node::LOCAL);
-  auto* call = plan.mutable_operators(0)->mutable_window_aggregate()->mutable_aggregate()
-                   ->mutable_calls(1);
-  *plan.mutable_input_type()->mutable_fields(2)->mutable_type() =
-      expression::testing::Double();
+  auto* call =
+      plan.mutable_operators(0)->mutable_window_aggregate()->mutable_aggregate()->mutable_calls(1);
+  *plan.mutable_input_type()->mutable_fields(2)->mutable_type() = expression::testing::Double();
   *call->mutable_result_type() = expression::testing::Double();
   *call->mutable_acc_types(0) = expression::testing::Double();
   const auto made = WindowAggregate::Make(plan, 1 << 20);

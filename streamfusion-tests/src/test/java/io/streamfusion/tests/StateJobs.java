@@ -115,4 +115,19 @@ final class StateJobs {
                 .isLessThan(rows);
         return savepoint;
     }
+
+    /**
+     * Asserts that fail_once failed the job and that the job restored from a recent checkpoint:
+     * every one of the source's {@code rows} was seen, and fewer than 6,000 more often than the
+     * least-seen one (the rows replayed). A restore from the last checkpoint replays a few
+     * hundred; a restart from scratch about 16,000 (the two source subtasks' rows before the
+     * failure, which is at the 8,000th row of the second).
+     */
+    static void assertRestoredFromCheckpoint(int rows) {
+        assertThat(FailOnce.ARMED.get()).as("the injected failure happened").isFalse();
+        int once = FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
+        long replayed = FailOnce.CALLS.values().stream().filter(c -> c > once).count();
+        assertThat(FailOnce.CALLS).hasSize(rows);
+        assertThat(replayed).isLessThan(6_000);
+    }
 }

@@ -32,7 +32,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Window TVF aggregation (TUMBLE, HOP and CUMULATE, one and two phases) runs natively with stock Flink's results:
+ * Window TVF aggregation (TUMBLE, HOP and CUMULATE, one and two phases) runs natively with stock
+ * Flink's results:
  * same rows and values, window_start/window_end/window_time, over {@link TestData}'s edge values,
  * with out-of-order rows some of which are late (dropped, or for HOP kept in the windows that
  * have not fired), in batches of 3 rows so that every window's accumulators go through Flink
@@ -148,7 +149,9 @@ class WindowAggregateParityTest {
         long before = NativeMetrics.recordsIn();
         StreamTableEnvironment nat = harness.nativeEnv();
         ParityHarness.Result actual = run(nat, sql);
-        assertThat(NativeMetrics.recordsIn()).as("native records for %s", sql).isGreaterThan(before);
+        assertThat(NativeMetrics.recordsIn())
+                .as("native records for %s", sql)
+                .isGreaterThan(before);
         lastDecisions = StreamFusion.planner(nat).lastReport().decisions();
         assertThat(lastDecisions)
                 .as("a native window aggregation for %s", sql)
@@ -197,7 +200,8 @@ class WindowAggregateParityTest {
         boolean numeric = integral(c) || c.startsWith("f") || c.startsWith("d3");
         assertWindowParity(onePhase(), minMax + (numeric ? ", AVG(" + c + ")" : "") + from);
         assertTwoPhase(
-                assertWindowParity(harness(), minMax + (integral(c) ? ", AVG(" + c + ")" : "") + from));
+                assertWindowParity(
+                        harness(), minMax + (integral(c) ? ", AVG(" + c + ")" : "") + from));
     }
 
     /** The last native run planned the Local/Global pair, both native. */
@@ -217,7 +221,8 @@ class WindowAggregateParityTest {
         String cumulate =
                 "TABLE(CUMULATE(TABLE " + EV + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
                         + " INTERVAL '8' SECOND))";
-        String minMax = "SELECT b, " + WINDOW + ", COUNT(" + c + "), MIN(" + c + "), MAX(" + c + ")";
+        String minMax =
+                "SELECT b, " + WINDOW + ", COUNT(" + c + "), MIN(" + c + "), MAX(" + c + ")";
         String from = " FROM " + cumulate + " GROUP BY b, " + WINDOW;
         boolean numeric = !c.equals("s");
         assertWindowParity(
@@ -240,7 +245,8 @@ class WindowAggregateParityTest {
     @Test
     void globalWindowsAndFiltersMatch() {
         String sql =
-                "SELECT window_end, COUNT(*), SUM(i32) FILTER (WHERE b), MAX(s) FILTER (WHERE i8 > 0),"
+                "SELECT window_end, COUNT(*), SUM(i32) FILTER (WHERE b),"
+                        + " MAX(s) FILTER (WHERE i8 > 0),"
                         + " MIN(d38) FILTER (WHERE f64 < 1) FROM " + hop("3", "9")
                         + " GROUP BY window_start, window_end";
         assertWindowParity(onePhase(), sql);
@@ -395,7 +401,9 @@ class WindowAggregateParityTest {
                 new ParityHarness(
                         1,
                         false,
-                        Map.of("streamfusion.memory.budget", "1kb", "streamfusion.batch.size", "64"),
+                        Map.of(
+                                "streamfusion.memory.budget", "1kb",
+                                "streamfusion.batch.size", "64"),
                         UTC);
         StreamTableEnvironment nat = tiny.nativeEnv();
         registerEvents(nat);

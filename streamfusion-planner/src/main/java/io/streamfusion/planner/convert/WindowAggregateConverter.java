@@ -49,9 +49,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Converts Flink's window TVF aggregation over a TUMBLE, HOP or CUMULATE window (StreamExecWindowAggregate
- * on event or processing time, and the two-phase StreamExecLocalWindowAggregate and
- * StreamExecGlobalWindowAggregate) into a native window aggregation, or refuses with the reason.
+ * Converts Flink's window TVF aggregation over a TUMBLE, HOP or CUMULATE window
+ * (StreamExecWindowAggregate on event or processing time, and the two-phase
+ * StreamExecLocalWindowAggregate and StreamExecGlobalWindowAggregate) into a native window
+ * aggregation, or refuses with the reason.
  * The functions and accumulator layout come from Flink's own {@link AggregateInfoList}, built by
  * the call Flink's translation makes (including the COUNT(*) it inserts for HOP windows).
  */
@@ -65,17 +66,14 @@ public final class WindowAggregateConverter {
             FlinkTypeFactory typeFactory,
             SessionOptions session)
             throws UnsupportedNativeException {
-        WindowingStrategy windowing = NodeFields.read(node, "windowing");
-        int timeField =
-                windowing instanceof TimeAttributeWindowingStrategy && windowing.isRowtime()
-                        ? ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex()
-                        : -1;
         return build(
                 node,
                 config,
                 typeFactory,
                 session,
-                WindowAggregateNode.newBuilder().setMode(Mode.ONE_PHASE).setTimeField(timeField),
+                WindowAggregateNode.newBuilder()
+                        .setMode(Mode.ONE_PHASE)
+                        .setTimeField(rowtimeField(node)),
                 (RowType) node.getInputEdges().get(0).getOutputType(),
                 StreamExecWindowAggregate.WINDOW_AGGREGATE_TRANSFORMATION);
     }
@@ -87,19 +85,24 @@ public final class WindowAggregateConverter {
             FlinkTypeFactory typeFactory,
             SessionOptions session)
             throws UnsupportedNativeException {
-        WindowingStrategy windowing = NodeFields.read(node, "windowing");
-        int timeField =
-                windowing instanceof TimeAttributeWindowingStrategy
-                        ? ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex()
-                        : -1;
         return build(
                 node,
                 config,
                 typeFactory,
                 session,
-                WindowAggregateNode.newBuilder().setMode(Mode.LOCAL).setTimeField(timeField),
+                WindowAggregateNode.newBuilder()
+                        .setMode(Mode.LOCAL)
+                        .setTimeField(rowtimeField(node)),
                 (RowType) node.getInputEdges().get(0).getOutputType(),
                 StreamExecLocalWindowAggregate.LOCAL_WINDOW_AGGREGATE_TRANSFORMATION);
+    }
+
+    /** The rowtime field a window is assigned from, -1 for processing time or attached windows. */
+    private static int rowtimeField(ExecNodeBase<?> node) throws UnsupportedNativeException {
+        WindowingStrategy windowing = NodeFields.read(node, "windowing");
+        return windowing instanceof TimeAttributeWindowingStrategy && windowing.isRowtime()
+                ? ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex()
+                : -1;
     }
 
     /** StreamExecGlobalWindowAggregate: merges the local accumulators per slice into state. */
@@ -143,7 +146,8 @@ public final class WindowAggregateConverter {
         String name = node.getClass().getSimpleName().replace("StreamExec", "");
         boolean needRetraction = NodeFields.read(node, "needRetraction");
         if (needRetraction) {
-            throw new UnsupportedNativeException(name + " over an updating input is not native yet");
+            throw new UnsupportedNativeException(
+                    name + " over an updating input is not native yet");
         }
         WindowingStrategy windowing = NodeFields.read(node, "windowing");
         WindowSpec spec = windowing.getWindow();
@@ -205,7 +209,8 @@ public final class WindowAggregateConverter {
                             ((WindowAttachedWindowingStrategy) windowing).getWindowEnd());
         } else if (!(windowing instanceof TimeAttributeWindowingStrategy)
                 && !(windowing instanceof SliceAttachedWindowingStrategy)) {
-            throw new UnsupportedNativeException(name + " over " + windowing + " is not native yet");
+            throw new UnsupportedNativeException(
+                    name + " over " + windowing + " is not native yet");
         }
         if (window.getMode() == Mode.LOCAL && !window.getWindowed() && window.getTimeField() < 0) {
             throw new UnsupportedNativeException(name + " on processing time is not native yet");
@@ -213,9 +218,12 @@ public final class WindowAggregateConverter {
 
         ZoneId shiftTimeZone =
                 TimeWindowUtil.getShiftTimeZone(
-                        windowing.getTimeAttributeType(), TableConfigUtils.getLocalTimeZone(config));
+                        windowing.getTimeAttributeType(),
+                        TableConfigUtils.getLocalTimeZone(config));
         boolean eventTime =
-                window.getTimeField() >= 0 || window.getMode() == Mode.GLOBAL || window.getWindowed();
+                window.getTimeField() >= 0
+                        || window.getMode() == Mode.GLOBAL
+                        || window.getWindowed();
         if (eventTime && !shiftTimeZone.normalized().equals(ZoneOffset.UTC)) {
             throw new UnsupportedNativeException(
                     "Event-time window on TIMESTAMP_LTZ in time zone "

@@ -20,9 +20,9 @@ import org.apache.flink.table.types.logical.RowType;
 import java.time.ZoneId;
 
 /**
- * Replaces a window TVF aggregation over TUMBLE, HOP or CUMULATE (StreamExecWindowAggregate, or either node
- * of the two-phase Local/Global pair) by a native window aggregation over Flink keyed state and
- * timers. Keeps Flink's key selector, state key type,
+ * Replaces a window TVF aggregation over TUMBLE, HOP or CUMULATE (StreamExecWindowAggregate, or
+ * either node of the two-phase Local/Global pair) by a native window aggregation over Flink keyed
+ * state and timers. Keeps Flink's key selector, state key type,
  * transformation name and managed memory weight, so the operator's state is laid out as the
  * stock one's.
  */
@@ -84,7 +84,12 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                     input,
                     createTransformationMeta(transformationName, config),
                     new NativeLocalWindowAggregateOperator(
-                            plan, inputType, outputType.getFieldCount(), batchSize, maxDelay, budget),
+                            plan,
+                            inputType,
+                            outputType.getFieldCount(),
+                            batchSize,
+                            maxDelay,
+                            budget),
                     InternalTypeInfo.of(outputType),
                     input.getParallelism(),
                     StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO / 2,

@@ -47,13 +47,13 @@ import java.util.Set;
  * end - 1), and the union list state "watermark". Checkpoints, RocksDB, restore and rescaling work
  * as for the stock operator.
  *
- * <p>Rows are collected into a batch (Flink's window buffer) and combined into state when the
- * batch is full, before a watermark, before a checkpoint barrier, at end of input and, for
- * processing-time windows, after {@code maxDelayMillis}: native code assigns slices, drops late rows and accumulates each
- * (key, slice) group, and Java reads and writes each group's accumulator once and registers its
- * timer. Flink's timers fire the windows; each fired window's slice accumulators are read (and the
- * expired slice cleared) at once, as Flink does, and the windows' results are computed natively
- * in bulk before the watermark that fired them is forwarded.
+ * <p>Rows are collected into a batch (Flink's window buffer) and combined into state when the batch
+ * is full, before a watermark, before a checkpoint barrier, at end of input and, for
+ * processing-time windows, after {@code maxDelayMillis}: native code assigns slices, drops late
+ * rows and accumulates each (key, slice) group, and Java reads and writes each group's accumulator
+ * once and registers its timer. Flink's timers fire the windows; each fired window's slice
+ * accumulators are read (and the expired slice cleared) at once, as Flink does, and the windows'
+ * results are computed natively in bulk before the watermark that fired them is forwarded.
  */
 public class NativeWindowAggregateOperator extends NativeBatchOperator
         implements Triggerable<RowData, Long> {
