@@ -648,8 +648,7 @@ bool IsNumeric(TypeKind kind) {
   }
 }
 
-}  // namespace
-
+// A column of RowKind bytes.
 Result<std::shared_ptr<arrow::Array>> RowKindColumn(const std::vector<int8_t>& kinds,
                                                     arrow::MemoryPool* pool) {
   arrow::Int8Builder builder(pool);
@@ -657,6 +656,43 @@ Result<std::shared_ptr<arrow::Array>> RowKindColumn(const std::vector<int8_t>& k
   std::shared_ptr<arrow::Array> column;
   SF_RETURN_NOT_OK(builder.Finish(&column));
   return column;
+}
+
+}  // namespace
+
+Status EncodeRowImages(const type::RowType& row_type,
+                       std::vector<std::shared_ptr<arrow::Array>> columns, int64_t num_rows,
+                       const std::vector<int8_t>* kinds, arrow::MemoryPool* pool,
+                       batch::BinaryRowBuffer* out) {
+  SF_ASSIGN_OR_RAISE(
+      auto kind_column,
+      RowKindColumn(
+          kinds != nullptr ? *kinds : std::vector<int8_t>(static_cast<size_t>(num_rows), kInsert),
+          pool));
+  columns.push_back(std::move(kind_column));
+  const auto rows =
+      arrow::RecordBatch::Make(type::ToArrowSchema(row_type), num_rows, std::move(columns));
+  return batch::EncodeBinaryRows(row_type, *rows, out);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> DecodeAccumulators(
+    const type::RowType& acc_type, const uint8_t* accs, const int32_t* offsets, int32_t count,
+    arrow::MemoryPool* pool, std::vector<int32_t>* row_of) {
+  row_of->assign(static_cast<size_t>(count), -1);
+  std::vector<int32_t> present_offsets;
+  for (int32_t i = 0; i < count; ++i) {
+    if (offsets[i + 1] < offsets[i]) return InternalError("Accumulator offsets decrease");
+    if (offsets[i + 1] == offsets[i]) continue;
+    if (!present_offsets.empty() && present_offsets.back() != offsets[i]) {
+      return InternalError("Accumulator images are not back to back");
+    }
+    if (present_offsets.empty()) present_offsets.push_back(offsets[i]);
+    (*row_of)[static_cast<size_t>(i)] = static_cast<int32_t>(present_offsets.size()) - 1;
+    present_offsets.push_back(offsets[i + 1]);
+  }
+  if (present_offsets.empty()) return std::shared_ptr<arrow::RecordBatch>();
+  return batch::DecodeBinaryRows(acc_type, accs, present_offsets.data(),
+                                 static_cast<int32_t>(present_offsets.size()) - 1, pool);
 }
 
 // Rows `rows` of `column`, in that order.

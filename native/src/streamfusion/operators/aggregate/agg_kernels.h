@@ -25,6 +25,7 @@
 #include "arrow/array.h"
 #include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
+#include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
@@ -89,9 +90,19 @@ class AggKernel {
 // RowKind.INSERT.toByteValue()
 constexpr int8_t kInsert = 0;
 
-// A column of RowKind bytes.
-Result<std::shared_ptr<arrow::Array>> RowKindColumn(const std::vector<int8_t>& kinds,
-                                                    arrow::MemoryPool* pool);
+// Encodes `columns` (the fields of `row_type`, in order) as `num_rows` BinaryRowData images with
+// RowKinds `kinds`, all INSERT when `kinds` is null.
+Status EncodeRowImages(const type::RowType& row_type,
+                       std::vector<std::shared_ptr<arrow::Array>> columns, int64_t num_rows,
+                       const std::vector<int8_t>* kinds, arrow::MemoryPool* pool,
+                       batch::BinaryRowBuffer* out);
+
+// Decodes `count` accumulator images of `acc_type` that the JVM packed back to back: image i is
+// accs[offsets[i], offsets[i + 1]), an empty range when there is none (no state). row_of[i] is
+// image i's row in the result, or -1; the result is null when no image is present.
+Result<std::shared_ptr<arrow::RecordBatch>> DecodeAccumulators(
+    const type::RowType& acc_type, const uint8_t* accs, const int32_t* offsets, int32_t count,
+    arrow::MemoryPool* pool, std::vector<int32_t>* row_of);
 
 // Rows `rows` of `column`, in that order.
 Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,

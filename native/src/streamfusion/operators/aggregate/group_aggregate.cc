@@ -220,23 +220,10 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
   const int32_t num_keys = keys_.num_rows();
   const int64_t num_rows = input_->num_rows();
 
-  // The keys' accumulators from Flink state, decoded together (present images are contiguous).
-  std::vector<int32_t> acc_row(static_cast<size_t>(num_keys), -1);
-  std::vector<int32_t> present_offsets;
-  for (int32_t k = 0; k < num_keys; ++k) {
-    if (offsets[k + 1] < offsets[k]) return InternalError("Accumulator offsets decrease");
-    if (offsets[k + 1] > offsets[k]) {
-      acc_row[static_cast<size_t>(k)] = static_cast<int32_t>(present_offsets.size());
-      present_offsets.push_back(offsets[k]);
-    }
-  }
-  std::shared_ptr<arrow::RecordBatch> state;
-  if (!present_offsets.empty()) {
-    present_offsets.push_back(offsets[num_keys]);
-    SF_ASSIGN_OR_RAISE(state, batch::DecodeBinaryRows(
-                                  acc_type_, accs, present_offsets.data(),
-                                  static_cast<int32_t>(present_offsets.size()) - 1, pool_.get()));
-  }
+  // The keys' accumulators from Flink state, decoded together.
+  std::vector<int32_t> acc_row;
+  SF_ASSIGN_OR_RAISE(auto state,
+                     DecodeAccumulators(acc_type_, accs, offsets, num_keys, pool_.get(), &acc_row));
 
   if (mode_ != plan::GroupAggregateNode::GROUP_AGG) {
     SF_RETURN_NOT_OK(ProcessBundle(state.get(), acc_row, distinct_values, distinct_present));
@@ -317,13 +304,8 @@ Status GroupAggregate::EncodeAccs() {
                        arrow::MakeArrayOfNull(arrow::binary(), num_keys, pool_.get()));
     acc_columns.push_back(std::move(placeholder));
   }
-  SF_ASSIGN_OR_RAISE(
-      auto acc_kinds,
-      RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_keys), kInsert), pool_.get()));
-  acc_columns.push_back(std::move(acc_kinds));
-  const auto acc_batch =
-      arrow::RecordBatch::Make(type::ToArrowSchema(acc_type_), num_keys, std::move(acc_columns));
-  return batch::EncodeBinaryRows(acc_type_, *acc_batch, &new_accs_);
+  return EncodeRowImages(acc_type_, std::move(acc_columns), num_keys, nullptr, pool_.get(),
+                         &new_accs_);
 }
 
 Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
@@ -481,12 +463,8 @@ Status GroupAggregate::EncodeRows(std::vector<std::shared_ptr<arrow::Array>> val
     columns.push_back(std::move(column));
   }
   for (auto& column : values) columns.push_back(std::move(column));
-  SF_ASSIGN_OR_RAISE(auto kind_column, RowKindColumn(kinds, pool_.get()));
-  columns.push_back(std::move(kind_column));
-  const auto out =
-      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_),
-                               static_cast<int64_t>(source_rows_.size()), std::move(columns));
-  return batch::EncodeBinaryRows(output_type_, *out, &output_);
+  return EncodeRowImages(output_type_, std::move(columns),
+                         static_cast<int64_t>(source_rows_.size()), &kinds, pool_.get(), &output_);
 }
 
 std::vector<int64_t> GroupAggregate::StateCounts(const arrow::RecordBatch* state,

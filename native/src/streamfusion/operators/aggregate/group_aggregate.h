@@ -125,10 +125,10 @@ class GroupAggregate {
   type::RowType output_type_;
   type::RowType acc_type_;
   std::vector<int32_t> grouping_;
-  std::vector<std::unique_ptr<AggKernel>> kernels_;   // every call, in acc order
-  std::vector<uint8_t> hidden_;                       // 1: no output column (record counter)
-  std::vector<int32_t> acc_offset_;                   // first acc field of each call
-  int32_t count_star_field_ = -1;                     // acc field of the record counter
+  std::vector<std::unique_ptr<AggKernel>> kernels_;  // every call, in acc order
+  std::vector<uint8_t> hidden_;                      // 1: no output column (record counter)
+  std::vector<int32_t> acc_offset_;                  // first acc field of each call
+  int32_t count_star_field_ = -1;                    // acc field of the record counter
   plan::GroupAggregateNode::Mode mode_ = plan::GroupAggregateNode::GROUP_AGG;
   bool generate_update_before_ = false;
   bool state_ttl_enabled_ = false;
@@ -144,8 +144,8 @@ class GroupAggregate {
 
   // The prepared batch.
   std::shared_ptr<arrow::RecordBatch> input_;
-  batch::BinaryRowBuffer row_keys_;     // one key image per row
-  batch::BinaryRowBuffer keys_;         // distinct keys
+  batch::BinaryRowBuffer row_keys_;  // one key image per row
+  batch::BinaryRowBuffer keys_;      // distinct keys
   std::vector<int32_t> key_of_row_;
   std::unordered_map<std::string_view, int32_t> key_index_;
   std::vector<batch::BinaryRowBuffer> distinct_images_;  // per distinct: one image per row

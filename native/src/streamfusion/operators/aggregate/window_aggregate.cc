@@ -287,30 +287,12 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
   return Status::OK();
 }
 
-Result<std::shared_ptr<arrow::RecordBatch>> WindowAggregate::DecodeAccs(
-    const uint8_t* accs, const int32_t* offsets, int32_t count, std::vector<int32_t>* row_of) {
-  row_of->assign(static_cast<size_t>(count), -1);
-  std::vector<int32_t> present_offsets;
-  for (int32_t i = 0; i < count; ++i) {
-    if (offsets[i + 1] < offsets[i]) return InternalError("Accumulator offsets decrease");
-    if (offsets[i + 1] == offsets[i]) continue;
-    if (!present_offsets.empty() && present_offsets.back() != offsets[i]) {
-      return InternalError("Accumulator images are not back to back");
-    }
-    if (present_offsets.empty()) present_offsets.push_back(offsets[i]);
-    (*row_of)[static_cast<size_t>(i)] = static_cast<int32_t>(present_offsets.size()) - 1;
-    present_offsets.push_back(offsets[i + 1]);
-  }
-  if (present_offsets.empty()) return std::shared_ptr<arrow::RecordBatch>();
-  return batch::DecodeBinaryRows(acc_type_, accs, present_offsets.data(),
-                                 static_cast<int32_t>(present_offsets.size()) - 1, pool_.get());
-}
-
 Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets) {
   if (input_ == nullptr) return InternalError("WindowAggregate::Combine before Prepare");
   const auto num_groups = static_cast<int32_t>(namespaces_.size());
   std::vector<int32_t> acc_row;
-  SF_ASSIGN_OR_RAISE(auto state, DecodeAccs(accs, offsets, num_groups, &acc_row));
+  SF_ASSIGN_OR_RAISE(
+      auto state, DecodeAccumulators(acc_type_, accs, offsets, num_groups, pool_.get(), &acc_row));
   std::vector<uint8_t> fresh(static_cast<size_t>(num_groups));
   for (size_t g = 0; g < fresh.size(); ++g) fresh[g] = acc_row[g] < 0 ? 1 : 0;
   const auto n = static_cast<size_t>(input_->num_rows());
@@ -344,25 +326,15 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
   SF_ASSIGN_OR_RAISE(auto slice_ends,
                      MillisColumn(output_type_.back().type, namespaces_, pool_.get()));
   columns.push_back(std::move(slice_ends));
-  SF_ASSIGN_OR_RAISE(
-      auto kinds,
-      RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert), pool_.get()));
-  columns.push_back(std::move(kinds));
-  const auto out =
-      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), num_groups, std::move(columns));
-  return batch::EncodeBinaryRows(output_type_, *out, &output_);
+  return EncodeRowImages(output_type_, std::move(columns), num_groups, nullptr, pool_.get(),
+                         &output_);
 }
 
 Status WindowAggregate::EncodeAccs(int32_t num_groups) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
-  SF_ASSIGN_OR_RAISE(
-      auto kinds,
-      RowKindColumn(std::vector<int8_t>(static_cast<size_t>(num_groups), kInsert), pool_.get()));
-  columns.push_back(std::move(kinds));
-  const auto accs =
-      arrow::RecordBatch::Make(type::ToArrowSchema(acc_type_), num_groups, std::move(columns));
-  return batch::EncodeBinaryRows(acc_type_, *accs, &new_accs_);
+  return EncodeRowImages(acc_type_, std::move(columns), num_groups, nullptr, pool_.get(),
+                         &new_accs_);
 }
 
 Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
@@ -372,8 +344,9 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
                      batch::DecodeBinaryRows(key_type_, keys, key_offsets, num_fires, pool_.get()));
   const auto slices = static_cast<size_t>(slices_per_window_);
   std::vector<int32_t> acc_row;
-  SF_ASSIGN_OR_RAISE(auto state,
-                     DecodeAccs(accs, acc_offsets, num_fires * slices_per_window_, &acc_row));
+  SF_ASSIGN_OR_RAISE(
+      auto state, DecodeAccumulators(acc_type_, accs, acc_offsets, num_fires * slices_per_window_,
+                                     pool_.get(), &acc_row));
   const auto fires = static_cast<size_t>(num_fires);
   const arrow::RecordBatch& decoded = state != nullptr ? *state : *key_batch;
   // Each fire starts from a base accumulator (`base`: a state row, or fresh when -1) and merges
@@ -461,12 +434,7 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
     SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool_.get()));
     columns.push_back(std::move(column));
   }
-  SF_ASSIGN_OR_RAISE(auto kinds,
-                     RowKindColumn(std::vector<int8_t>(emitted.size(), kInsert), pool_.get()));
-  columns.push_back(std::move(kinds));
-  const auto out =
-      arrow::RecordBatch::Make(type::ToArrowSchema(output_type_), rows, std::move(columns));
-  return batch::EncodeBinaryRows(output_type_, *out, &output_);
+  return EncodeRowImages(output_type_, std::move(columns), rows, nullptr, pool_.get(), &output_);
 }
 
 int64_t WindowAggregate::memory_bytes() const {

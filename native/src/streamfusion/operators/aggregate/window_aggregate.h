@@ -98,11 +98,6 @@ class WindowAggregate {
   int64_t WindowStart(int64_t window_end) const;
   // SliceAssigner.getLastWindowEnd: the end of the last window a slice belongs to.
   int64_t LastWindowEnd(int64_t slice_end) const;
-  // Decodes `count` accumulator images listed by `offsets` (empty ranges skipped); row_of[i] is
-  // the decoded row of image i or -1.
-  Result<std::shared_ptr<arrow::RecordBatch>> DecodeAccs(const uint8_t* accs,
-                                                         const int32_t* offsets, int32_t count,
-                                                         std::vector<int32_t>* row_of);
   Status EncodeAccs(int32_t num_groups);
   // LOCAL: one output row per group: its grouping fields, accumulators and slice end.
   Status EncodeLocalOutput(int32_t num_groups);
