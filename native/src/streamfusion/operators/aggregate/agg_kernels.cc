@@ -709,6 +709,21 @@ Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
   return out;
 }
 
+Status CheckExactMerge(const plan::AggregateCall& call, const type::RowType& input_type,
+                       std::string_view reason) {
+  using Kind = plan::AggregateCall;
+  if (call.kind() != Kind::SUM && call.kind() != Kind::SUM0 &&
+      call.kind() != Kind::SUM_WITH_RETRACT && call.kind() != Kind::AVG) {
+    return Status::OK();
+  }
+  if (call.args_size() == 1 && call.args(0) >= 0 &&
+      call.args(0) < static_cast<int32_t>(input_type.size()) &&
+      input_type[static_cast<size_t>(call.args(0))].type.IsIntegral()) {
+    return Status::OK();
+  }
+  return Unsupported(reason);
+}
+
 Result<AggregateCalls> MakeAggregateCalls(
     const plan::GroupAggregateNode& node, const type::RowType& aggregated_type,
     const std::function<Status(const plan::AggregateCall&)>& check) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "arrow/array.h"
@@ -122,6 +123,12 @@ struct AggregateCalls {
   int32_t count_star_field = -1;    // the COUNT(*) call's accumulator field, -1 if none
   int32_t visible = 0;              // calls with an output column
 };
+
+// Refuses (Unsupported, `reason`) a call whose result depends on how its input is split into
+// merged partial accumulators: SUM, $SUM0 and AVG except over integers (Java wrap-around addition
+// is associative). Counts and MIN/MAX are exact in any grouping.
+Status CheckExactMerge(const plan::AggregateCall& call, const type::RowType& input_type,
+                       std::string_view reason);
 
 // `check(call)` may refuse a call before its kernel is made.
 Result<AggregateCalls> MakeAggregateCalls(

@@ -45,27 +45,6 @@ Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type
       type::ToArrow(type), n, {nullptr, std::shared_ptr<arrow::Buffer>(std::move(buffer))}, 0));
 }
 
-// Two-phase window aggregation combines partial results whose boundaries depend on where
-// Flink's memory buffer is flushed, which the native batches cannot follow. Only functions
-// whose result does not depend on that grouping are taken: counts, MIN/MAX, and sums and
-// averages of integers (Java wrap-around addition is associative).
-Status CheckExactMerge(const plan::AggregateCall& call, const type::RowType& input_type) {
-  using Kind = plan::AggregateCall;
-  if (call.kind() != Kind::SUM && call.kind() != Kind::SUM0 &&
-      call.kind() != Kind::SUM_WITH_RETRACT && call.kind() != Kind::AVG) {
-    return Status::OK();
-  }
-  if (call.args_size() == 1 && call.args(0) >= 0 &&
-      call.args(0) < static_cast<int32_t>(input_type.size()) &&
-      input_type[static_cast<size_t>(call.args(0))].type.IsIntegral()) {
-    return Status::OK();
-  }
-  return Unsupported(
-      "Two-phase window aggregation of SUM/AVG over FLOAT, DOUBLE or DECIMAL is not native: its"
-      " partial sums depend on where Flink flushes its window buffer (set"
-      " table.optimizer.agg-phase-strategy=ONE_PHASE to run it natively)");
-}
-
 struct GroupKeyHash {
   size_t operator()(const std::pair<std::string_view, int64_t>& key) const {
     return std::hash<std::string_view>()(key.first) * 31 + static_cast<size_t>(key.second);
@@ -102,8 +81,14 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   SF_ASSIGN_OR_RAISE(
       AggregateCalls calls,
       MakeAggregateCalls(aggregate, aggregated_type, [&](const plan::AggregateCall& call) {
-        return agg->mode_ == Node::ONE_PHASE ? Status::OK()
-                                             : CheckExactMerge(call, aggregated_type);
+        return agg->mode_ == Node::ONE_PHASE
+                   ? Status::OK()
+                   : CheckExactMerge(call, aggregated_type,
+                                     "Two-phase window aggregation of SUM/AVG over FLOAT, DOUBLE or"
+                                     " DECIMAL is not native: its partial sums depend on where"
+                                     " Flink flushes its window buffer (set"
+                                     " table.optimizer.agg-phase-strategy=ONE_PHASE to run it"
+                                     " natively)");
       }));
   agg->kernels_ = std::move(calls.kernels);
   agg->acc_offset_ = std::move(calls.acc_offset);

@@ -1,5 +1,7 @@
 #include "streamfusion/operators/aggregate/window_aggregate.h"
 
+#include "streamfusion/operators/aggregate/session_window_aggregate.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -142,9 +144,8 @@ std::vector<std::vector<uint8_t>> CombineFresh(WindowAggregate* agg) {
 }
 
 // The decoded output rows as "[f0, f1, ...]" (numbers and millisecond timestamps).
-std::vector<std::string> Output(const WindowAggregate& agg, const plan::Plan& plan) {
+std::vector<std::string> Output(const batch::BinaryRowBuffer& out, const plan::Plan& plan) {
   const auto output_type = *type::FromProto(plan.output_type());
-  const auto& out = agg.output();
   auto decoded = batch::DecodeBinaryRows(output_type, out.bytes.data(), out.offsets.data(),
                                          out.num_rows(), arrow::default_memory_pool());
   EXPECT_TRUE(decoded.ok()) << decoded.status().ToString();
@@ -213,8 +214,8 @@ TEST(WindowAggregateTest, HopFiresMergedSlicesWithWindowProperties) {
                                 acc_bytes.data(), acc_offsets.data());
   ASSERT_TRUE(status.ok()) << status.ToString();
   // count, sum, window_start, window_end, window_time; an empty window counts 0 and sums NULL.
-  EXPECT_EQ(Output(*agg, plan), (std::vector<std::string>{"[1, 4, 131, 0, 3000, 2999]",
-                                                          "[2, 0, null, 0, 3000, 2999]"}));
+  EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 4, 131, 0, 3000, 2999]",
+                                                                   "[2, 0, null, 0, 3000, 2999]"}));
 }
 
 TEST(WindowAggregateTest, CumulateMergesIntoTheFirstSliceAndKeepsLateRowsThere) {
@@ -236,7 +237,7 @@ TEST(WindowAggregateTest, CumulateMergesIntoTheFirstSliceAndKeepsLateRowsThere) 
   const auto status = agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1,
                                 bytes.data(), offsets.data());
   ASSERT_TRUE(status.ok()) << status.ToString();
-  EXPECT_EQ(Output(*agg, plan), (std::vector<std::string>{"[1, 2, 3, 0, 2000, 1999]"}));
+  EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 2, 3, 0, 2000, 1999]"}));
   EXPECT_EQ(agg->accs().num_rows(), 1);  // the first slice's new state
 
   // Watermark 2,500: a row of the fired step ending at 2,000 still belongs to the window ending
@@ -254,7 +255,7 @@ TEST(WindowAggregateTest, LocalEmitsOneAccumulatorRowPerKeyAndSlice) {
   Prepare(agg.get(), {{1, 100, 1}, {2, 200, 2}, {1, 300, 3}, {1, 1'300, 4}}, INT64_MAX);
   EXPECT_EQ(agg->dropped(), 0);
   CombineFresh(agg.get());
-  EXPECT_EQ(Output(*agg, plan),
+  EXPECT_EQ(Output(agg->output(), plan),
             (std::vector<std::string>{"[1, 2, 4, 1000]", "[2, 1, 2, 1000]", "[1, 1, 4, 2000]"}));
 }
 
@@ -268,6 +269,131 @@ TEST(WindowAggregateTest, TwoPhaseRefusesSumsOfDoubles) {
   const auto made = WindowAggregate::Make(plan, 1 << 20);
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.status().ToString().find("partial sums"), std::string::npos);
+}
+
+// The legacy GROUP BY SESSION(ts, 3 s) of MakePlan's calls: k, COUNT(*), SUM(v), start, end,
+// rowtime.
+plan::Plan SessionPlan() {
+  plan::Plan plan = MakePlan(Node::TUMBLE, 1'000, 1'000);
+  const Node window = plan.operators(0).window_aggregate();
+  auto* node = plan.mutable_operators(0)->mutable_session_window_aggregate();
+  *node->mutable_aggregate() = window.aggregate();
+  node->set_gap(3'000);
+  node->set_time_field(1);
+  for (const auto property : window.properties()) {
+    node->add_properties(static_cast<Node::Property>(property));
+  }
+  return plan;
+}
+
+std::unique_ptr<SessionWindowAggregate> MakeSession(const plan::Plan& plan) {
+  auto made = SessionWindowAggregate::Make(plan, 1 << 26);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return std::move(*made);
+}
+
+// Prepares `rows` and merges them with the in-flight `windows` (4 longs each) of the first key.
+void PrepareSession(SessionWindowAggregate* agg, const std::vector<Row>& rows,
+                    const std::vector<int64_t>& windows, int64_t watermark) {
+  const auto input = Images(rows);
+  auto status = agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::vector<int32_t> offsets(static_cast<size_t>(agg->keys().num_rows()) + 1,
+                               static_cast<int32_t>(windows.size() / 4));
+  offsets[0] = 0;
+  status = agg->Merge(windows.data(), offsets.data(), watermark);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
+// Combines with the given accumulator images (one per read; empty: none in state).
+std::vector<std::vector<uint8_t>> CombineSession(SessionWindowAggregate* agg,
+                                                 const std::vector<std::vector<uint8_t>>& reads) {
+  std::vector<uint8_t> bytes(1, 0);
+  std::vector<int32_t> offsets{0};
+  for (const auto& read : reads) {
+    bytes.insert(bytes.end(), read.begin(), read.end());
+    offsets.push_back(static_cast<int32_t>(bytes.size()) - 1);
+  }
+  const auto status = agg->Combine(bytes.data() + 1, offsets.data());
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  std::vector<std::vector<uint8_t>> accs;
+  const auto& out = agg->accs();
+  for (int32_t g = 0; g < out.num_rows(); ++g) {
+    accs.emplace_back(out.bytes.begin() + out.offsets[static_cast<size_t>(g)],
+                      out.bytes.begin() + out.offsets[static_cast<size_t>(g) + 1]);
+  }
+  return accs;
+}
+
+TEST(SessionWindowAggregateTest, RowsMergeSessionsInArrivalOrder) {
+  const auto plan = SessionPlan();
+  auto agg = MakeSession(plan);
+  // Key 1: [1000, 4000) and [5000, 8000) apart, then 3500 bridges them. Key 2: its own window.
+  PrepareSession(agg.get(), {{1, 1'000, 1}, {1, 5'000, 2}, {2, 20'000, 3}, {1, 3'500, 4}}, {},
+                 INT64_MIN);
+  // The target state window is the ceiling's ([5000, 8000)), the first merged.
+  EXPECT_EQ(agg->groups(), (std::vector<int64_t>{0, 1'000, 8'000, 5'000, 8'000, 0, 0, 0,  //
+                                                 1, 20'000, 23'000, 20'000, 23'000, 0, 0, 0}));
+  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 8'000, 5'000, 8'000,  //
+                                                1, 20'000, 23'000, 20'000, 23'000}));
+  EXPECT_TRUE(agg->removed().empty());
+  EXPECT_TRUE(agg->cleared().empty());
+  const auto accs = CombineSession(agg.get(), {});
+  ASSERT_EQ(accs.size(), 2u);
+
+  // Firing [1000, 8000) of key 1 from its accumulator.
+  const auto key = Images({{1, 0, 0}});
+  const auto status = agg->Fire(
+      key.bytes.data(), key.offsets.data(), std::vector<int64_t>{1'000, 8'000}.data(), 1,
+      accs[0].data(), std::vector<int32_t>{0, static_cast<int32_t>(accs[0].size())}.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 3, 7, 1000, 8000, 7999]"}));
+}
+
+TEST(SessionWindowAggregateTest, MergesStateWindowsAndDropsLateRows) {
+  const auto plan = SessionPlan();
+  auto agg = MakeSession(plan);
+  // Batch 1: [1000, 4000) with one row; [5000, 8000) extended by 5100 to [5000, 8100), two rows.
+  PrepareSession(agg.get(), {{1, 1'000, 1}, {1, 5'000, 10}, {1, 5'100, 100}}, {}, INT64_MIN);
+  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 4'000, 1'000, 4'000,  //
+                                                0, 5'000, 8'100, 5'000, 8'000}));
+  const auto first = CombineSession(agg.get(), {});
+  ASSERT_EQ(first.size(), 2u);
+
+  // Batch 2 at watermark 3000: 500 extends [1000, 4000) to [500, 4000); 3900 bridges it with
+  // [5000, 8100); -5000 is late on its own and dropped.
+  PrepareSession(agg.get(), {{1, 500, 1'000}, {1, 3'900, 10'000}, {1, -5'000, 100'000}},
+                 {1'000, 4'000, 1'000, 4'000, 5'000, 8'100, 5'000, 8'000}, 3'000);
+  EXPECT_EQ(agg->dropped(), 1);
+  EXPECT_EQ(agg->groups(), (std::vector<int64_t>{0, 500, 8'100, 5'000, 8'000, 0, 2, 1}));
+  EXPECT_EQ(agg->reads(), (std::vector<int64_t>{5'000, 8'000, 1'000, 4'000}));
+  EXPECT_EQ(agg->cleared(), (std::vector<int64_t>{0, 1'000, 4'000}));
+  EXPECT_EQ(agg->removed(), (std::vector<int64_t>{0, 1'000, 4'000, 0, 5'000, 8'100}));
+  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 500, 8'100, 5'000, 8'000}));
+  const auto merged = CombineSession(agg.get(), {first[1], first[0]});
+  ASSERT_EQ(merged.size(), 1u);
+
+  const auto key = Images({{1, 0, 0}});
+  const auto status = agg->Fire(
+      key.bytes.data(), key.offsets.data(), std::vector<int64_t>{500, 8'100}.data(), 1,
+      merged[0].data(), std::vector<int32_t>{0, static_cast<int32_t>(merged[0].size())}.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(Output(agg->output(), plan),
+            (std::vector<std::string>{"[1, 5, 11111, 500, 8100, 8099]"}));
+}
+
+TEST(SessionWindowAggregateTest, RefusesSumsOfDoubles) {
+  auto plan = SessionPlan();
+  auto* call = plan.mutable_operators(0)
+                   ->mutable_session_window_aggregate()
+                   ->mutable_aggregate()
+                   ->mutable_calls(1);
+  *plan.mutable_input_type()->mutable_fields(2)->mutable_type() = expression::testing::Double();
+  *call->mutable_result_type() = expression::testing::Double();
+  *call->mutable_acc_types(0) = expression::testing::Double();
+  const auto made = SessionWindowAggregate::Make(plan, 1 << 20);
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.status().ToString().find("hash-set order"), std::string::npos);
 }
 
 }  // namespace

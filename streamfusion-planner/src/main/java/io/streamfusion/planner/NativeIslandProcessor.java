@@ -5,6 +5,7 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.planner.convert.GroupAggregateConverter;
+import io.streamfusion.planner.convert.GroupWindowAggregateConverter;
 import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.convert.NativePlans;
 import io.streamfusion.planner.convert.NodeFields;
@@ -33,6 +34,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGro
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecMiniBatchAssigner;
@@ -192,6 +194,10 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (node instanceof StreamExecGlobalWindowAggregate) {
                 return WindowAggregateConverter.convertGlobal(
                         (StreamExecGlobalWindowAggregate) node, config, typeFactory, session());
+            }
+            if (node instanceof StreamExecGroupWindowAggregate) {
+                return GroupWindowAggregateConverter.convert(
+                        (StreamExecGroupWindowAggregate) node, config, typeFactory, session());
             }
             throw new UnsupportedNativeException(
                     node.getClass().getSimpleName() + " has no native operator yet");

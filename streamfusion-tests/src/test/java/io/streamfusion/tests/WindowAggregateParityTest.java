@@ -384,6 +384,68 @@ class WindowAggregateParityTest {
         return index + 1;
     }
 
+    /** The legacy GROUP BY SESSION(rowtime, gap) of a query, with its window properties. */
+    private static String session(String keys, String calls, String gap) {
+        String window = "rowtime, INTERVAL '" + gap + "' SECOND";
+        return "SELECT " + (keys.isEmpty() ? "" : keys + ", ") + calls
+                + ", SESSION_START(" + window + "), SESSION_END(" + window + "), SESSION_ROWTIME("
+                + window + ") FROM " + EV + " GROUP BY " + (keys.isEmpty() ? "" : keys + ", ")
+                + "SESSION(" + window + ")";
+    }
+
+    /**
+     * Legacy SESSION windows (Nexmark q11's shape): sessions that grow, merge when a row bridges
+     * them (the late rows, 9 s early, land between sessions or behind the watermark), and fire
+     * at the watermark. Gaps from below the rows' spacing per key to above it.
+     */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "id % 4|1",
+                "id % 4|2",
+                "id % 3|5",
+                "b|1",
+                "|3",
+                "s, i8 % 2|2"
+            })
+    void sessionWindowsMatch(String spec) {
+        String keys = spec.substring(0, spec.indexOf('|'));
+        String gap = spec.substring(spec.indexOf('|') + 1);
+        assertWindowParity(
+                harness(),
+                session(
+                        keys,
+                        "COUNT(*), COUNT(i32), SUM(i64), MIN(s), MAX(ts), AVG(i16), MAX(d38),"
+                                + " MIN(dt) FILTER (WHERE b)",
+                        gap));
+    }
+
+    /** Sessions drop late rows as Flink drops them: fewer rows are counted than arrived. */
+    @Test
+    void sessionWindowsDropLateRowsAsFlinkDoes() {
+        ParityHarness.Result result = assertWindowParity(harness(), session("", "COUNT(*)", "1"));
+        long counted = 0;
+        for (Row row : result.rows) {
+            counted += (Long) row.getField(0);
+        }
+        assertThat(counted).isLessThan(TestData.rows().size() * COPIES);
+    }
+
+    /** A tiny batch (one row) and a large one give Flink's sessions alike. */
+    @Test
+    void sessionWindowsMatchWithOneRowBatches() {
+        ParityHarness oneRow =
+                new ParityHarness(
+                        1,
+                        false,
+                        Map.of("streamfusion.batch.size", "1", "streamfusion.window.buffer-rows", "1"),
+                        UTC);
+        assertWindowParity(oneRow, session("id % 4", "COUNT(*), MAX(i64)", "2"));
+        assertWindowParity(
+                new ParityHarness(1, false, Map.of(), UTC),
+                session("id % 4", "COUNT(*), MAX(i64)", "2"));
+    }
+
     /** What is not native yet is refused with its reason (strict mode fails with it). */
     @ParameterizedTest
     @ValueSource(
@@ -395,7 +457,13 @@ class WindowAggregateParityTest {
                         + " INTERVAL '5' SECOND)) GROUP BY window_start, window_end|partial sums",
                 "SELECT window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(rowtime),"
                         + " INTERVAL '4' SECOND, INTERVAL '1' SECOND)) GROUP BY window_start,"
-                        + " window_end|ignore the offset"
+                        + " window_end|ignore the offset",
+                "SELECT COUNT(*), SUM(f64) FROM ev GROUP BY SESSION(rowtime, INTERVAL '2' SECOND)"
+                        + "|hash-set order",
+                "SELECT COUNT(DISTINCT i8) FROM ev GROUP BY SESSION(rowtime, INTERVAL '2' SECOND)"
+                        + "|DISTINCT",
+                "SELECT COUNT(*) FROM ev GROUP BY TUMBLE(rowtime, INTERVAL '2' SECOND)"
+                        + "|legacy GROUP BY TUMBLE/HOP"
             })
     void unsupportedWindowsAreRefusedWithAReason(String spec) {
         String sql = spec.substring(0, spec.indexOf('|'));

@@ -290,7 +290,7 @@ public final class WindowAggregateConverter {
                 transformationName);
     }
 
-    private static Property propertyOf(WindowProperty property)
+    static Property propertyOf(WindowProperty property)
             throws UnsupportedNativeException {
         if (property instanceof WindowStart) {
             return Property.WINDOW_START;

@@ -186,4 +186,47 @@ public final class NativeLib {
     public static native long windowAggregateMemoryBytes(long handle);
 
     public static native void closeWindowAggregate(long handle);
+
+    /** Compiles a serialized plan holding one SessionWindowAggregateNode; returns its handle. */
+    public static native long createSessionWindowAggregate(byte[] plan, long memoryBudgetBytes);
+
+    /** Step 1: groups a batch by key; returns the number of keys. */
+    public static native int sessionWindowPrepare(
+            long handle, byte[] rows, int[] offsets, int numRows);
+
+    public static native int sessionWindowKeyBytes(long handle);
+
+    public static native void sessionWindowCopyKeys(long handle, byte[] keys, int[] offsets);
+
+    /**
+     * Step 2: merges each key's rows into its in-flight windows (start, end, state start, state
+     * end; key k's from {@code windowOffsets[k]}) at {@code watermark}; writes to {@code sizes}
+     * the lengths of the groups, reads, removed, added and cleared arrays, and the rows dropped.
+     */
+    public static native void sessionWindowMerge(
+            long handle, long[] windows, int[] windowOffsets, long watermark, long[] sizes);
+
+    public static native void sessionWindowCopyMerge(
+            long handle, long[] groups, long[] reads, long[] removed, long[] added, long[] cleared);
+
+    /** Step 3: one accumulator image per read; returns the bytes of the new accumulators. */
+    public static native int sessionWindowCombine(long handle, byte[] accs, int[] accOffsets);
+
+    public static native void sessionWindowCopyAccs(long handle, byte[] accs, int[] offsets);
+
+    /** Fires windows ([start, end) pairs); returns the bytes of the output rows. */
+    public static native int sessionWindowFire(
+            long handle,
+            byte[] keys,
+            int[] keyOffsets,
+            long[] windows,
+            int numFires,
+            byte[] accs,
+            int[] accOffsets);
+
+    public static native void sessionWindowCopyOutput(long handle, byte[] rows, int[] offsets);
+
+    public static native long sessionWindowMemoryBytes(long handle);
+
+    public static native void closeSessionWindowAggregate(long handle);
 }

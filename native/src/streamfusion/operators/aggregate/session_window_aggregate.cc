@@ -1,0 +1,457 @@
+#include "streamfusion/operators/aggregate/session_window_aggregate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "arrow/array/util.h"
+#include "arrow/buffer.h"
+#include "streamfusion/operators/aggregate/agg_kernels.h"
+#include "streamfusion/state/key_group.h"
+
+namespace streamfusion::operators {
+
+namespace {
+
+using Property = plan::WindowAggregateNode::Property;
+
+int64_t JavaAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t JavaSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+bool IsCompactTimestamp(const type::LogicalType& type) {
+  return (type.kind == type::TypeKind::kTimestamp || type.kind == type::TypeKind::kTimestampLtz) &&
+         type.IsCompactTimestamp();
+}
+
+// A window of the key's in-flight set and the state window holding its accumulator.
+struct Window {
+  int64_t start;
+  int64_t end;
+  int32_t state;  // index into the key's state windows
+};
+
+// TimeWindow.compareTo: start, then end.
+bool Before(const Window& a, int64_t start, int64_t end) {
+  return a.start != start ? a.start < start : a.end < end;
+}
+
+// TimeWindow.intersects: this.start <= that.end && this.end >= that.start.
+bool Intersects(int64_t start, int64_t end, const Window& other) {
+  return start <= other.end && end >= other.start;
+}
+
+// A state window: an accumulator namespace in state (from the JVM) or made by this batch.
+struct StateWindow {
+  int64_t start;
+  int64_t end;
+  bool in_state;
+  int32_t parent;  // the state window it was merged into; itself while it is a target
+};
+
+int32_t Root(std::vector<StateWindow>& states, int32_t s) {
+  while (states[static_cast<size_t>(s)].parent != s) {
+    auto& state = states[static_cast<size_t>(s)];
+    state.parent = states[static_cast<size_t>(state.parent)].parent;
+    s = state.parent;
+  }
+  return s;
+}
+
+Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type,
+                                                   const std::vector<int64_t>& millis,
+                                                   arrow::MemoryPool* pool) {
+  const auto n = static_cast<int64_t>(millis.size());
+  SF_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateBuffer(n * 8, pool));
+  if (n > 0) std::memcpy(buffer->mutable_data(), millis.data(), static_cast<size_t>(n) * 8);
+  return arrow::MakeArray(arrow::ArrayData::Make(
+      type::ToArrow(type), n, {nullptr, std::shared_ptr<arrow::Buffer>(std::move(buffer))}, 0));
+}
+
+}  // namespace
+
+SessionWindowAggregate::SessionWindowAggregate() = default;
+SessionWindowAggregate::~SessionWindowAggregate() = default;
+
+Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
+    const plan::Plan& plan, int64_t memory_budget_bytes) {
+  if (plan.operators_size() != 1 || !plan.operators(0).has_session_window_aggregate()) {
+    return InternalError("A session window aggregation plan has exactly one node");
+  }
+  const plan::SessionWindowAggregateNode& node = plan.operators(0).session_window_aggregate();
+  const plan::GroupAggregateNode& aggregate = node.aggregate();
+  std::unique_ptr<SessionWindowAggregate> agg(new SessionWindowAggregate());
+  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
+  SF_ASSIGN_OR_RAISE(agg->input_type_, type::FromProto(plan.input_type()));
+  SF_ASSIGN_OR_RAISE(agg->output_type_, type::FromProto(plan.output_type()));
+  agg->grouping_.assign(aggregate.grouping().begin(), aggregate.grouping().end());
+  SF_ASSIGN_OR_RAISE(agg->key_type_, state::KeyType(agg->input_type_, agg->grouping_));
+  if (aggregate.distincts_size() > 0) {
+    return Unsupported("DISTINCT aggregates in session windows are not native yet");
+  }
+  SF_ASSIGN_OR_RAISE(
+      AggregateCalls calls,
+      MakeAggregateCalls(aggregate, agg->input_type_, [&](const plan::AggregateCall& call) {
+        return CheckExactMerge(
+            call, agg->input_type_,
+            "SUM/AVG over FLOAT, DOUBLE or DECIMAL in a SESSION window is not native: Flink merges"
+            " the accumulators of merging sessions in hash-set order, on which their rounding"
+            " depends");
+      }));
+  agg->kernels_ = std::move(calls.kernels);
+  agg->acc_offset_ = std::move(calls.acc_offset);
+  agg->acc_type_ = std::move(calls.acc_type);
+  agg->hidden_ = std::move(calls.hidden);
+  agg->gap_ = node.gap();
+  if (agg->gap_ <= 0) return InternalError("Invalid session gap: ", agg->gap_, " ms");
+  agg->time_field_ = node.time_field();
+  if (agg->time_field_ < 0 || agg->time_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
+      !IsCompactTimestamp(agg->input_type_[static_cast<size_t>(agg->time_field_)].type)) {
+    return InternalError("The session's time attribute is not a TIMESTAMP(3) input field");
+  }
+  auto outputs = static_cast<int32_t>(agg->key_type_.size()) + calls.visible;
+  for (int i = 0; i < node.properties_size(); ++i) {
+    const auto index = static_cast<size_t>(outputs);
+    if (index >= agg->output_type_.size() || !IsCompactTimestamp(agg->output_type_[index].type)) {
+      return InternalError("Window property ", i, " is not a TIMESTAMP(3) output field");
+    }
+    agg->properties_.push_back(node.properties(i));
+    ++outputs;
+  }
+  if (outputs != static_cast<int32_t>(agg->output_type_.size())) {
+    return InternalError("Session window aggregation output has ", agg->output_type_.size(),
+                         " fields, the node yields ", outputs);
+  }
+  return agg;
+}
+
+Status SessionWindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets,
+                                       int32_t num_rows) {
+  SF_ASSIGN_OR_RAISE(input_,
+                     batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
+  SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, grouping_, &row_keys_));
+  keys_.Clear();
+  keys_.offsets.push_back(0);
+  rows_of_key_.clear();
+  const auto n = static_cast<size_t>(num_rows);
+  const arrow::ArrayData* rowtime = input_->column_data(time_field_).get();
+  std::unordered_map<std::string_view, int32_t> key_index;
+  key_index.reserve(n);
+  for (size_t r = 0; r < n; ++r) {
+    if (rowtime->IsNull(static_cast<int64_t>(r))) {
+      return UserError(
+          "RowTime field should not be null, please convert it to a non-null long value.");
+    }
+    const int32_t begin = row_keys_.offsets[r];
+    const std::string_view image(reinterpret_cast<const char*>(row_keys_.bytes.data()) + begin,
+                                 static_cast<size_t>(row_keys_.offsets[r + 1] - begin));
+    auto [it, inserted] = key_index.try_emplace(image, static_cast<int32_t>(rows_of_key_.size()));
+    if (inserted) {
+      keys_.bytes.insert(keys_.bytes.end(), image.begin(), image.end());
+      keys_.offsets.push_back(static_cast<int32_t>(keys_.bytes.size()));
+      rows_of_key_.emplace_back();
+    }
+    rows_of_key_[static_cast<size_t>(it->second)].push_back(static_cast<int32_t>(r));
+  }
+  return Status::OK();
+}
+
+Status SessionWindowAggregate::Merge(const int64_t* windows, const int32_t* window_offsets,
+                                     int64_t watermark) {
+  if (input_ == nullptr) return InternalError("SessionWindowAggregate::Merge before Prepare");
+  groups_.clear();
+  reads_.clear();
+  removed_.clear();
+  added_.clear();
+  cleared_.clear();
+  dropped_ = 0;
+  group_of_row_.assign(static_cast<size_t>(input_->num_rows()), -1);
+  for (size_t k = 0; k < rows_of_key_.size(); ++k) {
+    const int32_t begin = window_offsets[k];
+    const int32_t count = window_offsets[k + 1] - begin;
+    if (count < 0) return InternalError("Negative window count for key ", k);
+    SF_RETURN_NOT_OK(MergeKey(static_cast<int32_t>(k), windows + static_cast<ptrdiff_t>(begin) * 4,
+                              count, watermark));
+  }
+  return Status::OK();
+}
+
+Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int32_t count,
+                                        int64_t watermark) {
+  std::vector<StateWindow> states;
+  std::vector<Window> set;  // sorted by (start, end), as Flink's TreeSet
+  std::vector<Window> initial;
+  for (int32_t i = 0; i < count; ++i) {
+    const int64_t* w = windows + static_cast<ptrdiff_t>(i) * 4;
+    int32_t state = -1;
+    for (size_t s = 0; s < states.size(); ++s) {
+      if (states[s].start == w[2] && states[s].end == w[3]) state = static_cast<int32_t>(s);
+    }
+    if (state < 0) {
+      state = static_cast<int32_t>(states.size());
+      states.push_back({w[2], w[3], true, state});
+    }
+    set.push_back({w[0], w[1], state});
+  }
+  std::sort(set.begin(), set.end(),
+            [](const Window& a, const Window& b) { return Before(a, b.start, b.end); });
+  initial = set;
+
+  const arrow::ArrayData* rowtime = input_->column_data(time_field_).get();
+  const int64_t* times = rowtime->GetValues<int64_t>(1);
+  std::vector<int32_t> state_of_row;  // per row of the key, -1: dropped
+  const auto& rows = rows_of_key_[static_cast<size_t>(key)];
+  state_of_row.reserve(rows.size());
+  for (const int32_t r : rows) {
+    const int64_t start = times[r];
+    const int64_t end = JavaAdd(start, gap_);
+    // SessionWindowAssigner.mergeWindows: the ceiling, then the floor, if they intersect the
+    // growing result.
+    auto ceiling = std::lower_bound(
+        set.begin(), set.end(), Window{start, end, 0},
+        [](const Window& a, const Window& b) { return Before(a, b.start, b.end); });
+    auto floor = set.end();
+    if (ceiling != set.end() && ceiling->start == start && ceiling->end == end) {
+      floor = ceiling;
+    } else if (ceiling != set.begin()) {
+      floor = ceiling - 1;
+    }
+    int64_t result_start = start;
+    int64_t result_end = end;
+    std::vector<size_t> merged;
+    if (ceiling != set.end() && Intersects(result_start, result_end, *ceiling)) {
+      merged.push_back(static_cast<size_t>(ceiling - set.begin()));
+      result_start = std::min(result_start, ceiling->start);
+      result_end = std::max(result_end, ceiling->end);
+    }
+    if (floor != set.end() && floor != ceiling && Intersects(result_start, result_end, *floor)) {
+      merged.push_back(static_cast<size_t>(floor - set.begin()));
+      result_start = std::min(result_start, floor->start);
+      result_end = std::max(result_end, floor->end);
+    }
+    if (merged.empty()) {
+      // A self-contained window: late (dropped) when its timer (end - 1) has passed.
+      if (JavaSub(end, 1) <= watermark) {
+        state_of_row.push_back(-1);
+        ++dropped_;
+        continue;
+      }
+      const auto state = static_cast<int32_t>(states.size());
+      states.push_back({start, end, false, state});
+      set.insert(std::lower_bound(
+                     set.begin(), set.end(), Window{start, end, 0},
+                     [](const Window& a, const Window& b) { return Before(a, b.start, b.end); }),
+                 Window{start, end, state});
+      state_of_row.push_back(state);
+      continue;
+    }
+    if (JavaSub(result_end, 1) <= watermark) {
+      // Flink's merge function refuses this; it cannot happen while every in-flight window's
+      // timer is still ahead of the watermark.
+      return InternalError("A session window [", result_start, ", ", result_end,
+                           ") would merge behind the watermark ", watermark);
+    }
+    // The target state window: the first merged window's that is in state, else the first's.
+    int32_t target = Root(states, set[merged[0]].state);
+    for (const size_t m : merged) {
+      const int32_t root = Root(states, set[m].state);
+      if (states[static_cast<size_t>(root)].in_state) {
+        target = root;
+        break;
+      }
+    }
+    for (const size_t m : merged) {
+      const int32_t root = Root(states, set[m].state);
+      if (root != target) states[static_cast<size_t>(root)].parent = target;
+    }
+    std::sort(merged.begin(), merged.end());
+    for (auto it = merged.rbegin(); it != merged.rend(); ++it) {
+      set.erase(set.begin() + static_cast<ptrdiff_t>(*it));
+    }
+    set.insert(std::lower_bound(
+                   set.begin(), set.end(), Window{result_start, result_end, 0},
+                   [](const Window& a, const Window& b) { return Before(a, b.start, b.end); }),
+               Window{result_start, result_end, target});
+    state_of_row.push_back(target);
+  }
+
+  // The net change. Windows are compared by bounds: an unchanged window keeps its state window.
+  auto contains = [](const std::vector<Window>& windows, const Window& w) {
+    auto it = std::lower_bound(
+        windows.begin(), windows.end(), w,
+        [](const Window& a, const Window& b) { return Before(a, b.start, b.end); });
+    return it != windows.end() && it->start == w.start && it->end == w.end;
+  };
+  for (const Window& w : initial) {
+    if (!contains(set, w)) removed_.insert(removed_.end(), {key, w.start, w.end});
+  }
+  for (const Window& w : set) {
+    if (contains(initial, w)) continue;
+    const StateWindow& state = states[static_cast<size_t>(Root(states, w.state))];
+    added_.insert(added_.end(), {key, w.start, w.end, state.start, state.end});
+  }
+  // One group per target state window that received rows, with the window now holding it.
+  std::vector<int32_t> group_of_state(states.size(), -1);
+  for (const Window& w : set) {
+    const int32_t root = Root(states, w.state);
+    group_of_state[static_cast<size_t>(root)] = -2;  // has a window; a group once it has rows
+  }
+  const int32_t first_group = num_groups();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (state_of_row[i] < 0) continue;
+    const int32_t root = Root(states, state_of_row[i]);
+    int32_t& group = group_of_state[static_cast<size_t>(root)];
+    if (group == -1) return InternalError("A session state window without a window");
+    if (group == -2) {
+      group = num_groups();
+      const auto window = std::find_if(
+          set.begin(), set.end(), [&](const Window& w) { return Root(states, w.state) == root; });
+      const StateWindow& state = states[static_cast<size_t>(root)];
+      groups_.insert(groups_.end(), {key, window->start, window->end, state.start, state.end, 0, 0,
+                                     state.in_state ? 1 : 0});
+    }
+    group_of_row_[static_cast<size_t>(rows[i])] = group;
+  }
+  // Each group's reads: its own state window if in state, then those merged into it.
+  for (int32_t g = first_group; g < num_groups(); ++g) {
+    int64_t* info = &groups_[static_cast<size_t>(g) * kGroupWidth];
+    info[5] = num_reads();
+    int32_t root = -1;
+    for (size_t s = 0; s < states.size(); ++s) {
+      if (group_of_state[s] == g) root = static_cast<int32_t>(s);
+    }
+    if (states[static_cast<size_t>(root)].in_state) {
+      reads_.insert(reads_.end(), {info[3], info[4]});
+    }
+    for (size_t s = 0; s < states.size(); ++s) {
+      if (static_cast<int32_t>(s) == root || !states[s].in_state ||
+          Root(states, static_cast<int32_t>(s)) != root) {
+        continue;
+      }
+      reads_.insert(reads_.end(), {states[s].start, states[s].end});
+      cleared_.insert(cleared_.end(), {key, states[s].start, states[s].end});
+    }
+    info[6] = num_reads();
+  }
+  return Status::OK();
+}
+
+Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets) {
+  if (input_ == nullptr) return InternalError("SessionWindowAggregate::Combine before Prepare");
+  const int32_t num_groups = this->num_groups();
+  std::vector<int32_t> acc_row;
+  SF_ASSIGN_OR_RAISE(
+      auto state, DecodeAccumulators(acc_type_, accs, offsets, num_reads(), pool_.get(), &acc_row));
+  // Each group starts from its own state window's accumulator (its first read, when in state)
+  // or fresh, merges the other reads, then accumulates its rows.
+  std::vector<int32_t> base(static_cast<size_t>(num_groups), -1);
+  std::vector<int32_t> merge_key;
+  std::vector<int8_t> merge_op;
+  for (int32_t g = 0; g < num_groups; ++g) {
+    const int64_t* info = &groups_[static_cast<size_t>(g) * kGroupWidth];
+    for (int64_t read = info[5]; read < info[6]; ++read) {
+      // Reads without an accumulator in state are skipped (Flink: acc != null); the others are
+      // the decoded rows, in order.
+      const int32_t row = acc_row[static_cast<size_t>(read)];
+      if (row < 0) continue;
+      if (row != static_cast<int32_t>(merge_key.size())) {
+        return InternalError("Session accumulators out of order");
+      }
+      const bool own = read == info[5] && info[7] != 0;
+      if (own) base[static_cast<size_t>(g)] = row;
+      merge_key.push_back(g);
+      merge_op.push_back(static_cast<int8_t>(own ? RowOp::kSkip : RowOp::kAccumulate));
+    }
+  }
+  std::vector<uint8_t> fresh(static_cast<size_t>(num_groups));
+  for (size_t g = 0; g < fresh.size(); ++g) fresh[g] = base[g] < 0 ? 1 : 0;
+  const std::vector<uint8_t> none(static_cast<size_t>(num_groups), 0);
+  const auto n = static_cast<size_t>(input_->num_rows());
+  std::vector<int8_t> op(n);
+  for (size_t r = 0; r < n; ++r) {
+    op[r] = static_cast<int8_t>(group_of_row_[r] < 0 ? RowOp::kSkip : RowOp::kAccumulate);
+  }
+  std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), base, acc_offset_[i]));
+    if (!merge_key.empty()) {
+      BundlePlan merge{merge_key.data(),   merge_op.data(),
+                       fresh.data(),       static_cast<int64_t>(merge_key.size()),
+                       /*merge_offset=*/0, acc_offset_[i]};
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*state, merge, ignored.data()));
+    }
+    BundlePlan accumulate{group_of_row_.data(), op.data(),
+                          merge_key.empty() ? fresh.data() : none.data(), static_cast<int64_t>(n)};
+    SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*input_, accumulate, ignored.data()));
+  }
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
+  SF_RETURN_NOT_OK(
+      EncodeRowImages(acc_type_, std::move(columns), num_groups, nullptr, pool_.get(), &new_accs_));
+  input_.reset();
+  return Status::OK();
+}
+
+Status SessionWindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
+                                    const int64_t* windows, int32_t num_fires, const uint8_t* accs,
+                                    const int32_t* acc_offsets) {
+  SF_ASSIGN_OR_RAISE(auto key_batch,
+                     batch::DecodeBinaryRows(key_type_, keys, key_offsets, num_fires, pool_.get()));
+  std::vector<int32_t> acc_row;
+  SF_ASSIGN_OR_RAISE(auto state, DecodeAccumulators(acc_type_, accs, acc_offsets, num_fires,
+                                                    pool_.get(), &acc_row));
+  const auto fires = static_cast<size_t>(num_fires);
+  std::vector<uint8_t> fresh(fires);
+  for (size_t f = 0; f < fires; ++f) fresh[f] = acc_row[f] < 0 ? 1 : 0;
+  std::vector<uint8_t> ignored(fires, 0);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), acc_row, acc_offset_[i]));
+    BundlePlan plan{nullptr, nullptr, fresh.data(), 0};
+    SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*key_batch, plan, ignored.data()));
+  }
+  std::vector<int32_t> all(fires);
+  for (size_t f = 0; f < fires; ++f) all[f] = static_cast<int32_t>(f);
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int i = 0; i < key_batch->num_columns() - 1; ++i) columns.push_back(key_batch->column(i));
+  const std::vector<int8_t> after(fires, 1);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    if (hidden_[i]) continue;
+    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(all, after, pool_.get()));
+    columns.push_back(std::move(values));
+  }
+  for (const auto property : properties_) {
+    const type::LogicalType& type = output_type_[columns.size()].type;
+    if (property == plan::WindowAggregateNode::PROCTIME) {
+      SF_ASSIGN_OR_RAISE(
+          auto nulls,
+          arrow::MakeArrayOfNull(type::ToArrow(type), static_cast<int64_t>(fires), pool_.get()));
+      columns.push_back(std::move(nulls));
+      continue;
+    }
+    std::vector<int64_t> millis(fires);
+    for (size_t f = 0; f < fires; ++f) {
+      const int64_t start = windows[2 * f];
+      const int64_t end = windows[2 * f + 1];
+      millis[f] = property == plan::WindowAggregateNode::WINDOW_START ? start
+                  : property == plan::WindowAggregateNode::WINDOW_END ? end
+                                                                      : JavaSub(end, 1);
+    }
+    SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool_.get()));
+    columns.push_back(std::move(column));
+  }
+  return EncodeRowImages(output_type_, std::move(columns), static_cast<int64_t>(fires), nullptr,
+                         pool_.get(), &output_);
+}
+
+int64_t SessionWindowAggregate::memory_bytes() const {
+  return pool_->bytes_allocated() +
+         static_cast<int64_t>(row_keys_.bytes.capacity() + keys_.bytes.capacity() +
+                              new_accs_.bytes.capacity() + output_.bytes.capacity());
+}
+
+}  // namespace streamfusion::operators

@@ -1,0 +1,132 @@
+#pragma once
+
+// Flink's legacy group window aggregation over an event-time SESSION window
+// (StreamExecGroupWindowAggregate: WindowOperator with MergingWindowProcessFunction and
+// MergingWindowSet, Flink 2.2.1), computed natively over accumulators and window sets that the
+// JVM keeps in Flink's keyed state ("native compute over Flink keyed state", DESIGN.md "State"
+// (a)): ValueState "window-aggs" namespaced by state window, MapState "session-window-mapping"
+// from each in-flight window to its state window, and one timer per window at its end - 1.
+//
+// A batch of insert-only rows, all seen at one watermark (the JVM flushes before every
+// watermark), is combined into state in three steps:
+//   1. Prepare(rows): groups rows by key in order of first appearance: keys().
+//   2. Merge(windows, watermark): given each key's in-flight windows from state, replays the key's
+//      rows in arrival order as Flink's MergingWindowSet.addWindow does: a row's window
+//      [ts, ts + gap) merges with the floor and ceiling windows it intersects (end inclusive,
+//      TimeWindow.intersects); a row whose window merges with nothing and whose end - 1 is at or
+//      below the watermark is dropped as late. The result is the net change of the batch:
+//      groups() (each window that received rows, with the state windows whose accumulators it
+//      now holds), the mapping entries removed and added (the JVM deletes and registers their
+//      timers as Flink's trigger does on merge), and the state windows merged away.
+//   3. Combine(accs): each group's accumulator: its own state window's (if in state), the
+//      merged state windows' merged into it, then its rows accumulated; accs().
+// Which merged window's state window becomes the target is Flink's HashSet iteration order;
+// here it is the first of floor and ceiling that is in state. The results are the same for the
+// functions taken, whose merge is exact in any order (CheckExactMerge).
+// Firing a window is Fire(keys, windows, accumulators): key fields, the visible calls' values,
+// then the window properties (start, end, end - 1, NULL for proctime).
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "streamfusion/batch/binary_row.h"
+#include "streamfusion/common/status.h"
+#include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/plan.pb.h"
+#include "streamfusion/type/logical_type.h"
+
+namespace streamfusion::operators {
+
+class AggKernel;
+
+class SessionWindowAggregate {
+ public:
+  // Per group: key index, window start, window end, state window start, state window end, and
+  // the group's reads (state windows whose accumulators Combine takes, 2 longs each) as
+  // [first read, end read), and 1 when the state window is in state (then it is the first read).
+  static constexpr int kGroupWidth = 8;
+  // Removed mapping entries: key index, window start, window end.
+  static constexpr int kRemovedWidth = 3;
+  // Added mapping entries: key index, window start, end, state window start, end.
+  static constexpr int kAddedWidth = 5;
+  // State windows merged away (accumulator to clear): key index, state start, state end.
+  static constexpr int kClearedWidth = 3;
+
+  // `plan` holds one SessionWindowAggregateNode; its input and output types are the node's.
+  static Result<std::unique_ptr<SessionWindowAggregate>> Make(const plan::Plan& plan,
+                                                              int64_t memory_budget_bytes);
+  ~SessionWindowAggregate();
+
+  // Step 1. `offsets` has num_rows + 1 entries into `rows`.
+  Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows);
+  // Each key's image of the grouping fields, in order of first appearance.
+  const batch::BinaryRowBuffer& keys() const { return keys_; }
+
+  // Step 2. Key k's in-flight windows are entries [window_offsets[k], window_offsets[k + 1]) of
+  // `windows`, 4 longs each: window start, end, state window start, end.
+  Status Merge(const int64_t* windows, const int32_t* window_offsets, int64_t watermark);
+  const std::vector<int64_t>& groups() const { return groups_; }
+  const std::vector<int64_t>& reads() const { return reads_; }
+  const std::vector<int64_t>& removed() const { return removed_; }
+  const std::vector<int64_t>& added() const { return added_; }
+  const std::vector<int64_t>& cleared() const { return cleared_; }
+  int64_t dropped() const { return dropped_; }
+  int32_t num_groups() const { return static_cast<int32_t>(groups_.size() / kGroupWidth); }
+  int32_t num_reads() const { return static_cast<int32_t>(reads_.size() / 2); }
+
+  // Step 3. Read i's accumulator image is accs[offsets[i], offsets[i + 1]) (an empty range: none
+  // in state). After it, accs() holds each group's new accumulator.
+  Status Combine(const uint8_t* accs, const int32_t* offsets);
+  const batch::BinaryRowBuffer& accs() const { return new_accs_; }
+
+  // Fires `num_fires` windows: fire f has key image keys[key_offsets[f], key_offsets[f + 1]),
+  // window [windows[2f], windows[2f + 1]) and the accumulator accs[acc_offsets[f],
+  // acc_offsets[f + 1]) of its state window (empty: none, a fresh one). output() holds a row each.
+  Status Fire(const uint8_t* keys, const int32_t* key_offsets, const int64_t* windows,
+              int32_t num_fires, const uint8_t* accs, const int32_t* acc_offsets);
+  const batch::BinaryRowBuffer& output() const { return output_; }
+
+  memory::AccountingPool* pool() { return pool_.get(); }
+  int64_t memory_bytes() const;
+
+ private:
+  SessionWindowAggregate();
+
+  // Replays key k's rows (Flink's per-record addWindow) and appends the batch's net change.
+  Status MergeKey(int32_t key, const int64_t* windows, int32_t count, int64_t watermark);
+  Status EncodeAccs(int32_t num_groups);
+
+  std::unique_ptr<memory::AccountingPool> pool_;
+  type::RowType input_type_;
+  type::RowType output_type_;
+  type::RowType key_type_;
+  type::RowType acc_type_;
+  std::vector<int32_t> grouping_;
+  std::vector<std::unique_ptr<AggKernel>> kernels_;
+  std::vector<uint8_t> hidden_;
+  std::vector<int32_t> acc_offset_;
+  std::vector<plan::WindowAggregateNode::Property> properties_;
+  int64_t gap_ = 0;
+  int32_t time_field_ = -1;
+
+  // The prepared batch.
+  std::shared_ptr<arrow::RecordBatch> input_;
+  batch::BinaryRowBuffer row_keys_;
+  batch::BinaryRowBuffer keys_;
+  std::vector<std::vector<int32_t>> rows_of_key_;  // arrival order
+  std::vector<int32_t> group_of_row_;              // -1: dropped
+
+  std::vector<int64_t> groups_;
+  std::vector<int64_t> reads_;
+  std::vector<int64_t> removed_;
+  std::vector<int64_t> added_;
+  std::vector<int64_t> cleared_;
+  int64_t dropped_ = 0;
+
+  batch::BinaryRowBuffer new_accs_;
+  batch::BinaryRowBuffer output_;
+};
+
+}  // namespace streamfusion::operators

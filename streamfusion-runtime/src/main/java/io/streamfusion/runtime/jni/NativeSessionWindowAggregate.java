@@ -1,0 +1,125 @@
+package io.streamfusion.runtime.jni;
+
+/**
+ * Owns one native session window aggregation (a SessionWindowAggregateNode plan compiled by the
+ * engine) and frees it on {@link #close()}. Each call hands over Java arrays and copies results
+ * back; see {@link NativeLib} for the protocol of each step.
+ */
+public final class NativeSessionWindowAggregate implements AutoCloseable {
+
+    /** Longs per group: key, window start, end, state start, state end, reads from, to, own. */
+    public static final int GROUP_WIDTH = 8;
+    /** Longs per removed mapping entry: key, window start, end. */
+    public static final int REMOVED_WIDTH = 3;
+    /** Longs per added mapping entry: key, window start, end, state start, state end. */
+    public static final int ADDED_WIDTH = 5;
+    /** Longs per state window merged away: key, state start, state end. */
+    public static final int CLEARED_WIDTH = 3;
+
+    /** The keys of a prepared batch, in order of first appearance. */
+    public static final class Keys {
+        public final int count;
+        public final byte[] bytes;
+        public final int[] offsets;
+
+        private Keys(int count, int bytes) {
+            this.count = count;
+            this.bytes = new byte[bytes];
+            this.offsets = new int[count + 1];
+        }
+    }
+
+    /** The net change of a batch to the keys' windows (see NativeLib#sessionWindowMerge). */
+    public static final class Change {
+        public final long[] groups;
+        public final long[] reads;
+        public final long[] removed;
+        public final long[] added;
+        public final long[] cleared;
+        public final long dropped;
+
+        private Change(long[] sizes) {
+            this.groups = new long[(int) sizes[0]];
+            this.reads = new long[(int) sizes[1]];
+            this.removed = new long[(int) sizes[2]];
+            this.added = new long[(int) sizes[3]];
+            this.cleared = new long[(int) sizes[4]];
+            this.dropped = sizes[5];
+        }
+
+        public int groupCount() {
+            return groups.length / GROUP_WIDTH;
+        }
+    }
+
+    private final long[] sizes = new long[6];
+    private long handle;
+
+    public NativeSessionWindowAggregate(byte[] plan, long memoryBudgetBytes) {
+        this.handle = NativeLib.createSessionWindowAggregate(plan, memoryBudgetBytes);
+    }
+
+    private long handle() {
+        if (handle == 0) {
+            throw new IllegalStateException("Native session window aggregation used after close");
+        }
+        return handle;
+    }
+
+    /** Step 1: groups the rows by key. */
+    public Keys prepare(byte[] rows, int[] offsets, int numRows) {
+        long h = handle();
+        int count = NativeLib.sessionWindowPrepare(h, rows, offsets, numRows);
+        Keys keys = new Keys(count, NativeLib.sessionWindowKeyBytes(h));
+        NativeLib.sessionWindowCopyKeys(h, keys.bytes, keys.offsets);
+        return keys;
+    }
+
+    /** Step 2: merges the rows into the keys' in-flight windows at {@code watermark}. */
+    public Change merge(long[] windows, int[] windowOffsets, long watermark) {
+        long h = handle();
+        NativeLib.sessionWindowMerge(h, windows, windowOffsets, watermark, sizes);
+        Change change = new Change(sizes);
+        NativeLib.sessionWindowCopyMerge(
+                h, change.groups, change.reads, change.removed, change.added, change.cleared);
+        return change;
+    }
+
+    /** Step 3: the groups' new accumulators; fills {@code newOffsets} (groups + 1 entries). */
+    public byte[] combine(byte[] accs, int[] accOffsets, int[] newOffsets) {
+        long h = handle();
+        byte[] out = new byte[NativeLib.sessionWindowCombine(h, accs, accOffsets)];
+        NativeLib.sessionWindowCopyAccs(h, out, newOffsets);
+        return out;
+    }
+
+    /** Fires {@code numFires} windows; fills {@code offsets} (fires + 1) and returns the rows. */
+    public byte[] fire(
+            byte[] keys,
+            int[] keyOffsets,
+            long[] windows,
+            int numFires,
+            byte[] accs,
+            int[] accOffsets,
+            int[] offsets) {
+        long h = handle();
+        byte[] out =
+                new byte
+                        [NativeLib.sessionWindowFire(
+                                h, keys, keyOffsets, windows, numFires, accs, accOffsets)];
+        NativeLib.sessionWindowCopyOutput(h, out, offsets);
+        return out;
+    }
+
+    public long memoryBytes() {
+        return handle == 0 ? 0 : NativeLib.sessionWindowMemoryBytes(handle);
+    }
+
+    @Override
+    public void close() {
+        if (handle != 0) {
+            NativeLib.closeSessionWindowAggregate(handle);
+            handle = 0;
+        }
+    }
+}

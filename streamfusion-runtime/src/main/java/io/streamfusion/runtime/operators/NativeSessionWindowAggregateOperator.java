@@ -1,0 +1,317 @@
+package io.streamfusion.runtime.operators;
+
+import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.jni.NativeSessionWindowAggregate;
+import io.streamfusion.runtime.transpose.FieldUse;
+
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.operators.window.TimeWindow;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * The operator shell of a native legacy group window aggregation over an event-time SESSION
+ * window ({@code GROUP BY ..., SESSION(rowtime, gap)}), standing in for Flink's WindowOperator with
+ * its MergingWindowProcessFunction. State and timers are Flink's own and laid out as Flink lays
+ * them out: the keyed {@code ValueState<RowData>} "window-aggs" namespaced by state window
+ * ({@link TimeWindow.Serializer}, a {@link RowDataSerializer} of the accumulator types), the
+ * {@code MapState<TimeWindow, TimeWindow>} "session-window-mapping" from each in-flight window to
+ * its state window, and the timer service "window-timers" (one timer per key and window at its
+ * end - 1).
+ *
+ * <p>Rows are collected into a batch and combined into state when the batch is full, before a
+ * watermark, before a checkpoint barrier and at the end of input, so that a batch sees one
+ * watermark, as each of Flink's records does: native code groups the rows by key, replays each
+ * key's rows against its windows as Flink's MergingWindowSet does, and accumulates them; Java
+ * reads each key's windows and the accumulators involved once, and writes back the net change
+ * (accumulators, window mapping, timers). Flink's timers fire the windows; the fired windows'
+ * results are computed natively in bulk before the watermark that fired them is forwarded.
+ */
+public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
+        implements Triggerable<RowData, TimeWindow> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final byte[] plan;
+    private final int keyArity;
+    private final LogicalType[] accTypes;
+    private final int outputArity;
+    private final long memoryBudgetBytes;
+
+    private transient NativeSessionWindowAggregate agg;
+    private transient InternalTimerService<TimeWindow> timers;
+    private transient InternalValueState<RowData, TimeWindow, RowData> windowState;
+    private transient MapState<TimeWindow, TimeWindow> mapping;
+    private transient RowDataSerializer accSerializer;
+    private transient Meter lateRecordsDroppedRate;
+    private transient ImageBuffer reads;
+    private transient long[] windows;
+    private transient ImageBuffer fireKeys;
+    private transient ImageBuffer fireAccs;
+    private transient long[] fireWindows;
+
+    public NativeSessionWindowAggregateOperator(
+            byte[] plan,
+            RowType inputType,
+            int keyArity,
+            LogicalType[] accTypes,
+            int outputArity,
+            int batchSize,
+            long maxDelayMillis,
+            long memoryBudgetBytes) {
+        super(inputType, batchSize, maxDelayMillis);
+        this.plan = plan;
+        this.keyArity = keyArity;
+        this.accTypes = accTypes;
+        this.outputArity = outputArity;
+        this.memoryBudgetBytes = memoryBudgetBytes;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open() throws Exception {
+        super.open();
+        timers = getInternalTimerService("window-timers", new TimeWindow.Serializer(), this);
+        accSerializer = new RowDataSerializer(accTypes);
+        ValueState<RowData> state =
+                getKeyedStateBackend()
+                        .getOrCreateKeyedState(
+                                new TimeWindow.Serializer(),
+                                new ValueStateDescriptor<>("window-aggs", accSerializer));
+        windowState = (InternalValueState<RowData, TimeWindow, RowData>) state;
+        // MergingWindowProcessFunction's, through the same call (VoidNamespace).
+        mapping =
+                getPartitionedState(
+                        new MapStateDescriptor<>(
+                                "session-window-mapping",
+                                new TimeWindow.Serializer(),
+                                new TimeWindow.Serializer()));
+        lateRecordsDroppedRate =
+                metrics.meter(
+                        "lateRecordsDroppedRate",
+                        new MeterView(metrics.counter("numLateRecordsDropped")));
+        agg = new NativeSessionWindowAggregate(plan, memoryBudgetBytes);
+        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        reads = new ImageBuffer();
+        windows = new long[64];
+        fireKeys = new ImageBuffer();
+        fireAccs = new ImageBuffer();
+        fireWindows = new long[32];
+        getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
+    }
+
+    /** Keys are set per key of a batch and per fired timer, not per record. */
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    /** No window can fire before a watermark: a batch waits for one (or a barrier, or the end). */
+    @Override
+    protected boolean flushesOnTimer() {
+        return false;
+    }
+
+    /** Fired windows are emitted before their watermark is forwarded (see processWatermark). */
+    @Override
+    public boolean useInterruptibleTimers() {
+        return false;
+    }
+
+    /** Combines the batch into state: Flink's per-record processElement, for a batch at once. */
+    @Override
+    protected void flush() throws Exception {
+        int rows = batch.numRows();
+        if (rows == 0) {
+            return;
+        }
+        NativeSessionWindowAggregate.Keys keys = agg.prepare(batch.bytes(), batch.offsets(), rows);
+        BinaryRowData[] keyRows = new BinaryRowData[keys.count];
+        int[] windowOffsets = new int[keys.count + 1];
+        int w = 0;
+        for (int k = 0; k < keys.count; k++) {
+            keyRows[k] =
+                    ImageBuffer.ownRow(
+                            keyArity, keys.bytes, keys.offsets[k], keys.offsets[k + 1]);
+            setCurrentKey(keyRows[k]);
+            for (Map.Entry<TimeWindow, TimeWindow> entry : mapping.entries()) {
+                if (w + 4 > windows.length) {
+                    windows = Arrays.copyOf(windows, windows.length * 2);
+                }
+                windows[w++] = entry.getKey().getStart();
+                windows[w++] = entry.getKey().getEnd();
+                windows[w++] = entry.getValue().getStart();
+                windows[w++] = entry.getValue().getEnd();
+            }
+            windowOffsets[k + 1] = w / 4;
+        }
+        NativeSessionWindowAggregate.Change change =
+                agg.merge(windows, windowOffsets, timers.currentWatermark());
+        if (change.dropped > 0) {
+            lateRecordsDroppedRate.markEvent(change.dropped);
+        }
+        // The accumulators of the state windows each group now holds, in the groups' order.
+        int groups = change.groupCount();
+        int width = NativeSessionWindowAggregate.GROUP_WIDTH;
+        reads.clear();
+        for (int g = 0; g < groups; g++) {
+            setCurrentKey(keyRows[(int) change.groups[g * width]]);
+            for (long r = change.groups[g * width + 5]; r < change.groups[g * width + 6]; r++) {
+                windowState.setCurrentNamespace(
+                        new TimeWindow(change.reads[(int) r * 2], change.reads[(int) r * 2 + 1]));
+                reads.append(windowState.value(), accSerializer);
+            }
+        }
+        int[] newOffsets = new int[groups + 1];
+        byte[] newAccs = agg.combine(reads.bytes(), reads.offsets(), newOffsets);
+        for (int g = 0; g < groups; g++) {
+            long[] info = change.groups;
+            setCurrentKey(keyRows[(int) info[g * width]]);
+            windowState.setCurrentNamespace(
+                    new TimeWindow(info[g * width + 3], info[g * width + 4]));
+            windowState.update(
+                    ImageBuffer.ownRow(
+                            accTypes.length, newAccs, newOffsets[g], newOffsets[g + 1]));
+        }
+        long[] cleared = change.cleared;
+        for (int i = 0; i < cleared.length; i += NativeSessionWindowAggregate.CLEARED_WIDTH) {
+            setCurrentKey(keyRows[(int) cleared[i]]);
+            windowState.setCurrentNamespace(new TimeWindow(cleared[i + 1], cleared[i + 2]));
+            windowState.clear();
+        }
+        // The trigger's timers follow the windows: deleted with a merged window, registered for
+        // a new one (at its end - 1, the UTC shift).
+        long[] removed = change.removed;
+        for (int i = 0; i < removed.length; i += NativeSessionWindowAggregate.REMOVED_WIDTH) {
+            setCurrentKey(keyRows[(int) removed[i]]);
+            TimeWindow window = new TimeWindow(removed[i + 1], removed[i + 2]);
+            mapping.remove(window);
+            timers.deleteEventTimeTimer(window, window.maxTimestamp());
+        }
+        long[] added = change.added;
+        for (int i = 0; i < added.length; i += NativeSessionWindowAggregate.ADDED_WIDTH) {
+            setCurrentKey(keyRows[(int) added[i]]);
+            TimeWindow window = new TimeWindow(added[i + 1], added[i + 2]);
+            mapping.put(window, new TimeWindow(added[i + 3], added[i + 4]));
+            timers.registerEventTimeTimer(window, window.maxTimestamp());
+        }
+        finishBatch(0);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        if (mark.getTimestamp() > currentWatermark) {
+            currentWatermark = mark.getTimestamp();
+        }
+        timeServiceManager.advanceWatermark(mark);
+        drainFires();
+        output.emitWatermark(mark);
+    }
+
+    /**
+     * WindowOperator.onEventTime: the window's timer fires it (its state window's accumulator is
+     * read) and cleans it up (accumulator cleared, window retired from the mapping).
+     */
+    @Override
+    public void onEventTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+        TimeWindow window = timer.getNamespace();
+        if (timer.getTimestamp() != window.maxTimestamp()) {
+            return;
+        }
+        TimeWindow stateWindow = mapping.get(window);
+        RowData acc = null;
+        if (stateWindow != null) {
+            windowState.setCurrentNamespace(stateWindow);
+            acc = windowState.value();
+        }
+        int f = fireKeys.count();
+        if (2 * f + 2 > fireWindows.length) {
+            fireWindows = Arrays.copyOf(fireWindows, fireWindows.length * 2);
+        }
+        fireWindows[2 * f] = window.getStart();
+        fireWindows[2 * f + 1] = window.getEnd();
+        fireKeys.append((BinaryRowData) getCurrentKey());
+        fireAccs.append(acc, accSerializer);
+        if (stateWindow != null) {
+            windowState.clear();
+        }
+        mapping.remove(window);
+        if (fireKeys.count() >= batchSize) {
+            drainFires();
+        }
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) {
+        // Event-time session windows register no processing-time timers.
+    }
+
+    /** Computes and emits the fired windows' results. */
+    private void drainFires() throws Exception {
+        int n = fireKeys.count();
+        if (n == 0) {
+            return;
+        }
+        int[] offsets = new int[n + 1];
+        byte[] rows =
+                agg.fire(
+                        fireKeys.bytes(),
+                        fireKeys.offsets(),
+                        fireWindows,
+                        n,
+                        fireAccs.bytes(),
+                        fireAccs.offsets(),
+                        offsets);
+        fireKeys.clear();
+        fireAccs.clear();
+        emit(rows, offsets, n, null);
+        countEmitted(n);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        drainFires();
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        super.endInput();
+        drainFires();
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flush();
+        drainFires();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (agg != null) {
+                agg.close();
+            }
+        }
+    }
+}
