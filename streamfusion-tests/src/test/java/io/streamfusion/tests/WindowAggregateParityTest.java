@@ -420,6 +420,25 @@ class WindowAggregateParityTest {
                         gap));
     }
 
+    /**
+     * SESSION window TVFs (WindowAggOperator with Flink's merging window set), partitioned by
+     * keys of several types or not at all, with window_start, window_end and window_time.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"b|1", "i8|2", "s|3", "|2", "i8, b|1"})
+    void sessionWindowTvfsMatch(String spec) {
+        String keys = spec.substring(0, spec.indexOf('|'));
+        String gap = spec.substring(spec.indexOf('|') + 1);
+        String partition = keys.isEmpty() ? "" : " PARTITION BY (" + keys + ")";
+        String grouping = keys.isEmpty() ? "" : keys + ", ";
+        assertWindowParity(
+                harness(),
+                "SELECT " + grouping + WINDOW + ", COUNT(*), SUM(i32), MAX(s), MIN(ts), AVG(i64),"
+                        + " COUNT(d10) FILTER (WHERE i16 > 0) FROM TABLE(SESSION(TABLE " + EV
+                        + partition + ", DESCRIPTOR(rowtime), INTERVAL '" + gap + "' SECOND))"
+                        + " GROUP BY " + grouping + WINDOW);
+    }
+
     /** Sessions drop late rows as Flink drops them: fewer rows are counted than arrived. */
     @Test
     void sessionWindowsDropLateRowsAsFlinkDoes() {

@@ -72,14 +72,19 @@ class WindowAggregateStateTest {
                 "SELECT record(CONCAT_WS('|', CAST(k AS STRING), CAST(window_start AS STRING),"
                         + " CAST(c AS STRING), CAST(s AS STRING), CAST(mn AS STRING),"
                         + " CAST(mx AS STRING), CAST(f AS STRING))) AS r FROM ";
+        // SESSION: every third second (2, 5, 8, ...) has no rows (view "kept"), so each key's
+        // rows form sessions of two seconds (growing by a merge at every row) that end at the
+        // gap. The failure is injected at a row that is kept (second 18).
         if (window.equals("SESSION")) {
-            // Legacy GROUP BY SESSION: every third second (2, 5, 8, ...) has no rows, so each
-            // key's rows form sessions of two seconds (growing by a merge at every row) that end
-            // at the gap. The failure is injected at a row that is kept (second 18).
+            // The legacy GROUP BY SESSION.
             String gap = "ts, INTERVAL '0.5' SECOND";
             return record + "(SELECT k, SESSION_START(" + gap + ") AS window_start, " + calls
-                    + " FROM ev WHERE (EXTRACT(SECOND FROM ts) + 1) % 3 <> 0 GROUP BY k, SESSION("
-                    + gap + "))";
+                    + " FROM kept GROUP BY k, SESSION(" + gap + "))";
+        }
+        if (window.equals("SESSION_TVF")) {
+            return record + "(SELECT k, window_start, " + calls + " FROM TABLE(SESSION(TABLE kept"
+                    + " PARTITION BY k, DESCRIPTOR(ts), INTERVAL '0.5' SECOND)) GROUP BY k,"
+                    + " window_start, window_end)";
         }
         String tvf =
                 window.equals("HOP")
@@ -123,6 +128,9 @@ class WindowAggregateStateTest {
         tEnv.executeSql(
                 "CREATE TEMPORARY VIEW ev AS SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v,"
                         + " ts FROM src");
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW kept AS SELECT * FROM ev WHERE (EXTRACT(SECOND FROM ts) + 1)"
+                        + " % 3 <> 0");
         return tEnv;
     }
 
@@ -148,8 +156,8 @@ class WindowAggregateStateTest {
         }
         // A row is in 3 HOP windows, in 1 TUMBLE window, and in the CUMULATE windows of its
         // 4 s cycle from its 1 s step on.
-        long expected = window.equals("SESSION") ? sessionRows(eventTime) : 0;
-        for (long id = 1; id <= ROWS && !window.equals("SESSION"); id++) {
+        long expected = window.startsWith("SESSION") ? sessionRows(eventTime) : 0;
+        for (long id = 1; id <= ROWS && !window.startsWith("SESSION"); id++) {
             long millis = eventTime.equals(IN_ORDER) ? id : (id - 1) % (ROWS / 2);
             expected +=
                     window.equals("HOP")
@@ -197,7 +205,8 @@ class WindowAggregateStateTest {
         "hashmap, CUMULATE, ONE_PHASE",
         "rocksdb, CUMULATE, TWO_PHASE",
         "hashmap, SESSION, LEGACY",
-        "rocksdb, SESSION, LEGACY"
+        "rocksdb, SESSION, LEGACY",
+        "hashmap, SESSION_TVF, ONE_PHASE"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -226,7 +235,7 @@ class WindowAggregateStateTest {
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(ROWS);
         // Rows the SESSION query filters out never reach fail_once.
         StateJobs.assertRestoredFromCheckpoint(
-                window.equals("SESSION") ? (int) sessionRows(IN_ORDER) : ROWS);
+                window.startsWith("SESSION") ? (int) sessionRows(IN_ORDER) : ROWS);
         assertThat(actual).isEqualTo(expected);
     }
 
@@ -238,7 +247,8 @@ class WindowAggregateStateTest {
         "rocksdb, 1, TUMBLE, ONE_PHASE",
         "hashmap, 3, CUMULATE, TWO_PHASE",
         "rocksdb, 3, SESSION, LEGACY",
-        "hashmap, 1, SESSION, LEGACY"
+        "hashmap, 1, SESSION, LEGACY",
+        "rocksdb, 3, SESSION_TVF, ONE_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
@@ -257,7 +267,8 @@ class WindowAggregateStateTest {
         "true, hashmap, CUMULATE, ONE_PHASE",
         "false, hashmap, TUMBLE, ONE_PHASE",
         "true, rocksdb, SESSION, LEGACY",
-        "false, hashmap, SESSION, LEGACY"
+        "false, hashmap, SESSION, LEGACY",
+        "true, hashmap, SESSION_TVF, ONE_PHASE"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)

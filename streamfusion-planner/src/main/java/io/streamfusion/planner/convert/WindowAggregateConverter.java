@@ -7,6 +7,7 @@ import io.streamfusion.plan.WindowAggregateNode;
 import io.streamfusion.plan.WindowAggregateNode.Mode;
 import io.streamfusion.plan.WindowAggregateNode.Property;
 import io.streamfusion.plan.WindowAggregateNode.Window;
+import io.streamfusion.planner.nodes.NativeExecNodeBase;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 
 import org.apache.flink.table.api.TableConfig;
@@ -15,6 +16,7 @@ import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.plan.logical.CumulativeWindowSpec;
 import org.apache.flink.table.planner.plan.logical.HoppingWindowSpec;
+import org.apache.flink.table.planner.plan.logical.SessionWindowSpec;
 import org.apache.flink.table.planner.plan.logical.SliceAttachedWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.TumblingWindowSpec;
@@ -60,12 +62,16 @@ public final class WindowAggregateConverter {
     private WindowAggregateConverter() {}
 
     /** StreamExecWindowAggregate: one phase, on event or processing time. */
-    public static StreamExecNativeWindowAggregate convert(
+    public static NativeExecNodeBase convert(
             StreamExecWindowAggregate node,
             TableConfig config,
             FlinkTypeFactory typeFactory,
             SessionOptions session)
             throws UnsupportedNativeException {
+        WindowingStrategy windowing = NodeFields.read(node, "windowing");
+        if (windowing.getWindow() instanceof SessionWindowSpec) {
+            return SessionWindowConverter.convertTvf(node, config, typeFactory, session);
+        }
         return build(
                 node,
                 config,

@@ -10,31 +10,38 @@ import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregateBase;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Replaces a legacy group window aggregation over an event-time SESSION window
- * (StreamExecGroupWindowAggregate) by a native session window aggregation over Flink keyed state
- * and timers. Keeps Flink's key selector, state key type and transformation name (and, as Flink,
- * no managed memory), so the operator's state is laid out as the stock one's.
+ * Replaces an aggregation over an event-time SESSION window, the legacy group window
+ * (StreamExecGroupWindowAggregate) or the window TVF (StreamExecWindowAggregate), by a native
+ * session window aggregation over Flink keyed state and timers. Keeps Flink's key selector, state
+ * key type, transformation name and managed memory weight (none for the legacy operator), so the
+ * operator's state is laid out as the stock one's.
  */
 public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
 
     private final int[] grouping;
     private final LogicalType[] accTypes;
+    private final boolean tvf;
 
+    /** @param tvf the window TVF (WindowAggOperator) rather than the legacy group window */
     public StreamExecNativeSessionWindowAggregate(
             ExecNodeBase<RowData> original,
             byte[] plan,
             RowType inputType,
             int[] grouping,
-            LogicalType[] accTypes) {
+            LogicalType[] accTypes,
+            boolean tvf) {
         super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
+        this.tvf = tvf;
     }
 
     @Override
@@ -49,19 +56,32 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
                         grouping.length,
                         accTypes,
                         outputType.getFieldCount(),
+                        tvf,
                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
                         config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
                         config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
         OneInputTransformation<RowData, RowData> transform =
-                ExecNodeUtil.createOneInputTransformation(
-                        input,
-                        createTransformationMeta(
-                                StreamExecGroupWindowAggregate.GROUP_WINDOW_AGGREGATE_TRANSFORMATION,
-                                config),
-                        operator,
-                        InternalTypeInfo.of(outputType),
-                        input.getParallelism(),
-                        false);
+                tvf
+                        ? ExecNodeUtil.createOneInputTransformation(
+                                input,
+                                createTransformationMeta(
+                                        StreamExecWindowAggregate.WINDOW_AGGREGATE_TRANSFORMATION,
+                                        config),
+                                operator,
+                                InternalTypeInfo.of(outputType),
+                                input.getParallelism(),
+                                StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO,
+                                false)
+                        : ExecNodeUtil.createOneInputTransformation(
+                                input,
+                                createTransformationMeta(
+                                        StreamExecGroupWindowAggregate
+                                                .GROUP_WINDOW_AGGREGATE_TRANSFORMATION,
+                                        config),
+                                operator,
+                                InternalTypeInfo.of(outputType),
+                                input.getParallelism(),
+                                false);
         return keyedBy(transform, planner, grouping);
     }
 }

@@ -4,12 +4,17 @@ import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeSessionWindowAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
 
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Meter;
 import org.apache.flink.metrics.MeterView;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
@@ -23,12 +28,15 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Map;
 
 /**
- * The operator shell of a native legacy group window aggregation over an event-time SESSION
- * window ({@code GROUP BY ..., SESSION(rowtime, gap)}), standing in for Flink's WindowOperator with
- * its MergingWindowProcessFunction. State and timers are Flink's own and laid out as Flink lays
+ * The operator shell of a native aggregation over an event-time SESSION window: the legacy group
+ * window ({@code GROUP BY ..., SESSION(rowtime, gap)}), standing in for Flink's WindowOperator
+ * with its MergingWindowProcessFunction, or the window TVF, standing in for WindowAggOperator with
+ * UnsliceSyncStateWindowAggProcessor (the same merging, plus the union list state "watermark").
+ * State and timers are Flink's own and laid out as Flink lays
  * them out: the keyed {@code ValueState<RowData>} "window-aggs" namespaced by state window
  * ({@link TimeWindow.Serializer}, a {@link RowDataSerializer} of the accumulator types), the
  * {@code MapState<TimeWindow, TimeWindow>} "session-window-mapping" from each in-flight window to
@@ -52,7 +60,10 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
     private final int keyArity;
     private final LogicalType[] accTypes;
     private final int outputArity;
+    private final boolean tvf;
     private final long memoryBudgetBytes;
+
+    private transient ListState<Long> watermarkState;
 
     private transient NativeSessionWindowAggregate agg;
     private transient InternalTimerService<TimeWindow> timers;
@@ -72,6 +83,7 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
             int keyArity,
             LogicalType[] accTypes,
             int outputArity,
+            boolean tvf,
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
@@ -80,7 +92,39 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
         this.keyArity = keyArity;
         this.accTypes = accTypes;
         this.outputArity = outputArity;
+        this.tvf = tvf;
         this.memoryBudgetBytes = memoryBudgetBytes;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (!tvf) {
+            return;
+        }
+        // WindowAggOperator's (not the legacy WindowOperator's): the lowest watermark of all
+        // subtasks is restored.
+        watermarkState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>("watermark", LongSerializer.INSTANCE));
+        if (context.isRestored()) {
+            long min = Long.MAX_VALUE;
+            for (Long watermark : watermarkState.get()) {
+                min = Math.min(watermark, min);
+            }
+            if (min != Long.MAX_VALUE) {
+                currentWatermark = min;
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (tvf) {
+            watermarkState.update(Collections.singletonList(currentWatermark));
+        }
     }
 
     @Override
@@ -88,6 +132,9 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
     public void open() throws Exception {
         super.open();
         timers = getInternalTimerService("window-timers", new TimeWindow.Serializer(), this);
+        if (tvf) {
+            timers.initializeWatermark(currentWatermark);
+        }
         accSerializer = new RowDataSerializer(accTypes);
         ValueState<RowData> state =
                 getKeyedStateBackend()
@@ -219,6 +266,9 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
         flush();
         if (mark.getTimestamp() > currentWatermark) {
             currentWatermark = mark.getTimestamp();
+        } else if (tvf) {
+            // WindowAggOperator forwards its restored watermark instead of a lower one.
+            mark = new Watermark(currentWatermark);
         }
         timeServiceManager.advanceWatermark(mark);
         drainFires();

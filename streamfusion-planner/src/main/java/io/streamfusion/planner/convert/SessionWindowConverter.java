@@ -1,0 +1,212 @@
+package io.streamfusion.planner.convert;
+
+import io.streamfusion.plan.GroupAggregateNode;
+import io.streamfusion.plan.Operator;
+import io.streamfusion.plan.SessionOptions;
+import io.streamfusion.plan.SessionWindowAggregateNode;
+import io.streamfusion.planner.nodes.StreamExecNativeSessionWindowAggregate;
+
+import org.apache.flink.table.api.TableConfig;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.plan.logical.LogicalWindow;
+import org.apache.flink.table.planner.plan.logical.SessionGroupWindow;
+import org.apache.flink.table.planner.plan.logical.SessionWindowSpec;
+import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
+import org.apache.flink.table.planner.plan.logical.WindowingStrategy;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
+import org.apache.flink.table.planner.plan.utils.AggregateInfoList;
+import org.apache.flink.table.planner.plan.utils.AggregateUtil;
+import org.apache.flink.table.planner.plan.utils.WindowEmitStrategy;
+import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
+import org.apache.flink.table.planner.utils.TableConfigUtils;
+import org.apache.flink.table.runtime.groupwindow.NamedWindowProperty;
+import org.apache.flink.table.runtime.util.TimeWindowUtil;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.calcite.rel.core.AggregateCall;
+
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Converts an aggregation over an event-time SESSION window into a native session window
+ * aggregation, or refuses with the reason: the legacy {@code GROUP BY ..., SESSION(rowtime, gap)}
+ * (StreamExecGroupWindowAggregate, Flink's WindowOperator) and the SESSION window TVF
+ * (StreamExecWindowAggregate, WindowAggOperator with UnsliceSyncStateWindowAggProcessor). Both
+ * merge windows with Flink's MergingWindowProcessFunction over the same state. The functions and
+ * accumulator layout come from the same {@link AggregateInfoList} call Flink's translation makes.
+ */
+public final class SessionWindowConverter {
+    private SessionWindowConverter() {}
+
+    /** The legacy group window: {@code GROUP BY ..., SESSION(rowtime, gap)}. */
+    public static StreamExecNativeSessionWindowAggregate convertLegacy(
+            StreamExecGroupWindowAggregate node,
+            TableConfig config,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        String name = "GroupWindowAggregate";
+        LogicalWindow window = NodeFields.read(node, "window");
+        if (!(window instanceof SessionGroupWindow)) {
+            throw new UnsupportedNativeException(
+                    name
+                            + " over "
+                            + window.getClass().getSimpleName()
+                            + " (legacy GROUP BY TUMBLE/HOP) is not native yet");
+        }
+        SessionGroupWindow sessionWindow = (SessionGroupWindow) window;
+        checkCommon(
+                node,
+                name,
+                AggregateUtil.isRowtimeAttribute(sessionWindow.timeField()),
+                window.timeAttribute().getOutputDataType().getLogicalType(),
+                config);
+        if (WindowEmitStrategy.apply(config, window).produceUpdates()) {
+            throw new UnsupportedNativeException(
+                    name + " with early or late firing (table.exec.emit.*) is not native yet");
+        }
+        RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
+        AggregateCall[] aggCalls = NodeFields.read(node, "aggCalls");
+        AggregateInfoList infos =
+                AggregateUtil.transformToStreamAggregateInfoList(
+                        typeFactory,
+                        inputType,
+                        JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
+                        new boolean[aggCalls.length],
+                        false,
+                        true,
+                        true);
+        NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
+        return build(
+                node,
+                name,
+                infos,
+                AggregateUtil.toDuration(sessionWindow.gap()).toMillis(),
+                window.timeAttribute().getFieldIndex(),
+                properties,
+                false,
+                session);
+    }
+
+    /** The window TVF: {@code TABLE(SESSION(TABLE t PARTITION BY ..., DESCRIPTOR(rowtime), gap))}. */
+    public static StreamExecNativeSessionWindowAggregate convertTvf(
+            StreamExecWindowAggregate node,
+            TableConfig config,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        String name = "WindowAggregate";
+        WindowingStrategy windowing = NodeFields.read(node, "windowing");
+        SessionWindowSpec spec = (SessionWindowSpec) windowing.getWindow();
+        if (!(windowing instanceof TimeAttributeWindowingStrategy)) {
+            throw new UnsupportedNativeException(
+                    name + " over SESSION windows from " + windowing + " is not native yet");
+        }
+        checkCommon(
+                node, name, windowing.isRowtime(), windowing.getTimeAttributeType(), config);
+        if (config.get(ExecutionConfigOptions.TABLE_EXEC_ASYNC_STATE_ENABLED)) {
+            throw new UnsupportedNativeException(
+                    name + " with async state (table.exec.async-state.enabled) is not native yet");
+        }
+        RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
+        AggregateCall[] aggCalls = NodeFields.read(node, "aggCalls");
+        AggregateInfoList infos =
+                AggregateUtil.deriveStreamWindowAggregateInfoList(
+                        typeFactory,
+                        inputType,
+                        JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
+                        false,
+                        spec,
+                        true);
+        NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
+        return build(
+                node,
+                name,
+                infos,
+                spec.getGap().toMillis(),
+                ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex(),
+                properties,
+                true,
+                session);
+    }
+
+    /** Refusals both forms share: processing time, retraction, TIMESTAMP_LTZ outside UTC. */
+    private static void checkCommon(
+            ExecNodeBase<RowData> node,
+            String name,
+            boolean rowtime,
+            LogicalType timeType,
+            TableConfig config)
+            throws UnsupportedNativeException {
+        if (!rowtime) {
+            throw new UnsupportedNativeException(
+                    name + " over a processing-time SESSION window is not native yet");
+        }
+        boolean needRetraction = NodeFields.read(node, "needRetraction");
+        if (needRetraction) {
+            throw new UnsupportedNativeException(
+                    name + " over an updating input is not native yet");
+        }
+        ZoneId shiftTimeZone =
+                TimeWindowUtil.getShiftTimeZone(
+                        timeType, TableConfigUtils.getLocalTimeZone(config));
+        if (!shiftTimeZone.normalized().equals(ZoneOffset.UTC)) {
+            throw new UnsupportedNativeException(
+                    "Event-time SESSION window on TIMESTAMP_LTZ in time zone "
+                            + shiftTimeZone
+                            + " is not native yet (UTC only)");
+        }
+    }
+
+    private static StreamExecNativeSessionWindowAggregate build(
+            ExecNodeBase<RowData> node,
+            String name,
+            AggregateInfoList infos,
+            long gap,
+            int timeField,
+            NamedWindowProperty[] properties,
+            boolean tvf,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        if (infos.distinctInfos().length > 0) {
+            throw new UnsupportedNativeException(
+                    name + " with DISTINCT aggregates is not native yet");
+        }
+        GroupAggregateNode.Builder agg = GroupAggregateNode.newBuilder();
+        int[] grouping = NodeFields.read(node, "grouping");
+        for (int key : grouping) {
+            agg.addGrouping(key);
+        }
+        List<LogicalType> accTypes = new ArrayList<>();
+        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
+        SessionWindowAggregateNode.Builder sessionNode =
+                SessionWindowAggregateNode.newBuilder()
+                        .setAggregate(agg)
+                        .setGap(gap)
+                        .setTimeField(timeField);
+        for (NamedWindowProperty property : properties) {
+            sessionNode.addProperties(WindowAggregateConverter.propertyOf(property.getProperty()));
+        }
+        RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
+        byte[] bytes =
+                NativePlans.compile(
+                        inputType,
+                        (RowType) node.getOutputType(),
+                        Operator.newBuilder()
+                                .setDescription(node.getDescription())
+                                .setSessionWindowAggregate(sessionNode),
+                        session,
+                        List.of());
+        return new StreamExecNativeSessionWindowAggregate(
+                node, bytes, inputType, grouping, accTypes.toArray(new LogicalType[0]), tvf);
+    }
+}
