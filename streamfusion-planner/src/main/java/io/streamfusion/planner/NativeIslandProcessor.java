@@ -5,7 +5,6 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.planner.convert.GroupAggregateConverter;
-import io.streamfusion.planner.convert.SessionWindowConverter;
 import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.convert.NativePlans;
 import io.streamfusion.planner.convert.NodeFields;
@@ -196,7 +195,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                         (StreamExecGlobalWindowAggregate) node, config, typeFactory, session());
             }
             if (node instanceof StreamExecGroupWindowAggregate) {
-                return SessionWindowConverter.convertLegacy(
+                return WindowAggregateConverter.convertGroupWindow(
                         (StreamExecGroupWindowAggregate) node, config, typeFactory, session());
             }
             throw new UnsupportedNativeException(

@@ -81,6 +81,14 @@ class WindowAggregateStateTest {
             return record + "(SELECT k, SESSION_START(" + gap + ") AS window_start, " + calls
                     + " FROM kept GROUP BY k, SESSION(" + gap + "))";
         }
+        if (window.endsWith("_LEGACY")) {
+            // The legacy GROUP BY TUMBLE / HOP group windows.
+            String kind = window.substring(0, window.indexOf('_'));
+            String args = kind.equals("HOP") ? "ts, INTERVAL '1' SECOND, INTERVAL '3' SECOND"
+                    : "ts, INTERVAL '1' SECOND";
+            return record + "(SELECT k, " + kind + "_START(" + args + ") AS window_start, " + calls
+                    + " FROM ev GROUP BY k, " + kind + "(" + args + "))";
+        }
         if (window.equals("SESSION_TVF")) {
             return record + "(SELECT k, window_start, " + calls + " FROM TABLE(SESSION(TABLE kept"
                     + " PARTITION BY k, DESCRIPTOR(ts), INTERVAL '0.5' SECOND)) GROUP BY k,"
@@ -116,7 +124,7 @@ class WindowAggregateStateTest {
             String eventTime,
             Map<String, String> extra) {
         Map<String, String> options = new HashMap<>(extra);
-        // LEGACY: a group window (GROUP BY SESSION), which has a single phase.
+        // LEGACY: a group window (GROUP BY SESSION / TUMBLE / HOP), which has a single phase.
         options.put(
                 "table.optimizer.agg-phase-strategy", phase.equals("LEGACY") ? "AUTO" : phase);
         options.put("table.local-time-zone", "UTC");
@@ -160,7 +168,7 @@ class WindowAggregateStateTest {
         for (long id = 1; id <= ROWS && !window.startsWith("SESSION"); id++) {
             long millis = eventTime.equals(IN_ORDER) ? id : (id - 1) % (ROWS / 2);
             expected +=
-                    window.equals("HOP")
+                    window.startsWith("HOP")
                             ? 3
                             : window.equals("CUMULATE") ? 4 - millis % 4000 / 1000 : 1;
         }
@@ -206,7 +214,9 @@ class WindowAggregateStateTest {
         "rocksdb, CUMULATE, TWO_PHASE",
         "hashmap, SESSION, LEGACY",
         "rocksdb, SESSION, LEGACY",
-        "hashmap, SESSION_TVF, ONE_PHASE"
+        "hashmap, SESSION_TVF, ONE_PHASE",
+        "rocksdb, HOP_LEGACY, LEGACY",
+        "hashmap, TUMBLE_LEGACY, LEGACY"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -248,7 +258,8 @@ class WindowAggregateStateTest {
         "hashmap, 3, CUMULATE, TWO_PHASE",
         "rocksdb, 3, SESSION, LEGACY",
         "hashmap, 1, SESSION, LEGACY",
-        "rocksdb, 3, SESSION_TVF, ONE_PHASE"
+        "rocksdb, 3, SESSION_TVF, ONE_PHASE",
+        "hashmap, 3, HOP_LEGACY, LEGACY"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
@@ -268,7 +279,8 @@ class WindowAggregateStateTest {
         "false, hashmap, TUMBLE, ONE_PHASE",
         "true, rocksdb, SESSION, LEGACY",
         "false, hashmap, SESSION, LEGACY",
-        "true, hashmap, SESSION_TVF, ONE_PHASE"
+        "true, hashmap, SESSION_TVF, ONE_PHASE",
+        "false, rocksdb, HOP_LEGACY, LEGACY"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)

@@ -56,13 +56,6 @@ public final class SessionWindowConverter {
             throws UnsupportedNativeException {
         String name = "GroupWindowAggregate";
         LogicalWindow window = NodeFields.read(node, "window");
-        if (!(window instanceof SessionGroupWindow)) {
-            throw new UnsupportedNativeException(
-                    name
-                            + " over "
-                            + window.getClass().getSimpleName()
-                            + " (legacy GROUP BY TUMBLE/HOP) is not native yet");
-        }
         SessionGroupWindow sessionWindow = (SessionGroupWindow) window;
         checkCommon(
                 node,
@@ -70,26 +63,13 @@ public final class SessionWindowConverter {
                 AggregateUtil.isRowtimeAttribute(sessionWindow.timeField()),
                 window.timeAttribute().getOutputDataType().getLogicalType(),
                 config);
-        if (WindowEmitStrategy.apply(config, window).produceUpdates()) {
-            throw new UnsupportedNativeException(
-                    name + " with early or late firing (table.exec.emit.*) is not native yet");
-        }
+        checkNoEarlyOrLateFiring(name, config, window);
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
-        AggregateCall[] aggCalls = NodeFields.read(node, "aggCalls");
-        AggregateInfoList infos =
-                AggregateUtil.transformToStreamAggregateInfoList(
-                        typeFactory,
-                        inputType,
-                        JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
-                        new boolean[aggCalls.length],
-                        false,
-                        true,
-                        true);
         NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
         return build(
                 node,
                 name,
-                infos,
+                legacyInfos(node, typeFactory, inputType),
                 AggregateUtil.toDuration(sessionWindow.gap()).toMillis(),
                 window.timeAttribute().getFieldIndex(),
                 properties,
@@ -139,8 +119,35 @@ public final class SessionWindowConverter {
                 session);
     }
 
-    /** Refusals both forms share: processing time, retraction, TIMESTAMP_LTZ outside UTC. */
-    private static void checkCommon(
+    /** The legacy operator's: {@code table.exec.emit.*} makes it emit updates. */
+    static void checkNoEarlyOrLateFiring(String name, TableConfig config, LogicalWindow window)
+            throws UnsupportedNativeException {
+        if (WindowEmitStrategy.apply(config, window).produceUpdates()) {
+            throw new UnsupportedNativeException(
+                    name + " with early or late firing (table.exec.emit.*) is not native yet");
+        }
+    }
+
+    /** Flink's AggregateInfoList for a legacy group window, built as its translation builds it. */
+    static AggregateInfoList legacyInfos(
+            StreamExecGroupWindowAggregate node, FlinkTypeFactory typeFactory, RowType inputType)
+            throws UnsupportedNativeException {
+        AggregateCall[] aggCalls = NodeFields.read(node, "aggCalls");
+        return AggregateUtil.transformToStreamAggregateInfoList(
+                typeFactory,
+                inputType,
+                JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
+                new boolean[aggCalls.length],
+                false,
+                true,
+                true);
+    }
+
+    /**
+     * Refusals the window aggregations share: processing time, retraction, TIMESTAMP_LTZ outside
+     * UTC.
+     */
+    static void checkCommon(
             ExecNodeBase<RowData> node,
             String name,
             boolean rowtime,
@@ -149,7 +156,7 @@ public final class SessionWindowConverter {
             throws UnsupportedNativeException {
         if (!rowtime) {
             throw new UnsupportedNativeException(
-                    name + " over a processing-time SESSION window is not native yet");
+                    name + " over a processing-time window is not native yet");
         }
         boolean needRetraction = NodeFields.read(node, "needRetraction");
         if (needRetraction) {
@@ -161,7 +168,7 @@ public final class SessionWindowConverter {
                         timeType, TableConfigUtils.getLocalTimeZone(config));
         if (!shiftTimeZone.normalized().equals(ZoneOffset.UTC)) {
             throw new UnsupportedNativeException(
-                    "Event-time SESSION window on TIMESTAMP_LTZ in time zone "
+                    "Event-time window on TIMESTAMP_LTZ in time zone "
                             + shiftTimeZone
                             + " is not native yet (UTC only)");
         }

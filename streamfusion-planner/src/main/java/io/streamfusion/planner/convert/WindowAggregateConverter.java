@@ -8,6 +8,7 @@ import io.streamfusion.plan.WindowAggregateNode.Mode;
 import io.streamfusion.plan.WindowAggregateNode.Property;
 import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.planner.nodes.NativeExecNodeBase;
+import io.streamfusion.planner.nodes.StreamExecNativeGroupWindowAggregate;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 
 import org.apache.flink.table.api.TableConfig;
@@ -16,6 +17,10 @@ import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.plan.logical.CumulativeWindowSpec;
 import org.apache.flink.table.planner.plan.logical.HoppingWindowSpec;
+import org.apache.flink.table.planner.plan.logical.LogicalWindow;
+import org.apache.flink.table.planner.plan.logical.SessionGroupWindow;
+import org.apache.flink.table.planner.plan.logical.SlidingGroupWindow;
+import org.apache.flink.table.planner.plan.logical.TumblingGroupWindow;
 import org.apache.flink.table.planner.plan.logical.SessionWindowSpec;
 import org.apache.flink.table.planner.plan.logical.SliceAttachedWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
@@ -25,6 +30,7 @@ import org.apache.flink.table.planner.plan.logical.WindowSpec;
 import org.apache.flink.table.planner.plan.logical.WindowingStrategy;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.planner.plan.utils.AggregateInfoList;
@@ -38,6 +44,7 @@ import org.apache.flink.table.runtime.groupwindow.WindowEnd;
 import org.apache.flink.table.runtime.groupwindow.WindowProperty;
 import org.apache.flink.table.runtime.groupwindow.WindowStart;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
+import org.apache.flink.table.expressions.ValueLiteralExpression;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -82,6 +89,94 @@ public final class WindowAggregateConverter {
                         .setTimeField(rowtimeField(node)),
                 (RowType) node.getInputEdges().get(0).getOutputType(),
                 StreamExecWindowAggregate.WINDOW_AGGREGATE_TRANSFORMATION);
+    }
+
+    /**
+     * StreamExecGroupWindowAggregate, the legacy {@code GROUP BY ..., TUMBLE/HOP/SESSION(...)}:
+     * SESSION merges (SessionWindowConverter); TUMBLE and HOP on event time are windows of panes
+     * (the size, or the slide) whose accumulators are kept per pane as Flink's WindowOperator does.
+     */
+    public static NativeExecNodeBase convertGroupWindow(
+            StreamExecGroupWindowAggregate node,
+            TableConfig config,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        LogicalWindow window = NodeFields.read(node, "window");
+        if (window instanceof SessionGroupWindow) {
+            return SessionWindowConverter.convertLegacy(node, config, typeFactory, session);
+        }
+        String name = "GroupWindowAggregate";
+        WindowAggregateNode.Builder builder =
+                WindowAggregateNode.newBuilder().setMode(Mode.ONE_PHASE).setOffset(0);
+        ValueLiteralExpression size;
+        if (window instanceof TumblingGroupWindow) {
+            size = ((TumblingGroupWindow) window).size();
+            builder.setWindow(Window.TUMBLE);
+        } else if (window instanceof SlidingGroupWindow) {
+            size = ((SlidingGroupWindow) window).size();
+            builder.setWindow(Window.HOP);
+        } else {
+            throw new UnsupportedNativeException(
+                    name + " over " + window.getClass().getSimpleName() + " is not native yet");
+        }
+        if (!AggregateUtil.hasTimeIntervalType(size)) {
+            throw new UnsupportedNativeException(name + " over a row-count window is not native yet");
+        }
+        long sizeMillis = AggregateUtil.toDuration(size).toMillis();
+        long slideMillis =
+                window instanceof SlidingGroupWindow
+                        ? AggregateUtil.toDuration(((SlidingGroupWindow) window).slide()).toMillis()
+                        : sizeMillis;
+        if (slideMillis <= 0 || sizeMillis % slideMillis != 0) {
+            throw new UnsupportedNativeException(
+                    name + " over a HOP window whose size is not a multiple of its slide is not"
+                            + " native yet (Flink's panes are then their greatest common divisor)");
+        }
+        builder.setSize(sizeMillis).setSlice(slideMillis);
+        SessionWindowConverter.checkCommon(
+                node,
+                name,
+                AggregateUtil.isRowtimeAttribute(window.timeAttribute()),
+                window.timeAttribute().getOutputDataType().getLogicalType(),
+                config);
+        SessionWindowConverter.checkNoEarlyOrLateFiring(name, config, window);
+        builder.setTimeField(window.timeAttribute().getFieldIndex());
+        RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
+        AggregateInfoList infos = SessionWindowConverter.legacyInfos(node, typeFactory, inputType);
+        if (infos.distinctInfos().length > 0) {
+            throw new UnsupportedNativeException(
+                    name + " with DISTINCT aggregates is not native yet");
+        }
+        GroupAggregateNode.Builder agg = GroupAggregateNode.newBuilder();
+        int[] grouping = NodeFields.read(node, "grouping");
+        for (int key : grouping) {
+            agg.addGrouping(key);
+        }
+        List<LogicalType> accTypes = new ArrayList<>();
+        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
+        builder.setAggregate(agg);
+        NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
+        for (NamedWindowProperty property : properties) {
+            builder.addProperties(propertyOf(property.getProperty()));
+        }
+        byte[] bytes =
+                NativePlans.compile(
+                        inputType,
+                        (RowType) node.getOutputType(),
+                        Operator.newBuilder()
+                                .setDescription(node.getDescription())
+                                .setWindowAggregate(builder),
+                        session,
+                        List.of());
+        return new StreamExecNativeGroupWindowAggregate(
+                node,
+                bytes,
+                inputType,
+                grouping,
+                accTypes.toArray(new LogicalType[0]),
+                sizeMillis,
+                slideMillis);
     }
 
     /** StreamExecLocalWindowAggregate: the stateless first phase (event time only). */

@@ -1,0 +1,276 @@
+package io.streamfusion.runtime.operators;
+
+import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.jni.NativeWindowAggregate;
+import io.streamfusion.runtime.transpose.FieldUse;
+
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.operators.window.TimeWindow;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.Arrays;
+
+/**
+ * The operator shell of a native legacy group window aggregation over an event-time TUMBLE or HOP
+ * window ({@code GROUP BY ..., TUMBLE(rowtime, size)} or {@code HOP(rowtime, slide, size)}),
+ * standing in for Flink's WindowOperator with its GeneralWindowProcessFunction (TUMBLE) or
+ * PanedWindowProcessFunction (HOP, panes of the slide). State and timers are Flink's own and laid
+ * out as Flink lays them out: the keyed {@code ValueState<RowData>} "window-aggs" namespaced by
+ * window (TUMBLE) or pane (HOP) ({@link TimeWindow.Serializer}), and the timer service
+ * "window-timers" with one timer per key and window at its end - 1.
+ *
+ * <p>Rows are collected into a batch and combined into state when the batch is full, before a
+ * watermark, before a checkpoint barrier and at the end of input, so that a batch sees one
+ * watermark: native code assigns panes, drops late rows (a pane whose last window has fired) and
+ * accumulates each (key, pane) in arrival order; Java reads and writes each group's accumulator
+ * once and registers the timers of the windows the pane belongs to that have not fired. Flink's
+ * timers fire the windows; each fired window's panes are read (earliest first, the order Flink
+ * merges them in) and its expiring pane cleared, and the windows' results are computed natively
+ * in bulk before the watermark that fired them is forwarded.
+ */
+public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
+        implements Triggerable<RowData, TimeWindow> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final byte[] plan;
+    private final int keyArity;
+    private final LogicalType[] accTypes;
+    private final int outputArity;
+    private final long size;
+    private final long slide;
+    private final long memoryBudgetBytes;
+
+    private transient NativeWindowAggregate agg;
+    private transient InternalTimerService<TimeWindow> timers;
+    private transient InternalValueState<RowData, TimeWindow, RowData> windowState;
+    private transient RowDataSerializer accSerializer;
+    private transient Meter lateRecordsDroppedRate;
+    private transient ImageBuffer groupAccs;
+    private transient int panesPerWindow;
+    private transient ImageBuffer fireKeys;
+    private transient ImageBuffer fireAccs;
+    private transient long[] fireEnds;
+
+    /** @param slide the HOP slide (the pane size); the size for TUMBLE */
+    public NativeGroupWindowAggregateOperator(
+            byte[] plan,
+            RowType inputType,
+            int keyArity,
+            LogicalType[] accTypes,
+            int outputArity,
+            long size,
+            long slide,
+            int batchSize,
+            long maxDelayMillis,
+            long memoryBudgetBytes) {
+        super(inputType, batchSize, maxDelayMillis);
+        this.plan = plan;
+        this.keyArity = keyArity;
+        this.accTypes = accTypes;
+        this.outputArity = outputArity;
+        this.size = size;
+        this.slide = slide;
+        this.memoryBudgetBytes = memoryBudgetBytes;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open() throws Exception {
+        super.open();
+        timers = getInternalTimerService("window-timers", new TimeWindow.Serializer(), this);
+        accSerializer = new RowDataSerializer(accTypes);
+        ValueState<RowData> state =
+                getKeyedStateBackend()
+                        .getOrCreateKeyedState(
+                                new TimeWindow.Serializer(),
+                                new ValueStateDescriptor<>("window-aggs", accSerializer));
+        windowState = (InternalValueState<RowData, TimeWindow, RowData>) state;
+        lateRecordsDroppedRate =
+                metrics.meter(
+                        "lateRecordsDroppedRate",
+                        new MeterView(metrics.counter("numLateRecordsDropped")));
+        agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
+        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        groupAccs = new ImageBuffer();
+        panesPerWindow = (int) (size / slide);
+        fireKeys = new ImageBuffer();
+        fireAccs = new ImageBuffer();
+        fireEnds = new long[32];
+        getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
+    }
+
+    /** Keys are set per group and per fired timer, not per record. */
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    /** No window can fire before a watermark: a batch waits for one (or a barrier, or the end). */
+    @Override
+    protected boolean flushesOnTimer() {
+        return false;
+    }
+
+    /** Fired windows are emitted before their watermark is forwarded (see processWatermark). */
+    @Override
+    public boolean useInterruptibleTimers() {
+        return false;
+    }
+
+    private static TimeWindow pane(long end, long paneSize) {
+        return new TimeWindow(end - paneSize, end);
+    }
+
+    /** Combines the batch into state: Flink's per-record processElement, for a batch at once. */
+    @Override
+    protected void flush() throws Exception {
+        int rows = batch.numRows();
+        if (rows == 0) {
+            return;
+        }
+        long watermark = timers.currentWatermark();
+        NativeWindowAggregate.Groups groups =
+                agg.prepare(batch.bytes(), batch.offsets(), rows, watermark);
+        if (groups.dropped > 0) {
+            lateRecordsDroppedRate.markEvent(groups.dropped);
+        }
+        int n = groups.count;
+        BinaryRowData[] keys = new BinaryRowData[n];
+        groupAccs.clear();
+        for (int g = 0; g < n; g++) {
+            keys[g] =
+                    ImageBuffer.ownRow(
+                            keyArity,
+                            groups.keyBytes,
+                            groups.keyOffsets[g],
+                            groups.keyOffsets[g + 1]);
+            setCurrentKey(keys[g]);
+            windowState.setCurrentNamespace(pane(groups.namespaces[g], slide));
+            groupAccs.append(windowState.value(), accSerializer);
+        }
+        int[] newOffsets = new int[n + 1];
+        byte[] newAccs = agg.combine(groupAccs.bytes(), groupAccs.offsets(), newOffsets);
+        for (int g = 0; g < n; g++) {
+            long paneEnd = groups.namespaces[g];
+            setCurrentKey(keys[g]);
+            windowState.setCurrentNamespace(pane(paneEnd, slide));
+            windowState.update(
+                    ImageBuffer.ownRow(accTypes.length, newAccs, newOffsets[g], newOffsets[g + 1]));
+            // The trigger's timer of every window the pane is in that is not late.
+            for (long end = paneEnd; end < paneEnd + size; end += slide) {
+                if (end - 1 > watermark) {
+                    timers.registerEventTimeTimer(new TimeWindow(end - size, end), end - 1);
+                }
+            }
+        }
+        finishBatch(0);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        if (mark.getTimestamp() > currentWatermark) {
+            currentWatermark = mark.getTimestamp();
+        }
+        timeServiceManager.advanceWatermark(mark);
+        drainFires();
+        output.emitWatermark(mark);
+    }
+
+    /**
+     * WindowOperator.onEventTime: the window's timer fires it (its panes merged, earliest first,
+     * into a fresh accumulator) and cleans it up (the pane whose last window it is).
+     */
+    @Override
+    public void onEventTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+        TimeWindow window = timer.getNamespace();
+        if (timer.getTimestamp() != window.maxTimestamp()) {
+            return;
+        }
+        int f = fireKeys.count();
+        if (f == fireEnds.length) {
+            fireEnds = Arrays.copyOf(fireEnds, f * 2);
+        }
+        fireEnds[f] = window.getEnd();
+        fireKeys.append((BinaryRowData) getCurrentKey());
+        for (int p = 0; p < panesPerWindow; p++) {
+            windowState.setCurrentNamespace(
+                    pane(window.getStart() + (p + 1) * slide, slide));
+            fireAccs.append(windowState.value(), accSerializer);
+        }
+        // The first pane's last window is this one (panes are the slide, aligned to it).
+        windowState.setCurrentNamespace(pane(window.getStart() + slide, slide));
+        windowState.clear();
+        if (fireKeys.count() >= batchSize) {
+            drainFires();
+        }
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) {
+        // Event-time windows register no processing-time timers.
+    }
+
+    /** Computes and emits the fired windows' results. */
+    private void drainFires() throws Exception {
+        int n = fireKeys.count();
+        if (n == 0) {
+            return;
+        }
+        NativeWindowAggregate.Fired fired =
+                agg.fire(
+                        fireKeys.bytes(),
+                        fireKeys.offsets(),
+                        fireEnds,
+                        n,
+                        fireAccs.bytes(),
+                        fireAccs.offsets());
+        fireKeys.clear();
+        fireAccs.clear();
+        emit(fired.bytes, fired.offsets, fired.rows, null);
+        countEmitted(fired.rows);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        drainFires();
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        super.endInput();
+        drainFires();
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flush();
+        drainFires();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (agg != null) {
+                agg.close();
+            }
+        }
+    }
+}
