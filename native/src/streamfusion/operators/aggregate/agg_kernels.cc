@@ -8,6 +8,8 @@
 #include "arrow/array/builder_base.h"
 #include "arrow/array/builder_binary.h"
 #include "arrow/array/builder_primitive.h"
+#include "arrow/array/util.h"
+#include "arrow/buffer.h"
 #include "arrow/util/bit_util.h"
 #include "streamfusion/expression/array_util.h"
 #include "streamfusion/functions/decimal.h"
@@ -707,6 +709,48 @@ Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
   std::shared_ptr<arrow::Array> out;
   SF_RETURN_NOT_OK(builder->Finish(&out));
   return out;
+}
+
+bool IsCompactTimestamp(const type::LogicalType& type) {
+  return (type.kind == type::TypeKind::kTimestamp || type.kind == type::TypeKind::kTimestampLtz) &&
+         type.IsCompactTimestamp();
+}
+
+Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type,
+                                                   const std::vector<int64_t>& millis,
+                                                   arrow::MemoryPool* pool) {
+  const auto n = static_cast<int64_t>(millis.size());
+  SF_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateBuffer(n * 8, pool));
+  if (n > 0) std::memcpy(buffer->mutable_data(), millis.data(), static_cast<size_t>(n) * 8);
+  return arrow::MakeArray(arrow::ArrayData::Make(
+      type::ToArrow(type), n, {nullptr, std::shared_ptr<arrow::Buffer>(std::move(buffer))}, 0));
+}
+
+Status AppendWindowProperties(const std::vector<plan::WindowAggregateNode::Property>& properties,
+                              const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                              const type::RowType& output_type, arrow::MemoryPool* pool,
+                              std::vector<std::shared_ptr<arrow::Array>>* columns) {
+  const auto rows = static_cast<int64_t>(ends.size());
+  for (const auto property : properties) {
+    if (columns->size() >= output_type.size()) {
+      return InternalError("Window property beyond the output's ", output_type.size(), " fields");
+    }
+    const type::LogicalType& type = output_type[columns->size()].type;
+    if (property == plan::WindowAggregateNode::PROCTIME) {
+      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(type), rows, pool));
+      columns->push_back(std::move(nulls));
+      continue;
+    }
+    std::vector<int64_t> millis(ends.size());
+    for (size_t i = 0; i < ends.size(); ++i) {
+      millis[i] = property == plan::WindowAggregateNode::WINDOW_START ? starts[i]
+                  : property == plan::WindowAggregateNode::WINDOW_END ? ends[i]
+                                                                      : JavaSub(ends[i], 1);
+    }
+    SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool));
+    columns->push_back(std::move(column));
+  }
+  return Status::OK();
 }
 
 Status CheckExactMerge(const plan::AggregateCall& call, const type::RowType& input_type,

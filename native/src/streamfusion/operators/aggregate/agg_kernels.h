@@ -130,6 +130,30 @@ struct AggregateCalls {
 Status CheckExactMerge(const plan::AggregateCall& call, const type::RowType& input_type,
                        std::string_view reason);
 
+// Java long arithmetic (wraps around).
+inline int64_t JavaAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+inline int64_t JavaSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+// TIMESTAMP(p <= 3) or TIMESTAMP_LTZ(p <= 3): a window's time attribute or property.
+bool IsCompactTimestamp(const type::LogicalType& type);
+
+// Appends to `columns` one column per window property (WINDOW_START: starts[i], WINDOW_END:
+// ends[i], WINDOW_TIME: ends[i] - 1, PROCTIME: NULL), typed as the output fields that follow the
+// columns already there.
+Status AppendWindowProperties(const std::vector<plan::WindowAggregateNode::Property>& properties,
+                              const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                              const type::RowType& output_type, arrow::MemoryPool* pool,
+                              std::vector<std::shared_ptr<arrow::Array>>* columns);
+
+// A column of 64-bit values (TIMESTAMP(p <= 3) milliseconds or BIGINT) of `type`.
+Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type,
+                                                   const std::vector<int64_t>& millis,
+                                                   arrow::MemoryPool* pool);
+
 // `check(call)` may refuse a call before its kernel is made.
 Result<AggregateCalls> MakeAggregateCalls(
     const plan::GroupAggregateNode& node, const type::RowType& aggregated_type,

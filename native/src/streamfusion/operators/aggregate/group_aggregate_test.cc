@@ -96,8 +96,8 @@ std::vector<std::string> Changelog(const GroupAggregate& agg, const type::RowTyp
     row += "[" + std::to_string(batch.column_data(0)->GetValues<int32_t>(1)[r]);
     for (int c = 1; c < batch.num_columns() - 1; ++c) {
       const auto& data = *batch.column_data(c);
-      row += ", " + (data.IsNull(r) ? std::string("null")
-                                    : std::to_string(data.GetValues<int64_t>(1)[r]));
+      row += ", " +
+             (data.IsNull(r) ? std::string("null") : std::to_string(data.GetValues<int64_t>(1)[r]));
     }
     rows.push_back(row + "]");
   }
@@ -151,9 +151,9 @@ TEST(GroupAggregateTest, RecordCounterDropsAndDeletes) {
   EXPECT_EQ(agg->acc_actions(), (std::vector<int8_t>{1, 0}));
   // The state carries to the next batch: 4 + 6, then -U/+U.
   const auto acc = AccOf(*agg, 0);
-  EXPECT_EQ(RunBatch(agg.get(), plan, {{0, 1, 6}, {3, 1, 4}, {3, 1, 6}}, {acc}),
-            (std::vector<std::string>{"-U[1, 4]", "+U[1, 10]", "-U[1, 10]", "+U[1, 6]",
-                                      "-D[1, 6]"}));
+  EXPECT_EQ(
+      RunBatch(agg.get(), plan, {{0, 1, 6}, {3, 1, 4}, {3, 1, 6}}, {acc}),
+      (std::vector<std::string>{"-U[1, 4]", "+U[1, 10]", "-U[1, 10]", "+U[1, 6]", "-D[1, 6]"}));
   EXPECT_EQ(agg->acc_actions(), (std::vector<int8_t>{2}));
 }
 
@@ -165,8 +165,8 @@ TEST(GroupAggregateTest, MiniBatchEmitsOncePerKeyFromBeforeToAfter) {
   auto agg = *GroupAggregate::Make(plan, 0);
   // Key 1: leading retraction without state dropped, then +I of the bundle's end value; key 2:
   // +I then -D inside one bundle leaves nothing.
-  auto changelog = RunBatch(agg.get(), plan, {{3, 1, 5}, {0, 1, 10}, {0, 2, 3}, {0, 1, 1},
-                                              {3, 2, 3}});
+  auto changelog =
+      RunBatch(agg.get(), plan, {{3, 1, 5}, {0, 1, 10}, {0, 2, 3}, {0, 1, 1}, {3, 2, 3}});
   EXPECT_EQ(changelog, (std::vector<std::string>{"+I[1, 11]"}));
   const auto acc = AccOf(*agg, 0);
   // A bundle that returns key 1 to its value emits nothing; one that changes it emits -U/+U.

@@ -1,33 +1,16 @@
 #include "streamfusion/operators/aggregate/session_window_aggregate.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
-#include "arrow/array/util.h"
-#include "arrow/buffer.h"
 #include "streamfusion/operators/aggregate/agg_kernels.h"
 #include "streamfusion/state/key_group.h"
 
 namespace streamfusion::operators {
 
 namespace {
-
-using Property = plan::WindowAggregateNode::Property;
-
-int64_t JavaAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-int64_t JavaSub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-
-bool IsCompactTimestamp(const type::LogicalType& type) {
-  return (type.kind == type::TypeKind::kTimestamp || type.kind == type::TypeKind::kTimestampLtz) &&
-         type.IsCompactTimestamp();
-}
 
 // A window of the key's in-flight set and the state window holding its accumulator.
 struct Window {
@@ -61,16 +44,6 @@ int32_t Root(std::vector<StateWindow>& states, int32_t s) {
     s = state.parent;
   }
   return s;
-}
-
-Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type,
-                                                   const std::vector<int64_t>& millis,
-                                                   arrow::MemoryPool* pool) {
-  const auto n = static_cast<int64_t>(millis.size());
-  SF_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateBuffer(n * 8, pool));
-  if (n > 0) std::memcpy(buffer->mutable_data(), millis.data(), static_cast<size_t>(n) * 8);
-  return arrow::MakeArray(arrow::ArrayData::Make(
-      type::ToArrow(type), n, {nullptr, std::shared_ptr<arrow::Buffer>(std::move(buffer))}, 0));
 }
 
 }  // namespace
@@ -424,26 +397,14 @@ Status SessionWindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offs
     SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(all, after, pool_.get()));
     columns.push_back(std::move(values));
   }
-  for (const auto property : properties_) {
-    const type::LogicalType& type = output_type_[columns.size()].type;
-    if (property == plan::WindowAggregateNode::PROCTIME) {
-      SF_ASSIGN_OR_RAISE(
-          auto nulls,
-          arrow::MakeArrayOfNull(type::ToArrow(type), static_cast<int64_t>(fires), pool_.get()));
-      columns.push_back(std::move(nulls));
-      continue;
-    }
-    std::vector<int64_t> millis(fires);
-    for (size_t f = 0; f < fires; ++f) {
-      const int64_t start = windows[2 * f];
-      const int64_t end = windows[2 * f + 1];
-      millis[f] = property == plan::WindowAggregateNode::WINDOW_START ? start
-                  : property == plan::WindowAggregateNode::WINDOW_END ? end
-                                                                      : JavaSub(end, 1);
-    }
-    SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool_.get()));
-    columns.push_back(std::move(column));
+  std::vector<int64_t> starts(fires);
+  std::vector<int64_t> ends(fires);
+  for (size_t f = 0; f < fires; ++f) {
+    starts[f] = windows[2 * f];
+    ends[f] = windows[2 * f + 1];
   }
+  SF_RETURN_NOT_OK(
+      AppendWindowProperties(properties_, starts, ends, output_type_, pool_.get(), &columns));
   return EncodeRowImages(output_type_, std::move(columns), static_cast<int64_t>(fires), nullptr,
                          pool_.get(), &output_);
 }

@@ -15,34 +15,10 @@ namespace {
 
 using Node = plan::WindowAggregateNode;
 
-// Java long arithmetic (wraps around).
-int64_t JavaAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-int64_t JavaSub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-
 // TimeWindowUtil.isWindowFired with the UTC shift: the window's timer (end - 1) has been passed.
 bool IsWindowFired(int64_t window_end, int64_t progress) {
   if (window_end == INT64_MAX) return false;
   return progress >= JavaSub(window_end, 1);
-}
-
-bool IsCompactTimestamp(const type::LogicalType& type) {
-  return (type.kind == type::TypeKind::kTimestamp || type.kind == type::TypeKind::kTimestampLtz) &&
-         type.IsCompactTimestamp();
-}
-
-// A column of 64-bit values: TIMESTAMP(p <= 3) milliseconds or BIGINT.
-Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type,
-                                                   const std::vector<int64_t>& millis,
-                                                   arrow::MemoryPool* pool) {
-  const auto n = static_cast<int64_t>(millis.size());
-  SF_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateBuffer(n * 8, pool));
-  if (n > 0) std::memcpy(buffer->mutable_data(), millis.data(), static_cast<size_t>(n) * 8);
-  return arrow::MakeArray(arrow::ArrayData::Make(
-      type::ToArrow(type), n, {nullptr, std::shared_ptr<arrow::Buffer>(std::move(buffer))}, 0));
 }
 
 struct GroupKeyHash {
@@ -401,24 +377,14 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
     columns.push_back(std::move(values));
   }
   const auto rows = static_cast<int64_t>(emitted.size());
-  for (const auto property : properties_) {
-    const type::LogicalType& type = output_type_[columns.size()].type;
-    if (property == Node::PROCTIME) {
-      SF_ASSIGN_OR_RAISE(auto nulls,
-                         arrow::MakeArrayOfNull(type::ToArrow(type), rows, pool_.get()));
-      columns.push_back(std::move(nulls));
-      continue;
-    }
-    std::vector<int64_t> millis;
-    for (const int32_t f : emitted) {
-      const int64_t end = window_ends[f];
-      millis.push_back(property == Node::WINDOW_START ? WindowStart(end)
-                       : property == Node::WINDOW_END ? end
-                                                      : JavaSub(end, 1));
-    }
-    SF_ASSIGN_OR_RAISE(auto column, MillisColumn(type, millis, pool_.get()));
-    columns.push_back(std::move(column));
+  std::vector<int64_t> starts;
+  std::vector<int64_t> ends;
+  for (const int32_t f : emitted) {
+    ends.push_back(window_ends[f]);
+    starts.push_back(WindowStart(window_ends[f]));
   }
+  SF_RETURN_NOT_OK(
+      AppendWindowProperties(properties_, starts, ends, output_type_, pool_.get(), &columns));
   return EncodeRowImages(output_type_, std::move(columns), rows, nullptr, pool_.get(), &output_);
 }
 

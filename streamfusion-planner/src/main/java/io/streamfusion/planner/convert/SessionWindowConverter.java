@@ -1,6 +1,5 @@
 package io.streamfusion.planner.convert;
 
-import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.SessionWindowAggregateNode;
@@ -23,7 +22,6 @@ import org.apache.flink.table.planner.plan.utils.AggregateUtil;
 import org.apache.flink.table.planner.plan.utils.WindowEmitStrategy;
 import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 import org.apache.flink.table.planner.utils.TableConfigUtils;
-import org.apache.flink.table.runtime.groupwindow.NamedWindowProperty;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
@@ -65,14 +63,12 @@ public final class SessionWindowConverter {
                 config);
         checkNoEarlyOrLateFiring(name, config, window);
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
-        NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
         return build(
                 node,
                 name,
                 legacyInfos(node, typeFactory, inputType),
                 AggregateUtil.toDuration(sessionWindow.gap()).toMillis(),
                 window.timeAttribute().getFieldIndex(),
-                properties,
                 false,
                 session);
     }
@@ -107,14 +103,12 @@ public final class SessionWindowConverter {
                         false,
                         spec,
                         true);
-        NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
         return build(
                 node,
                 name,
                 infos,
                 spec.getGap().toMillis(),
                 ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex(),
-                properties,
                 true,
                 session);
     }
@@ -180,29 +174,18 @@ public final class SessionWindowConverter {
             AggregateInfoList infos,
             long gap,
             int timeField,
-            NamedWindowProperty[] properties,
             boolean tvf,
             SessionOptions session)
             throws UnsupportedNativeException {
-        if (infos.distinctInfos().length > 0) {
-            throw new UnsupportedNativeException(
-                    name + " with DISTINCT aggregates is not native yet");
-        }
-        GroupAggregateNode.Builder agg = GroupAggregateNode.newBuilder();
-        int[] grouping = NodeFields.read(node, "grouping");
-        for (int key : grouping) {
-            agg.addGrouping(key);
-        }
         List<LogicalType> accTypes = new ArrayList<>();
-        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
         SessionWindowAggregateNode.Builder sessionNode =
                 SessionWindowAggregateNode.newBuilder()
-                        .setAggregate(agg)
+                        .setAggregate(
+                                WindowAggregateConverter.aggregateOf(node, name, infos, accTypes))
                         .setGap(gap)
-                        .setTimeField(timeField);
-        for (NamedWindowProperty property : properties) {
-            sessionNode.addProperties(WindowAggregateConverter.propertyOf(property.getProperty()));
-        }
+                        .setTimeField(timeField)
+                        .addAllProperties(WindowAggregateConverter.propertiesOf(node));
+        int[] grouping = NodeFields.read(node, "grouping");
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         byte[] bytes =
                 NativePlans.compile(

@@ -144,22 +144,10 @@ public final class WindowAggregateConverter {
         builder.setTimeField(window.timeAttribute().getFieldIndex());
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         AggregateInfoList infos = SessionWindowConverter.legacyInfos(node, typeFactory, inputType);
-        if (infos.distinctInfos().length > 0) {
-            throw new UnsupportedNativeException(
-                    name + " with DISTINCT aggregates is not native yet");
-        }
-        GroupAggregateNode.Builder agg = GroupAggregateNode.newBuilder();
-        int[] grouping = NodeFields.read(node, "grouping");
-        for (int key : grouping) {
-            agg.addGrouping(key);
-        }
         List<LogicalType> accTypes = new ArrayList<>();
-        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
-        builder.setAggregate(agg);
-        NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
-        for (NamedWindowProperty property : properties) {
-            builder.addProperties(propertyOf(property.getProperty()));
-        }
+        builder.setAggregate(aggregateOf(node, name, infos, accTypes))
+                .addAllProperties(propertiesOf(node));
+        int[] grouping = NodeFields.read(node, "grouping");
         byte[] bytes =
                 NativePlans.compile(
                         inputType,
@@ -345,24 +333,12 @@ public final class WindowAggregateConverter {
                         false,
                         spec,
                         !local);
-        if (infos.distinctInfos().length > 0) {
-            throw new UnsupportedNativeException(
-                    name + " with DISTINCT aggregates is not native yet");
-        }
-        GroupAggregateNode.Builder agg = GroupAggregateNode.newBuilder();
-        int[] grouping = NodeFields.read(node, "grouping");
-        for (int key : grouping) {
-            agg.addGrouping(key);
-        }
         List<LogicalType> accTypes = new ArrayList<>();
-        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
-        window.setAggregate(agg);
+        window.setAggregate(aggregateOf(node, name, infos, accTypes));
         if (!local) {
-            NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
-            for (NamedWindowProperty property : properties) {
-                window.addProperties(propertyOf(property.getProperty()));
-            }
+            window.addAllProperties(propertiesOf(node));
         }
+        int[] grouping = NodeFields.read(node, "grouping");
 
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         byte[] bytes =
@@ -389,6 +365,36 @@ public final class WindowAggregateConverter {
                 infos.getIndexOfCountStar(),
                 shiftTimeZone,
                 transformationName);
+    }
+
+    /**
+     * The grouping and calls of a window aggregation (refusing DISTINCT), Flink's accumulator
+     * types appended to {@code accTypes}.
+     */
+    static GroupAggregateNode.Builder aggregateOf(
+            ExecNodeBase<?> node, String name, AggregateInfoList infos, List<LogicalType> accTypes)
+            throws UnsupportedNativeException {
+        if (infos.distinctInfos().length > 0) {
+            throw new UnsupportedNativeException(
+                    name + " with DISTINCT aggregates is not native yet");
+        }
+        GroupAggregateNode.Builder agg = GroupAggregateNode.newBuilder();
+        int[] grouping = NodeFields.read(node, "grouping");
+        for (int key : grouping) {
+            agg.addGrouping(key);
+        }
+        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
+        return agg;
+    }
+
+    /** The node's window properties (namedWindowProperties), in output order. */
+    static List<Property> propertiesOf(ExecNodeBase<?> node) throws UnsupportedNativeException {
+        NamedWindowProperty[] properties = NodeFields.read(node, "namedWindowProperties");
+        List<Property> result = new ArrayList<>();
+        for (NamedWindowProperty property : properties) {
+            result.add(propertyOf(property.getProperty()));
+        }
+        return result;
     }
 
     static Property propertyOf(WindowProperty property)

@@ -7,7 +7,6 @@ import io.streamfusion.runtime.transpose.FieldUse;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Meter;
-import org.apache.flink.metrics.MeterView;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
@@ -19,8 +18,6 @@ import org.apache.flink.table.runtime.operators.window.TimeWindow;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-
-import java.util.Arrays;
 
 /**
  * The operator shell of a native legacy group window aggregation over an event-time TUMBLE or HOP
@@ -40,7 +37,7 @@ import java.util.Arrays;
  * merges them in) and its expiring pane cleared, and the windows' results are computed natively
  * in bulk before the watermark that fired them is forwarded.
  */
-public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
+public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, TimeWindow> {
 
     private static final long serialVersionUID = 1L;
@@ -60,9 +57,7 @@ public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
     private transient Meter lateRecordsDroppedRate;
     private transient ImageBuffer groupAccs;
     private transient int panesPerWindow;
-    private transient ImageBuffer fireKeys;
-    private transient ImageBuffer fireAccs;
-    private transient long[] fireEnds;
+    private transient FireQueue fires;
 
     /** @param slide the HOP slide (the pane size); the size for TUMBLE */
     public NativeGroupWindowAggregateOperator(
@@ -76,7 +71,7 @@ public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
-        super(inputType, batchSize, maxDelayMillis);
+        super(inputType, batchSize, maxDelayMillis, false);
         this.plan = plan;
         this.keyArity = keyArity;
         this.accTypes = accTypes;
@@ -98,35 +93,18 @@ public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
                                 new TimeWindow.Serializer(),
                                 new ValueStateDescriptor<>("window-aggs", accSerializer));
         windowState = (InternalValueState<RowData, TimeWindow, RowData>) state;
-        lateRecordsDroppedRate =
-                metrics.meter(
-                        "lateRecordsDroppedRate",
-                        new MeterView(metrics.counter("numLateRecordsDropped")));
+        lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
         groupAccs = new ImageBuffer();
         panesPerWindow = (int) (size / slide);
-        fireKeys = new ImageBuffer();
-        fireAccs = new ImageBuffer();
-        fireEnds = new long[32];
+        fires = new FireQueue(1);
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
-    }
-
-    /** Keys are set per group and per fired timer, not per record. */
-    @Override
-    public boolean hasKeyContext1() {
-        return false;
     }
 
     /** No window can fire before a watermark: a batch waits for one (or a barrier, or the end). */
     @Override
     protected boolean flushesOnTimer() {
-        return false;
-    }
-
-    /** Fired windows are emitted before their watermark is forwarded (see processWatermark). */
-    @Override
-    public boolean useInterruptibleTimers() {
         return false;
     }
 
@@ -147,28 +125,18 @@ public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
         if (groups.dropped > 0) {
             lateRecordsDroppedRate.markEvent(groups.dropped);
         }
-        int n = groups.count;
-        BinaryRowData[] keys = new BinaryRowData[n];
-        groupAccs.clear();
-        for (int g = 0; g < n; g++) {
-            keys[g] =
-                    ImageBuffer.ownRow(
-                            keyArity,
-                            groups.keyBytes,
-                            groups.keyOffsets[g],
-                            groups.keyOffsets[g + 1]);
-            setCurrentKey(keys[g]);
-            windowState.setCurrentNamespace(pane(groups.namespaces[g], slide));
-            groupAccs.append(windowState.value(), accSerializer);
-        }
-        int[] newOffsets = new int[n + 1];
-        byte[] newAccs = agg.combine(groupAccs.bytes(), groupAccs.offsets(), newOffsets);
-        for (int g = 0; g < n; g++) {
+        BinaryRowData[] keys =
+                combineGroups(
+                        agg,
+                        groups,
+                        windowState,
+                        end -> pane(end, slide),
+                        keyArity,
+                        accSerializer,
+                        groupAccs);
+        for (int g = 0; g < groups.count; g++) {
             long paneEnd = groups.namespaces[g];
             setCurrentKey(keys[g]);
-            windowState.setCurrentNamespace(pane(paneEnd, slide));
-            windowState.update(
-                    ImageBuffer.ownRow(accTypes.length, newAccs, newOffsets[g], newOffsets[g + 1]));
             // The trigger's timer of every window the pane is in that is not late.
             for (long end = paneEnd; end < paneEnd + size; end += slide) {
                 if (end - 1 > watermark) {
@@ -185,9 +153,7 @@ public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
         if (mark.getTimestamp() > currentWatermark) {
             currentWatermark = mark.getTimestamp();
         }
-        timeServiceManager.advanceWatermark(mark);
-        drainFires();
-        output.emitWatermark(mark);
+        fireUpTo(mark);
     }
 
     /**
@@ -200,21 +166,16 @@ public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
         if (timer.getTimestamp() != window.maxTimestamp()) {
             return;
         }
-        int f = fireKeys.count();
-        if (f == fireEnds.length) {
-            fireEnds = Arrays.copyOf(fireEnds, f * 2);
-        }
-        fireEnds[f] = window.getEnd();
-        fireKeys.append((BinaryRowData) getCurrentKey());
+        fires.add((BinaryRowData) getCurrentKey(), window.getEnd());
         for (int p = 0; p < panesPerWindow; p++) {
             windowState.setCurrentNamespace(
                     pane(window.getStart() + (p + 1) * slide, slide));
-            fireAccs.append(windowState.value(), accSerializer);
+            fires.accs.append(windowState.value(), accSerializer);
         }
         // The first pane's last window is this one (panes are the slide, aligned to it).
         windowState.setCurrentNamespace(pane(window.getStart() + slide, slide));
         windowState.clear();
-        if (fireKeys.count() >= batchSize) {
+        if (fires.count() >= batchSize) {
             drainFires();
         }
     }
@@ -225,52 +186,27 @@ public class NativeGroupWindowAggregateOperator extends NativeBatchOperator
     }
 
     /** Computes and emits the fired windows' results. */
-    private void drainFires() throws Exception {
-        int n = fireKeys.count();
+    @Override
+    protected void drainFires() throws Exception {
+        int n = fires.count();
         if (n == 0) {
             return;
         }
         NativeWindowAggregate.Fired fired =
                 agg.fire(
-                        fireKeys.bytes(),
-                        fireKeys.offsets(),
-                        fireEnds,
+                        fires.keys.bytes(),
+                        fires.keys.offsets(),
+                        fires.windows(),
                         n,
-                        fireAccs.bytes(),
-                        fireAccs.offsets());
-        fireKeys.clear();
-        fireAccs.clear();
+                        fires.accs.bytes(),
+                        fires.accs.offsets());
+        fires.clear();
         emit(fired.bytes, fired.offsets, fired.rows, null);
         countEmitted(fired.rows);
     }
 
     @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        super.prepareSnapshotPreBarrier(checkpointId);
-        drainFires();
-    }
-
-    @Override
-    public void endInput() throws Exception {
-        super.endInput();
-        drainFires();
-    }
-
-    @Override
-    public void finish() throws Exception {
-        flush();
-        drainFires();
-        super.finish();
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            super.close();
-        } finally {
-            if (agg != null) {
-                agg.close();
-            }
-        }
+    protected AutoCloseable nativeAggregate() {
+        return agg;
     }
 }

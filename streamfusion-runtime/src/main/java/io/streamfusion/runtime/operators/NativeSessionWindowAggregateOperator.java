@@ -4,17 +4,11 @@ import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeSessionWindowAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
 
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Meter;
-import org.apache.flink.metrics.MeterView;
-import org.apache.flink.runtime.state.StateInitializationContext;
-import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
@@ -28,7 +22,6 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Map;
 
 /**
@@ -51,7 +44,7 @@ import java.util.Map;
  * (accumulators, window mapping, timers). Flink's timers fire the windows; the fired windows'
  * results are computed natively in bulk before the watermark that fired them is forwarded.
  */
-public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
+public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, TimeWindow> {
 
     private static final long serialVersionUID = 1L;
@@ -63,8 +56,6 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
     private final boolean tvf;
     private final long memoryBudgetBytes;
 
-    private transient ListState<Long> watermarkState;
-
     private transient NativeSessionWindowAggregate agg;
     private transient InternalTimerService<TimeWindow> timers;
     private transient InternalValueState<RowData, TimeWindow, RowData> windowState;
@@ -73,9 +64,7 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
     private transient Meter lateRecordsDroppedRate;
     private transient ImageBuffer reads;
     private transient long[] windows;
-    private transient ImageBuffer fireKeys;
-    private transient ImageBuffer fireAccs;
-    private transient long[] fireWindows;
+    private transient FireQueue fires;
 
     public NativeSessionWindowAggregateOperator(
             byte[] plan,
@@ -87,44 +76,13 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
-        super(inputType, batchSize, maxDelayMillis);
+        super(inputType, batchSize, maxDelayMillis, tvf);
         this.plan = plan;
         this.keyArity = keyArity;
         this.accTypes = accTypes;
         this.outputArity = outputArity;
         this.tvf = tvf;
         this.memoryBudgetBytes = memoryBudgetBytes;
-    }
-
-    @Override
-    public void initializeState(StateInitializationContext context) throws Exception {
-        super.initializeState(context);
-        if (!tvf) {
-            return;
-        }
-        // WindowAggOperator's (not the legacy WindowOperator's): the lowest watermark of all
-        // subtasks is restored.
-        watermarkState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>("watermark", LongSerializer.INSTANCE));
-        if (context.isRestored()) {
-            long min = Long.MAX_VALUE;
-            for (Long watermark : watermarkState.get()) {
-                min = Math.min(watermark, min);
-            }
-            if (min != Long.MAX_VALUE) {
-                currentWatermark = min;
-            }
-        }
-    }
-
-    @Override
-    public void snapshotState(StateSnapshotContext context) throws Exception {
-        super.snapshotState(context);
-        if (tvf) {
-            watermarkState.update(Collections.singletonList(currentWatermark));
-        }
     }
 
     @Override
@@ -149,35 +107,18 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
                                 "session-window-mapping",
                                 new TimeWindow.Serializer(),
                                 new TimeWindow.Serializer()));
-        lateRecordsDroppedRate =
-                metrics.meter(
-                        "lateRecordsDroppedRate",
-                        new MeterView(metrics.counter("numLateRecordsDropped")));
+        lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeSessionWindowAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
         reads = new ImageBuffer();
         windows = new long[64];
-        fireKeys = new ImageBuffer();
-        fireAccs = new ImageBuffer();
-        fireWindows = new long[32];
+        fires = new FireQueue(2);
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
-    }
-
-    /** Keys are set per key of a batch and per fired timer, not per record. */
-    @Override
-    public boolean hasKeyContext1() {
-        return false;
     }
 
     /** No window can fire before a watermark: a batch waits for one (or a barrier, or the end). */
     @Override
     protected boolean flushesOnTimer() {
-        return false;
-    }
-
-    /** Fired windows are emitted before their watermark is forwarded (see processWatermark). */
-    @Override
-    public boolean useInterruptibleTimers() {
         return false;
     }
 
@@ -270,9 +211,7 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
             // WindowAggOperator forwards its restored watermark instead of a lower one.
             mark = new Watermark(currentWatermark);
         }
-        timeServiceManager.advanceWatermark(mark);
-        drainFires();
-        output.emitWatermark(mark);
+        fireUpTo(mark);
     }
 
     /**
@@ -291,19 +230,13 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
             windowState.setCurrentNamespace(stateWindow);
             acc = windowState.value();
         }
-        int f = fireKeys.count();
-        if (2 * f + 2 > fireWindows.length) {
-            fireWindows = Arrays.copyOf(fireWindows, fireWindows.length * 2);
-        }
-        fireWindows[2 * f] = window.getStart();
-        fireWindows[2 * f + 1] = window.getEnd();
-        fireKeys.append((BinaryRowData) getCurrentKey());
-        fireAccs.append(acc, accSerializer);
+        fires.add((BinaryRowData) getCurrentKey(), window.getStart(), window.getEnd());
+        fires.accs.append(acc, accSerializer);
         if (stateWindow != null) {
             windowState.clear();
         }
         mapping.remove(window);
-        if (fireKeys.count() >= batchSize) {
+        if (fires.count() >= batchSize) {
             drainFires();
         }
     }
@@ -314,54 +247,29 @@ public class NativeSessionWindowAggregateOperator extends NativeBatchOperator
     }
 
     /** Computes and emits the fired windows' results. */
-    private void drainFires() throws Exception {
-        int n = fireKeys.count();
+    @Override
+    protected void drainFires() throws Exception {
+        int n = fires.count();
         if (n == 0) {
             return;
         }
         int[] offsets = new int[n + 1];
         byte[] rows =
                 agg.fire(
-                        fireKeys.bytes(),
-                        fireKeys.offsets(),
-                        fireWindows,
+                        fires.keys.bytes(),
+                        fires.keys.offsets(),
+                        fires.windows(),
                         n,
-                        fireAccs.bytes(),
-                        fireAccs.offsets(),
+                        fires.accs.bytes(),
+                        fires.accs.offsets(),
                         offsets);
-        fireKeys.clear();
-        fireAccs.clear();
+        fires.clear();
         emit(rows, offsets, n, null);
         countEmitted(n);
     }
 
     @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        super.prepareSnapshotPreBarrier(checkpointId);
-        drainFires();
-    }
-
-    @Override
-    public void endInput() throws Exception {
-        super.endInput();
-        drainFires();
-    }
-
-    @Override
-    public void finish() throws Exception {
-        flush();
-        drainFires();
-        super.finish();
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            super.close();
-        } finally {
-            if (agg != null) {
-                agg.close();
-            }
-        }
+    protected AutoCloseable nativeAggregate() {
+        return agg;
     }
 }

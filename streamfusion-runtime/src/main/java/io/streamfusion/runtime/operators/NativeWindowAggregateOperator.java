@@ -5,15 +5,10 @@ import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
 
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Meter;
-import org.apache.flink.metrics.MeterView;
-import org.apache.flink.runtime.state.StateInitializationContext;
-import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
@@ -32,7 +27,6 @@ import java.io.IOException;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -55,7 +49,7 @@ import java.util.Set;
  * accumulators are read (and the expired slice cleared) at once, as Flink does, and the windows'
  * results are computed natively in bulk before the watermark that fired them is forwarded.
  */
-public class NativeWindowAggregateOperator extends NativeBatchOperator
+public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, Long> {
 
     private static final long serialVersionUID = 1L;
@@ -79,7 +73,6 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
     private transient InternalTimerService<Long> timers;
     private transient InternalValueState<RowData, Long, RowData> windowState;
     private transient RowDataSerializer accSerializer;
-    private transient ListState<Long> watermarkState;
     private transient long currentProgress;
     private transient long lastTriggeredProcessingTime;
     private transient long batchTime;
@@ -114,7 +107,7 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
-        super(inputType, batchSize, maxDelayMillis);
+        super(inputType, batchSize, maxDelayMillis, true);
         this.plan = plan;
         this.keyArity = keyArity;
         this.accTypes = accTypes;
@@ -127,31 +120,6 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
         this.countStarField = countStarField;
         this.shiftTimeZone = shiftTimeZone.getId();
         this.memoryBudgetBytes = memoryBudgetBytes;
-    }
-
-    @Override
-    public void initializeState(StateInitializationContext context) throws Exception {
-        super.initializeState(context);
-        // WindowAggOperator's: the lowest watermark of all subtasks is restored.
-        watermarkState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>("watermark", LongSerializer.INSTANCE));
-        if (context.isRestored()) {
-            long min = Long.MAX_VALUE;
-            for (Long watermark : watermarkState.get()) {
-                min = Math.min(watermark, min);
-            }
-            if (min != Long.MAX_VALUE) {
-                currentWatermark = min;
-            }
-        }
-    }
-
-    @Override
-    public void snapshotState(StateSnapshotContext context) throws Exception {
-        super.snapshotState(context);
-        watermarkState.update(Collections.singletonList(currentWatermark));
     }
 
     @Override
@@ -172,22 +140,13 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
         windowState = (InternalValueState<RowData, Long, RowData>) state;
         currentProgress = eventTime ? currentWatermark : Long.MIN_VALUE;
         lastTriggeredProcessingTime = Long.MIN_VALUE;
-        lateRecordsDroppedRate =
-                metrics.meter(
-                        "lateRecordsDroppedRate",
-                        new MeterView(metrics.counter("numLateRecordsDropped")));
+        lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
         groupAccs = new ImageBuffer();
         fires = new Fires();
         sliceAccs = new RowData[slicesPerWindow];
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
-    }
-
-    /** Keys are set per group and per fired timer, not per record. */
-    @Override
-    public boolean hasKeyContext1() {
-        return false;
     }
 
     /**
@@ -198,12 +157,6 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
     @Override
     protected boolean flushesOnTimer() {
         return !eventTime;
-    }
-
-    /** Fired windows are emitted before their watermark is forwarded (see processWatermark). */
-    @Override
-    public boolean useInterruptibleTimers() {
-        return false;
     }
 
     @Override
@@ -239,29 +192,18 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
         if (groups.dropped > 0) {
             lateRecordsDroppedRate.markEvent(groups.dropped);
         }
-        int n = groups.count;
-        BinaryRowData[] keys = new BinaryRowData[n];
-        groupAccs.clear();
-        for (int g = 0; g < n; g++) {
-            keys[g] =
-                    ImageBuffer.ownRow(
-                            keyArity,
-                            groups.keyBytes,
-                            groups.keyOffsets[g],
-                            groups.keyOffsets[g + 1]);
-            setCurrentKey(keys[g]);
-            windowState.setCurrentNamespace(groups.namespaces[g]);
-            groupAccs.append(windowState.value(), accSerializer);
-        }
-        int[] newOffsets = new int[n + 1];
-        byte[] newAccs = agg.combine(groupAccs.bytes(), groupAccs.offsets(), newOffsets);
-        int accArity = accTypes.length;
-        for (int g = 0; g < n; g++) {
+        BinaryRowData[] keys =
+                combineGroups(
+                        agg,
+                        groups,
+                        windowState,
+                        slice -> slice,
+                        keyArity,
+                        accSerializer,
+                        groupAccs);
+        for (int g = 0; g < groups.count; g++) {
             long window = groups.namespaces[g];
             setCurrentKey(keys[g]);
-            windowState.setCurrentNamespace(window);
-            windowState.update(
-                    ImageBuffer.ownRow(accArity, newAccs, newOffsets[g], newOffsets[g + 1]));
             // AggCombiner: the slice's timer, unless its window has fired (event time); a
             // processing-time window's timer, registered per record in Flink.
             if (!eventTime) {
@@ -294,13 +236,6 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
         } else {
             fireUpTo(new Watermark(currentWatermark));
         }
-    }
-
-    /** Fires the timers up to {@code mark}, emits the windows' results, then the watermark. */
-    private void fireUpTo(Watermark mark) throws Exception {
-        timeServiceManager.advanceWatermark(mark);
-        drainFires();
-        output.emitWatermark(mark);
     }
 
     @Override
@@ -418,7 +353,8 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
      * Computes and emits the queued windows' results; a cumulative window's merged accumulator
      * becomes its first slice's state, unless the window was its cycle's last.
      */
-    private void drainFires() throws Exception {
+    @Override
+    protected void drainFires() throws Exception {
         int n = fires.count();
         if (n == 0) {
             return;
@@ -457,33 +393,8 @@ public class NativeWindowAggregateOperator extends NativeBatchOperator
     }
 
     @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        super.prepareSnapshotPreBarrier(checkpointId);
-        drainFires();
-    }
-
-    @Override
-    public void endInput() throws Exception {
-        super.endInput();
-        drainFires();
-    }
-
-    @Override
-    public void finish() throws Exception {
-        flush();
-        drainFires();
-        super.finish();
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            super.close();
-        } finally {
-            if (agg != null) {
-                agg.close();
-            }
-        }
+    protected AutoCloseable nativeAggregate() {
+        return agg;
     }
 
     /** Windows fired and not yet computed: key, window end and slice accumulator images each. */

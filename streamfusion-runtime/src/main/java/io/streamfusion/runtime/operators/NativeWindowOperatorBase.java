@@ -1,0 +1,175 @@
+package io.streamfusion.runtime.operators;
+
+import io.streamfusion.runtime.jni.NativeWindowAggregate;
+
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.Collections;
+import java.util.function.LongFunction;
+
+/**
+ * What the keyed window aggregation shells share: keys are set per group and per fired timer, not
+ * per record; Flink's timers queue the fired windows, whose results are computed natively in bulk
+ * ({@link #drainFires}) before the watermark that fired them is forwarded, before a checkpoint
+ * barrier and at the end; the native aggregation is closed with the operator.
+ */
+abstract class NativeWindowOperatorBase extends NativeBatchOperator {
+
+    private static final long serialVersionUID = 1L;
+
+    private final boolean keepsWatermark;
+
+    private transient ListState<Long> watermarkState;
+
+    /**
+     * @param keepsWatermark keep WindowAggOperator's union list state "watermark" (the window
+     *     TVF operators; not the legacy WindowOperator)
+     */
+    protected NativeWindowOperatorBase(
+            RowType inputType, int batchSize, long maxDelayMillis, boolean keepsWatermark) {
+        super(inputType, batchSize, maxDelayMillis);
+        this.keepsWatermark = keepsWatermark;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (!keepsWatermark) {
+            return;
+        }
+        // WindowAggOperator's: the lowest watermark of all subtasks is restored.
+        watermarkState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>("watermark", LongSerializer.INSTANCE));
+        if (context.isRestored()) {
+            long min = Long.MAX_VALUE;
+            for (Long watermark : watermarkState.get()) {
+                min = Math.min(watermark, min);
+            }
+            if (min != Long.MAX_VALUE) {
+                currentWatermark = min;
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (keepsWatermark) {
+            watermarkState.update(Collections.singletonList(currentWatermark));
+        }
+    }
+
+    /**
+     * Flink's buffer flush: reads each group's accumulator from {@code state} at its namespace,
+     * combines the batch natively, and writes the new accumulators back. Returns the groups' keys
+     * (their own copies: the heap backend keeps them).
+     */
+    protected <N> BinaryRowData[] combineGroups(
+            NativeWindowAggregate agg,
+            NativeWindowAggregate.Groups groups,
+            InternalValueState<RowData, N, RowData> state,
+            LongFunction<N> namespace,
+            int keyArity,
+            RowDataSerializer accSerializer,
+            ImageBuffer scratch)
+            throws Exception {
+        int n = groups.count;
+        BinaryRowData[] keys = new BinaryRowData[n];
+        scratch.clear();
+        for (int g = 0; g < n; g++) {
+            keys[g] =
+                    ImageBuffer.ownRow(
+                            keyArity,
+                            groups.keyBytes,
+                            groups.keyOffsets[g],
+                            groups.keyOffsets[g + 1]);
+            setCurrentKey(keys[g]);
+            state.setCurrentNamespace(namespace.apply(groups.namespaces[g]));
+            scratch.append(state.value(), accSerializer);
+        }
+        int[] newOffsets = new int[n + 1];
+        byte[] newAccs = agg.combine(scratch.bytes(), scratch.offsets(), newOffsets);
+        int accArity = accSerializer.getArity();
+        for (int g = 0; g < n; g++) {
+            setCurrentKey(keys[g]);
+            state.setCurrentNamespace(namespace.apply(groups.namespaces[g]));
+            state.update(ImageBuffer.ownRow(accArity, newAccs, newOffsets[g], newOffsets[g + 1]));
+        }
+        return keys;
+    }
+
+    /** Computes and emits the queued windows' results. */
+    protected abstract void drainFires() throws Exception;
+
+    /** The native aggregation, closed with the operator (null before open). */
+    protected abstract AutoCloseable nativeAggregate();
+
+    /** Flink's "numLateRecordsDropped" counter and "lateRecordsDroppedRate" meter. */
+    protected Meter lateRecordsDroppedMeter() {
+        return metrics.meter(
+                "lateRecordsDroppedRate", new MeterView(metrics.counter("numLateRecordsDropped")));
+    }
+
+    /** Fires the timers up to {@code mark}, emits the windows' results, then the watermark. */
+    protected void fireUpTo(Watermark mark) throws Exception {
+        timeServiceManager.advanceWatermark(mark);
+        drainFires();
+        output.emitWatermark(mark);
+    }
+
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    /** Fired windows are emitted before their watermark is forwarded (see fireUpTo). */
+    @Override
+    public boolean useInterruptibleTimers() {
+        return false;
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        drainFires();
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        super.endInput();
+        drainFires();
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flush();
+        drainFires();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            AutoCloseable agg = nativeAggregate();
+            if (agg != null) {
+                agg.close();
+            }
+        }
+    }
+}
