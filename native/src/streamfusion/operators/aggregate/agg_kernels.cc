@@ -1,10 +1,12 @@
 #include "streamfusion/operators/aggregate/agg_kernels.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "arrow/array/array_nested.h"
 #include "arrow/array/builder_base.h"
 #include "arrow/array/builder_binary.h"
 #include "arrow/array/builder_primitive.h"
@@ -470,6 +472,72 @@ struct ExtremePolicy : NullableField<T> {
   }
 };
 
+// FirstValueAggFunction (kLast = false) and LastValueAggFunction (kLast = true), without
+// retraction: one accumulator field ROW(value, order BIGINT). FIRST_VALUE keeps the first
+// non-NULL value (the order is Long.MAX_VALUE until one arrives), LAST_VALUE every non-NULL
+// value (from Long.MIN_VALUE); the order is then the wall clock (System.currentTimeMillis()),
+// which never decides the value without an order argument. Flink's functions have no merge:
+// Combine is never reached (the window aggregations refuse them).
+template <typename T, bool kLast>
+struct FirstLastPolicy {
+  static constexpr int64_t kNoOrder = kLast ? INT64_MIN : INT64_MAX;
+  struct Acc {
+    T value{};
+    bool valid = false;
+    int64_t order = kNoOrder;
+  };
+  using Value = T;
+  static constexpr int kAccWidth = 1;
+  Argument arg;
+  std::shared_ptr<arrow::DataType> field_type;  // the accumulator's struct type
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  bool GetValue(const Acc& acc, Value* value) const {
+    *value = acc.value;
+    return acc.valid;
+  }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    if (!kLast && acc.order != kNoOrder) return;
+    acc.value = ReadValue<T>(*arg.data, row);
+    acc.valid = true;
+    acc.order = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  }
+  void Retract(Acc&, int64_t) const {}
+  void Combine(Acc&, const Acc&) const {}
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& row_data = *accs.column_data(field);
+    const int64_t at = row_data.offset + row;
+    const auto& value = *row_data.child_data[0];
+    const auto& order = *row_data.child_data[1];
+    acc->valid = ReadValid(value, at);
+    acc->value = acc->valid ? ReadValue<T>(value, at) : T{};
+    acc->order = ReadValid(order, at) ? ReadValue<int64_t>(order, at) : kNoOrder;
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<T> values(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    std::vector<int64_t> orders(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      if (accs[k].valid) values[k] = accs[k].value;
+      valid[k] = accs[k].valid;
+      orders[k] = accs[k].order;
+    }
+    const auto& fields = field_type->fields();
+    SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
+    SF_ASSIGN_OR_RAISE(auto order_column, MakeColumn(fields[1]->type(), orders,
+                                                     std::vector<uint8_t>(accs.size(), 1), pool));
+    SF_ASSIGN_OR_RAISE(auto row_column,
+                       arrow::StructArray::Make({value_column, order_column}, fields));
+    columns->push_back(std::move(row_column));
+    return Status::OK();
+  }
+};
+
 // ---- The kernel: a policy driven over a batch ----
 
 template <typename P>
@@ -753,6 +821,14 @@ Status AppendWindowProperties(const std::vector<plan::WindowAggregateNode::Prope
   return Status::OK();
 }
 
+Status CheckWindowable(const plan::AggregateCall& call) {
+  if (call.kind() == plan::AggregateCall::FIRST_VALUE ||
+      call.kind() == plan::AggregateCall::LAST_VALUE) {
+    return Unsupported("FIRST_VALUE/LAST_VALUE in window aggregation is not native yet");
+  }
+  return Status::OK();
+}
+
 Status CheckExactMerge(const plan::AggregateCall& call, const type::RowType& input_type,
                        std::string_view reason) {
   using Kind = plan::AggregateCall;
@@ -926,6 +1002,41 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
           make(ExtremePolicy<T, true>{});
         } else {
           make(ExtremePolicy<T, false>{});
+        }
+      });
+      return kernel;
+    }
+    case plan::AggregateCall::FIRST_VALUE:
+    case plan::AggregateCall::LAST_VALUE: {
+      SF_RETURN_NOT_OK(check_width(1));
+      const type::LogicalType& acc = acc_types[0];
+      if (acc.kind != TypeKind::kRow || acc.fields.size() != 2 ||
+          acc.fields[1].type.kind != TypeKind::kBigInt) {
+        return InternalError(name, ": the accumulator is not ROW(value, order BIGINT)");
+      }
+      auto dispatch = [&](auto&& fn) {
+        if (arg_type->IsString()) {
+          fn(std::string{});
+          return true;
+        }
+        return DispatchFixed(arg_type->kind, arg_type->precision, fn);
+      };
+      if (arg_type->kind == TypeKind::kIntervalYearMonth ||
+          arg_type->kind == TypeKind::kIntervalDayTime || !dispatch([](auto) {})) {
+        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
+      }
+      const bool last = call.kind() == plan::AggregateCall::LAST_VALUE;
+      dispatch([&](auto zero) {
+        using T = decltype(zero);
+        auto make = [&](auto policy) {
+          policy.arg = arg;
+          policy.field_type = type::ToArrow(acc);
+          kernel = MakeKernel(policy, call, result_type);
+        };
+        if (last) {
+          make(FirstLastPolicy<T, true>{});
+        } else {
+          make(FirstLastPolicy<T, false>{});
         }
       });
       return kernel;

@@ -154,6 +154,10 @@ Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type
                                                    const std::vector<int64_t>& millis,
                                                    arrow::MemoryPool* pool);
 
+// Refuses FIRST_VALUE and LAST_VALUE, which have no merge in Flink, in window aggregations
+// (whose panes, slices and sessions merge accumulators).
+Status CheckWindowable(const plan::AggregateCall& call);
+
 // `check(call)` may refuse a call before its kernel is made.
 Result<AggregateCalls> MakeAggregateCalls(
     const plan::GroupAggregateNode& node, const type::RowType& aggregated_type,

@@ -180,7 +180,10 @@ class GroupAggregateParityTest {
                 "SELECT b2, MAX(total) FROM (SELECT s, b AS b2, SUM(i64) AS total FROM big"
                         + " GROUP BY s, b) GROUP BY b2|MaxWithRetract",
                 "SELECT b, MAX(ts9) FROM big GROUP BY b|MAX of",
-                "SELECT s, LISTAGG(s) FROM big GROUP BY s|no native kernel"
+                "SELECT s, LISTAGG(s) FROM big GROUP BY s|no native kernel",
+                "SELECT b2, FIRST_VALUE(total) FROM (SELECT s, b AS b2, SUM(i64) AS total FROM big"
+                        + " GROUP BY s, b) GROUP BY b2|FirstValueWithRetract",
+                "SELECT b, FIRST_VALUE(b) FROM big GROUP BY b|FIRST_VALUE of BOOLEAN"
             })
     void unsupportedAggregatesAreRefusedWithAReason(String spec) {
         String sql = spec.substring(0, spec.indexOf('|'));
@@ -190,6 +193,26 @@ class GroupAggregateParityTest {
         assertThatThrownBy(() -> ParityHarness.run(nat, sql))
                 .hasStackTraceContaining("GroupAggregate")
                 .hasStackTraceContaining(reason);
+    }
+
+    /**
+     * FIRST_VALUE and LAST_VALUE (FirstValueAggFunction / LastValueAggFunction: a ROW(value,
+     * order) accumulator whose order is the wall clock) over values of every kept type, NULLs
+     * skipped, with FILTER; per row and with mini-batch. Parallelism 1: which row comes first
+     * depends on the arrival order, which two upstream subtasks would interleave at random.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "ONE_PHASE"})
+    void firstAndLastValuesMatch(String miniBatch) {
+        ParityHarness harness = miniBatch.equals("none") ? serial() : miniBatch(miniBatch);
+        assertBigParity(
+                harness,
+                "SELECT id % 4, FIRST_VALUE(i32), LAST_VALUE(i32), FIRST_VALUE(s), LAST_VALUE(s),"
+                        + " FIRST_VALUE(d38), LAST_VALUE(ts), LAST_VALUE(f64) FILTER (WHERE b),"
+                        + " FIRST_VALUE(dt) FILTER (WHERE i8 > 0), COUNT(*) FROM " + BIG
+                        + " GROUP BY id % 4");
+        assertBigParity(
+                harness, "SELECT s, LAST_VALUE(i64), FIRST_VALUE(f32) FROM " + BIG + " GROUP BY s");
     }
 
     /**

@@ -514,7 +514,10 @@ class WindowAggregateParityTest {
                 "SELECT COUNT(DISTINCT i8) FROM ev GROUP BY SESSION(rowtime, INTERVAL '2' SECOND)"
                         + "|DISTINCT",
                 "SELECT COUNT(*) FROM ev GROUP BY HOP(rowtime, INTERVAL '2' SECOND, INTERVAL '5'"
-                        + " SECOND)|not a multiple of its slide"
+                        + " SECOND)|not a multiple of its slide",
+                "SELECT window_end, FIRST_VALUE(i32) FROM TABLE(TUMBLE(TABLE ev,"
+                        + " DESCRIPTOR(rowtime), INTERVAL '5' SECOND)) GROUP BY window_start,"
+                        + " window_end|FIRST_VALUE/LAST_VALUE in window"
             })
     void unsupportedWindowsAreRefusedWithAReason(String spec) {
         String sql = spec.substring(0, spec.indexOf('|'));

@@ -22,6 +22,8 @@ import org.apache.flink.table.planner.functions.aggfunctions.MinAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.Sum0AggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumWithRetractAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.FirstValueAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.LastValueAggFunction;
 import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
@@ -356,6 +358,12 @@ public final class GroupAggregateConverter {
         }
         if (function instanceof MaxAggFunction) {
             return Kind.MAX;
+        }
+        if (function instanceof FirstValueAggFunction) {
+            return Kind.FIRST_VALUE;
+        }
+        if (function instanceof LastValueAggFunction) {
+            return Kind.LAST_VALUE;
         }
         throw new UnsupportedNativeException(
                 call.getAggregation().getName()
