@@ -66,6 +66,22 @@ class ArrowCDataBoundaryTest {
                 .toByteArray();
     }
 
+    /** SELECT 10 / a over (a INT): a = 0 fails the batch with Java's "/ by zero". */
+    static byte[] divisionPlan() {
+        Expr a = Expr.newBuilder().setType(nullableInt()).setInputRef(0).build();
+        Expr divide = Expr.newBuilder().setType(nullableInt())
+                .setCall(Call.newBuilder().setFunction("DIVIDE").addOperands(literal(10)).addOperands(a))
+                .build();
+        RowType row = RowType.newBuilder()
+                .addFields(Field.newBuilder().setName("a").setType(nullableInt())).build();
+        return Plan.newBuilder()
+                .setInputType(row)
+                .setOutputType(row)
+                .addOperators(Operator.newBuilder().setCalc(CalcNode.newBuilder().addProjections(divide)))
+                .build()
+                .toByteArray();
+    }
+
     private static Expr literal(int value) {
         return Expr.newBuilder().setType(nullableInt())
                 .setLiteral(Literal.newBuilder().setType(nullableInt()).setIntValue(value)).build();

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -56,5 +58,36 @@ class NativeIslandOperatorTest {
             }
             assertEquals(List.of("+I 12 @200", "-D 43 @300", "+I 21 @none", "watermark 250"), output);
         }
+    }
+
+    /**
+     * A batch that fails (here 10 / 0) leaves the operator refusing all further work: no later
+     * flush emits its rows again and no checkpoint is taken while the task fails. A checkpoint
+     * between the failure and the end of the task (the mailbox may run one before it learns of a
+     * legacy source thread's failure) could otherwise persist a half-emitted batch, whose rows
+     * the restored job would then count twice.
+     */
+    @Test
+    void aFailedBatchIsNeitherEmittedAgainNorCheckpointed() throws Exception {
+        RowType input = RowType.of(new IntType());
+        NativeIslandOperator operator =
+                new NativeIslandOperator(
+                        ArrowCDataBoundaryTest.divisionPlan(), input, 1, 3, 60_000, 0);
+        OneInputStreamOperatorTestHarness<RowData, RowData> harness =
+                new OneInputStreamOperatorTestHarness<>(operator, new RowDataSerializer(input));
+        harness.open();
+        harness.processElement(new StreamRecord<>(GenericRowData.of(5)));
+        harness.processElement(new StreamRecord<>(GenericRowData.of(2)));
+        assertThatThrownBy(() -> harness.processElement(new StreamRecord<>(GenericRowData.of(0))))
+                .hasStackTraceContaining("/ by zero");
+        assertThatThrownBy(() -> harness.prepareSnapshotPreBarrier(1))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("failed earlier");
+        assertThatThrownBy(() -> harness.processWatermark(new Watermark(1)))
+                .hasMessageContaining("failed earlier");
+        assertThatThrownBy(operator::finish).hasMessageContaining("failed earlier");
+        assertThat(harness.getOutput()).isEmpty();
+        // As on a failing task: closed without finishing (the native pipeline is freed).
+        operator.close();
     }
 }

@@ -40,6 +40,12 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     private transient boolean flushTimerPending;
     private transient Counter nativeRecordsIn;
     private transient Counter nativeRecordsOut;
+    /**
+     * The first exception that escaped a flush or an emission. A batch may then be partly
+     * emitted or partly in state; the operator does no more work and, above all, takes no
+     * checkpoint, which could persist those rows and have them replayed again after the restore.
+     */
+    private transient Throwable failure;
 
     protected NativeBatchOperator(RowType inputType, int batchSize, long maxDelayMillis) {
         this.inputType = inputType;
@@ -70,7 +76,7 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
                 element.getValue(),
                 element.hasTimestamp() ? element.getTimestamp() : RowImageBatch.NO_TIMESTAMP);
         if (batch.numRows() >= batchSize) {
-            flush();
+            flushGuarded();
         } else if (!flushTimerPending && flushesOnTimer()) {
             flushTimerPending = true;
             long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -80,7 +86,30 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     private void onFlushTimer() throws Exception {
         flushTimerPending = false;
-        flush();
+        flushGuarded();
+    }
+
+    /** {@link #flush()}, refused after a failure and remembering its own. */
+    protected void flushGuarded() throws Exception {
+        checkNotFailed();
+        try {
+            flush();
+        } catch (Exception | Error e) {
+            failure = e;
+            throw e;
+        }
+    }
+
+    /** Throws once a flush or an emission of this operator has failed (see {@link #failure}). */
+    protected void checkNotFailed() {
+        if (failure != null) {
+            throw new IllegalStateException(
+                    "A StreamFusion batch failed earlier ("
+                            + failure
+                            + "); the operator processes nothing more and takes no checkpoint"
+                            + " while its task fails",
+                    failure);
+        }
     }
 
     /**
@@ -89,6 +118,17 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      * records carry none.
      */
     protected void emit(byte[] bytes, int[] offsets, int rows, @Nullable int[] sources)
+            throws Exception {
+        checkNotFailed();
+        try {
+            emitRows(bytes, offsets, rows, sources);
+        } catch (Exception | Error e) {
+            failure = e;
+            throw e;
+        }
+    }
+
+    private void emitRows(byte[] bytes, int[] offsets, int rows, @Nullable int[] sources)
             throws Exception {
         if (sources == null || !batch.anyTimestamp()) {
             outRecord.eraseTimestamp();
@@ -112,6 +152,7 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
                 });
     }
 
+
     /** Counts a processed batch and clears it. */
     protected void finishBatch(int outRows) {
         int rows = batch.numRows();
@@ -130,30 +171,30 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        flush();
+        flushGuarded();
         super.processWatermark(mark);
     }
 
     @Override
     public void processWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
-        flush();
+        flushGuarded();
         super.processWatermarkStatus(watermarkStatus);
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        flush();
+        flushGuarded();
         super.prepareSnapshotPreBarrier(checkpointId);
     }
 
     @Override
     public void endInput() throws Exception {
-        flush();
+        flushGuarded();
     }
 
     @Override
     public void finish() throws Exception {
-        flush();
+        flushGuarded();
         super.finish();
     }
 }

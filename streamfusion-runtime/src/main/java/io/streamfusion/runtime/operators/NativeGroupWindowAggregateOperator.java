@@ -149,7 +149,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        flush();
+        flushGuarded();
         if (mark.getTimestamp() > currentWatermark) {
             currentWatermark = mark.getTimestamp();
         }

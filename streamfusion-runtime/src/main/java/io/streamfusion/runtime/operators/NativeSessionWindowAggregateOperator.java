@@ -204,7 +204,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        flush();
+        flushGuarded();
         if (mark.getTimestamp() > currentWatermark) {
             currentWatermark = mark.getTimestamp();
         } else if (tvf) {

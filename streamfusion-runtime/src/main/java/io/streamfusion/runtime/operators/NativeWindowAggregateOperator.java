@@ -168,7 +168,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
                             getProcessingTimeService().getCurrentProcessingTime(), zone);
             long sliceEnd = TimeWindow.getWindowStartWithOffset(now, offset, slice) + slice;
             if (batch.numRows() > 0 && sliceEnd != batchSlice) {
-                flush();
+                flushGuarded();
             }
             batchSlice = sliceEnd;
             batchTime = now;
@@ -226,7 +226,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        flush();
+        flushGuarded();
         if (mark.getTimestamp() > currentWatermark) {
             if (eventTime) {
                 currentProgress = mark.getTimestamp();
@@ -248,7 +248,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         if (timer.getTimestamp() > lastTriggeredProcessingTime) {
             // As WindowAggOperator: rows buffered so far reach state before the window fires.
             lastTriggeredProcessingTime = timer.getTimestamp();
-            flush();
+            flushGuarded();
             setCurrentKey(timer.getKey());
         }
         fireWindow(timer.getNamespace());

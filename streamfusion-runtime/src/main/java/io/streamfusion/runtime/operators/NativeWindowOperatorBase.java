@@ -156,7 +156,7 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
 
     @Override
     public void finish() throws Exception {
-        flush();
+        flushGuarded();
         drainFires();
         super.finish();
     }
