@@ -2,7 +2,7 @@ package io.streamfusion.runtime.operators;
 
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
-import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.jni.NativeGroupAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.MapState;
@@ -64,7 +64,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private transient GroupAggregateNode.Mode mode;
     private transient boolean stateless;
     private transient StateTtlConfig ttl;
-    private transient long handle;
+    private transient NativeGroupAggregate agg;
     private transient ValueState<RowData> accState;
     private transient RowDataSerializer accSerializer;
     private transient ImageBuffer accs;
@@ -114,14 +114,14 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             accSerializer = new RowDataSerializer(accTypes);
             openDistinctStates();
         }
-        handle = NativeLib.createGroupAggregate(plan, memoryBudgetBytes);
+        agg = new NativeGroupAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(parsed), outputArity);
         accs = new ImageBuffer();
         sizes = new int[4];
         getMetricGroup()
                 .gauge(
                         "streamfusionNativeMemoryBytes",
-                        () -> handle == 0 ? 0L : NativeLib.groupAggregateMemoryBytes(handle));
+                        () -> agg.memoryBytes());
     }
 
     /** The DISTINCT maps' states, declared as Flink's generated aggregation declares them. */
@@ -187,11 +187,10 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         if (rows == 0) {
             return;
         }
-        long prepared = NativeLib.groupAggregatePrepare(handle, batch.bytes(), batch.offsets(), rows);
-        int numKeys = (int) prepared;
-        byte[] keyBytes = new byte[(int) (prepared >>> 32)];
-        int[] keyOffsets = new int[numKeys + 1];
-        NativeLib.groupAggregateCopyKeys(handle, keyBytes, keyOffsets);
+        NativeGroupAggregate.Keys prepared = agg.prepare(batch.bytes(), batch.offsets(), rows);
+        int numKeys = prepared.count;
+        byte[] keyBytes = prepared.bytes;
+        int[] keyOffsets = prepared.offsets;
 
         BinaryRowData[] keys = new BinaryRowData[numKeys];
         accs.clear();
@@ -208,8 +207,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         }
 
         Lookups lookups = distincts.length == 0 ? null : readDistinctMaps(keys);
-        NativeLib.groupAggregateProcess(
-                handle,
+        agg.process(
                 accs.bytes(),
                 accs.offsets(),
                 lookups == null ? null : lookups.values,
@@ -224,8 +222,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         byte[] actions = new byte[numKeys];
         int[] updated = lookups == null ? null : new int[sizes[3]];
         long[] updatedValues = lookups == null ? null : new long[sizes[3]];
-        NativeLib.groupAggregateCopyOutput(
-                handle,
+        agg.copyOutput(
                 outBytes,
                 outOffsets,
                 sources,
@@ -275,14 +272,14 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     }
 
     private Lookups readDistinctMaps(BinaryRowData[] keys) throws Exception {
-        NativeLib.groupAggregateLookupSizes(handle, lookupSizes);
+        agg.lookupSizes(lookupSizes);
         int n = lookupSizes[0];
         Lookups lookups = new Lookups();
         lookups.keys = new int[n];
         lookups.maps = new int[n];
         byte[] images = new byte[lookupSizes[1]];
         int[] offsets = new int[n + 1];
-        NativeLib.groupAggregateCopyLookups(handle, lookups.keys, lookups.maps, images, offsets);
+        agg.copyLookups(lookups.keys, lookups.maps, images, offsets);
         lookups.distinctKeys = new Object[n];
         lookups.values = new long[n];
         lookups.present = new byte[n];
@@ -309,9 +306,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         try {
             super.close();
         } finally {
-            if (handle != 0) {
-                NativeLib.closeGroupAggregate(handle);
-                handle = 0;
+            if (agg != null) {
+                agg.close();
             }
         }
     }
