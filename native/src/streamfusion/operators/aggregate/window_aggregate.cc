@@ -106,9 +106,6 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
     if (index >= agg->output_type_.size() || !IsCompactTimestamp(agg->output_type_[index].type)) {
       return InternalError("Window property ", i, " is not a TIMESTAMP(3) output field");
     }
-    if (property == Node::WINDOW_TIME && node.time_field() < 0 && !from_field) {
-      return InternalError("An event-time window_time in a processing-time window");
-    }
     agg->properties_.push_back(property);
     ++outputs;
   }

@@ -321,11 +321,18 @@ class WindowAggregateParityTest {
      * Processing-time windows depend on the wall clock, so the rows cannot be compared; every
      * row is counted once per key (a bounded input fires its windows at the end).
      */
-    @Test
-    void processingTimeWindowsCountEveryRow() {
+    @ParameterizedTest
+    @ValueSource(strings = {"TVF", "TUMBLE", "HOP"})
+    void processingTimeWindowsCountEveryRow(String kind) {
+        // The window TVF, or the legacy GROUP BY TUMBLE / HOP (each row in two windows).
         String sql =
-                "SELECT g, window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(pt),"
-                        + " INTERVAL '1' SECOND)) WHERE g >= 0 GROUP BY g, window_start, window_end";
+                kind.equals("TVF")
+                        ? "SELECT g, window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE src,"
+                                + " DESCRIPTOR(pt), INTERVAL '1' SECOND)) WHERE g >= 0 GROUP BY g,"
+                                + " window_start, window_end"
+                        : "SELECT g, COUNT(*) AS c FROM src WHERE g >= 0 GROUP BY g, " + kind
+                                + "(pt, INTERVAL '1' SECOND"
+                                + (kind.equals("HOP") ? ", INTERVAL '2' SECOND)" : ")");
         // PROCTIME() itself stays on Flink (non-deterministic); the window aggregation is native.
         Map<String, String> options = new HashMap<>();
         options.put("streamfusion.batch.size", "512");
@@ -353,7 +360,8 @@ class WindowAggregateParityTest {
                                             .build()));
                     Map<Object, Long> perKey = new HashMap<>();
                     for (Row row : ParityHarness.run(tEnv, sql).rows) {
-                        perKey.merge(row.getField(0), (Long) row.getField(2), Long::sum);
+                        perKey.merge(
+                                row.getField(0), (Long) row.getField(row.getArity() - 1), Long::sum);
                     }
                     counts.add(perKey);
                     if (((StreamTableEnvironmentImpl) tEnv).getPlanner()
@@ -366,20 +374,20 @@ class WindowAggregateParityTest {
         // lingers so that every counted row's window has fired before the input ends.
         Map<Object, Long> expected = new HashMap<>();
         for (int g = 0; g < 5; g++) {
-            expected.put(g, PROCTIME_ROWS / 5);
+            expected.put(g, PROCTIME_ROWS / 5 * (kind.equals("HOP") ? 2 : 1));
         }
         assertThat(counts.get(0)).isEqualTo(expected);
         assertThat(counts.get(1)).isEqualTo(expected);
-        assertThat(lastDecisions)
-                .anyMatch(d -> d.isNative && d.operator.startsWith("WindowAggregate("));
+        String operator = kind.equals("TVF") ? "WindowAggregate(" : "GroupWindowAggregate(";
+        assertThat(lastDecisions).anyMatch(d -> d.isNative && d.operator.startsWith(operator));
     }
 
     private static final long PROCTIME_ROWS = 50_000;
 
-    /** Ids 1..PROCTIME_ROWS, then one more id after 3 s (longer than a window and its timer). */
+    /** Ids 1..PROCTIME_ROWS, then one more id after 4 s (longer than a HOP window and its timer). */
     private static Long rowThenLinger(Long index) throws InterruptedException {
         if (index == PROCTIME_ROWS) {
-            Thread.sleep(3_000);
+            Thread.sleep(4_000);
         }
         return index + 1;
     }

@@ -93,8 +93,9 @@ public final class WindowAggregateConverter {
 
     /**
      * StreamExecGroupWindowAggregate, the legacy {@code GROUP BY ..., TUMBLE/HOP/SESSION(...)}:
-     * SESSION merges (SessionWindowConverter); TUMBLE and HOP on event time are windows of panes
-     * (the size, or the slide) whose accumulators are kept per pane as Flink's WindowOperator does.
+     * SESSION merges (SessionWindowConverter); TUMBLE and HOP (event or processing time) are
+     * windows of panes (the size, or the slide) whose accumulators are kept per pane as Flink's
+     * WindowOperator does.
      */
     public static NativeExecNodeBase convertGroupWindow(
             StreamExecGroupWindowAggregate node,
@@ -134,14 +135,16 @@ public final class WindowAggregateConverter {
                             + " native yet (Flink's panes are then their greatest common divisor)");
         }
         builder.setSize(sizeMillis).setSlice(slideMillis);
+        boolean eventTime = AggregateUtil.isRowtimeAttribute(window.timeAttribute());
+        // Processing time is taken per batch slice, as for the window TVFs.
         SessionWindowConverter.checkCommon(
                 node,
                 name,
-                AggregateUtil.isRowtimeAttribute(window.timeAttribute()),
+                true,
                 window.timeAttribute().getOutputDataType().getLogicalType(),
                 config);
         SessionWindowConverter.checkNoEarlyOrLateFiring(name, config, window);
-        builder.setTimeField(window.timeAttribute().getFieldIndex());
+        builder.setTimeField(eventTime ? window.timeAttribute().getFieldIndex() : -1);
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         AggregateInfoList infos = SessionWindowConverter.legacyInfos(node, typeFactory, inputType);
         List<LogicalType> accTypes = new ArrayList<>();
@@ -163,6 +166,7 @@ public final class WindowAggregateConverter {
                 inputType,
                 grouping,
                 accTypes.toArray(new LogicalType[0]),
+                eventTime,
                 sizeMillis,
                 slideMillis);
     }

@@ -16,7 +16,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Replaces a legacy group window aggregation over an event-time TUMBLE or HOP window
+ * Replaces a legacy group window aggregation over a TUMBLE or HOP window (event or processing time)
  * (StreamExecGroupWindowAggregate) by a native window aggregation over Flink keyed state and
  * timers laid out as Flink's WindowOperator lays them out. Keeps Flink's key selector, state key
  * type and transformation name (and, as Flink, no managed memory).
@@ -25,6 +25,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
 
     private final int[] grouping;
     private final LogicalType[] accTypes;
+    private final boolean eventTime;
     private final long size;
     private final long slide;
 
@@ -34,11 +35,13 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
             RowType inputType,
             int[] grouping,
             LogicalType[] accTypes,
+            boolean eventTime,
             long size,
             long slide) {
         super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
+        this.eventTime = eventTime;
         this.size = size;
         this.slide = slide;
     }
@@ -55,6 +58,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
                         grouping.length,
                         accTypes,
                         outputType.getFieldCount(),
+                        eventTime,
                         size,
                         slide,
                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),

@@ -12,6 +12,7 @@ import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.operators.window.TimeWindow;
@@ -19,9 +20,11 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.time.ZoneOffset;
+
 /**
- * The operator shell of a native legacy group window aggregation over an event-time TUMBLE or HOP
- * window ({@code GROUP BY ..., TUMBLE(rowtime, size)} or {@code HOP(rowtime, slide, size)}),
+ * The operator shell of a native legacy group window aggregation over a TUMBLE or HOP window, on
+ * event or processing time ({@code GROUP BY ..., TUMBLE(rowtime, size)} or {@code HOP(rowtime, slide, size)}),
  * standing in for Flink's WindowOperator with its GeneralWindowProcessFunction (TUMBLE) or
  * PanedWindowProcessFunction (HOP, panes of the slide). State and timers are Flink's own and laid
  * out as Flink lays them out: the keyed {@code ValueState<RowData>} "window-aggs" namespaced by
@@ -46,6 +49,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     private final int keyArity;
     private final LogicalType[] accTypes;
     private final int outputArity;
+    private final boolean eventTime;
     private final long size;
     private final long slide;
     private final long memoryBudgetBytes;
@@ -59,13 +63,17 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     private transient int panesPerWindow;
     private transient FireQueue fires;
 
-    /** @param slide the HOP slide (the pane size); the size for TUMBLE */
+    /**
+     * @param eventTime false for a processing-time window
+     * @param slide the HOP slide (the pane size); the size for TUMBLE
+     */
     public NativeGroupWindowAggregateOperator(
             byte[] plan,
             RowType inputType,
             int keyArity,
             LogicalType[] accTypes,
             int outputArity,
+            boolean eventTime,
             long size,
             long slide,
             int batchSize,
@@ -76,6 +84,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         this.keyArity = keyArity;
         this.accTypes = accTypes;
         this.outputArity = outputArity;
+        this.eventTime = eventTime;
         this.size = size;
         this.slide = slide;
         this.memoryBudgetBytes = memoryBudgetBytes;
@@ -102,10 +111,23 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
-    /** No window can fire before a watermark: a batch waits for one (or a barrier, or the end). */
+    /**
+     * No event-time window can fire before a watermark: such a batch waits for one (or a barrier,
+     * or the end). A processing-time batch is flushed on the timer too, so that its rows' windows
+     * get their timers.
+     */
     @Override
     protected boolean flushesOnTimer() {
-        return false;
+        return !eventTime;
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        if (!eventTime) {
+            // WindowOperator takes each record's processing time (UTC shift only).
+            assignProcessingTime(slide, 0, ZoneOffset.UTC);
+        }
+        super.processElement(element);
     }
 
     private static TimeWindow pane(long end, long paneSize) {
@@ -121,7 +143,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         }
         long watermark = timers.currentWatermark();
         NativeWindowAggregate.Groups groups =
-                agg.prepare(batch.bytes(), batch.offsets(), rows, watermark);
+                agg.prepare(batch.bytes(), batch.offsets(), rows, eventTime ? watermark : batchTime);
         if (groups.dropped > 0) {
             lateRecordsDroppedRate.markEvent(groups.dropped);
         }
@@ -137,10 +159,14 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         for (int g = 0; g < groups.count; g++) {
             long paneEnd = groups.namespaces[g];
             setCurrentKey(keys[g]);
-            // The trigger's timer of every window the pane is in that is not late.
+            // The trigger's timer of every window the pane is in that is not late (processing
+            // time: of every window).
             for (long end = paneEnd; end < paneEnd + size; end += slide) {
-                if (end - 1 > watermark) {
-                    timers.registerEventTimeTimer(new TimeWindow(end - size, end), end - 1);
+                TimeWindow window = new TimeWindow(end - size, end);
+                if (!eventTime) {
+                    timers.registerProcessingTimeTimer(window, end - 1);
+                } else if (end - 1 > watermark) {
+                    timers.registerEventTimeTimer(window, end - 1);
                 }
             }
         }
@@ -157,11 +183,21 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     }
 
     /**
-     * WindowOperator.onEventTime: the window's timer fires it (its panes merged, earliest first,
-     * into a fresh accumulator) and cleans it up (the pane whose last window it is).
+     * WindowOperator.onEventTime / onProcessingTime: the window's timer fires it (its panes
+     * merged, earliest first, into a fresh accumulator) and cleans it up (the pane whose last
+     * window it is).
      */
     @Override
     public void onEventTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+        fireWindow(timer);
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+        fireOnProcessingTime(timer, () -> fireWindow(timer));
+    }
+
+    private void fireWindow(InternalTimer<RowData, TimeWindow> timer) throws Exception {
         TimeWindow window = timer.getNamespace();
         if (timer.getTimestamp() != window.maxTimestamp()) {
             return;
@@ -178,11 +214,6 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         if (fires.count() >= batchSize) {
             drainFires();
         }
-    }
-
-    @Override
-    public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) {
-        // Event-time windows register no processing-time timers.
     }
 
     /** Computes and emits the fired windows' results. */

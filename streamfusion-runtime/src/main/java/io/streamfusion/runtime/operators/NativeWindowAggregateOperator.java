@@ -74,14 +74,10 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     private transient InternalValueState<RowData, Long, RowData> windowState;
     private transient RowDataSerializer accSerializer;
     private transient long currentProgress;
-    private transient long lastTriggeredProcessingTime;
-    private transient long batchTime;
-    private transient long batchSlice;
     private transient Meter lateRecordsDroppedRate;
     private transient ImageBuffer groupAccs;
     private transient Fires fires;
     private transient RowData[] sliceAccs;
-    private transient boolean drainScheduled;
 
     /**
      * @param eventTime false for a processing-time window
@@ -139,7 +135,6 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
                                 new ValueStateDescriptor<>("window-aggs", accSerializer));
         windowState = (InternalValueState<RowData, Long, RowData>) state;
         currentProgress = eventTime ? currentWatermark : Long.MIN_VALUE;
-        lastTriggeredProcessingTime = Long.MIN_VALUE;
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
@@ -162,16 +157,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         if (!eventTime) {
-            // A batch holds rows of one processing-time slice: all get the slice of their arrival.
-            long now =
-                    TimeWindowUtil.toUtcTimestampMills(
-                            getProcessingTimeService().getCurrentProcessingTime(), zone);
-            long sliceEnd = TimeWindow.getWindowStartWithOffset(now, offset, slice) + slice;
-            if (batch.numRows() > 0 && sliceEnd != batchSlice) {
-                flushGuarded();
-            }
-            batchSlice = sliceEnd;
-            batchTime = now;
+            assignProcessingTime(slice, offset, zone);
         }
         super.processElement(element);
     }
@@ -245,24 +231,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
 
     @Override
     public void onProcessingTime(InternalTimer<RowData, Long> timer) throws Exception {
-        if (timer.getTimestamp() > lastTriggeredProcessingTime) {
-            // As WindowAggOperator: rows buffered so far reach state before the window fires.
-            lastTriggeredProcessingTime = timer.getTimestamp();
-            flushGuarded();
-            setCurrentKey(timer.getKey());
-        }
-        fireWindow(timer.getNamespace());
-        if (!drainScheduled) {
-            // The timer service fires every due timer in this call; emit them all after it.
-            drainScheduled = true;
-            getProcessingTimeService()
-                    .registerTimer(
-                            getProcessingTimeService().getCurrentProcessingTime(),
-                            time -> {
-                                drainScheduled = false;
-                                drainFires();
-                            });
-        }
+        fireOnProcessingTime(timer, () -> fireWindow(timer.getNamespace()));
     }
 
     /**

@@ -10,12 +10,16 @@ import org.apache.flink.metrics.MeterView;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.operators.window.TimeWindow;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.runtime.util.TimeWindowUtil;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.time.ZoneId;
 import java.util.Collections;
 import java.util.function.LongFunction;
 
@@ -32,6 +36,13 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
     private final boolean keepsWatermark;
 
     private transient ListState<Long> watermarkState;
+
+    /** Processing time: the shifted time of the current batch's rows, which share one slice. */
+    protected transient long batchTime;
+
+    private transient long batchSlice;
+    private transient long lastTriggeredProcessingTime;
+    private transient boolean drainScheduled;
 
     /**
      * @param keepsWatermark keep WindowAggOperator's union list state "watermark" (the window
@@ -110,6 +121,60 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
             state.update(ImageBuffer.ownRow(accArity, newAccs, newOffsets[g], newOffsets[g + 1]));
         }
         return keys;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        lastTriggeredProcessingTime = Long.MIN_VALUE;
+    }
+
+    /**
+     * Processing time: a batch holds the rows of one slice ({@code slice} ms from {@code offset},
+     * of the time shifted to {@code zone}); a row of another slice flushes the batch first. All
+     * rows of a batch then get the slice of their arrival ({@link #batchTime}).
+     */
+    protected void assignProcessingTime(long slice, long offset, ZoneId zone) throws Exception {
+        long now =
+                TimeWindowUtil.toUtcTimestampMills(
+                        getProcessingTimeService().getCurrentProcessingTime(), zone);
+        long sliceEnd = TimeWindow.getWindowStartWithOffset(now, offset, slice) + slice;
+        if (batch.numRows() > 0 && sliceEnd != batchSlice) {
+            flushGuarded();
+        }
+        batchSlice = sliceEnd;
+        batchTime = now;
+    }
+
+    /**
+     * A processing-time timer: rows buffered so far reach state before the first window of this
+     * time fires (they arrived before it, and Flink accumulates per record), then {@code fire}
+     * queues the window; the windows every due timer fired are emitted together after the timer
+     * service's call.
+     */
+    protected void fireOnProcessingTime(InternalTimer<RowData, ?> timer, FireAction fire)
+            throws Exception {
+        if (timer.getTimestamp() > lastTriggeredProcessingTime) {
+            lastTriggeredProcessingTime = timer.getTimestamp();
+            flushGuarded();
+            setCurrentKey(timer.getKey());
+        }
+        fire.run();
+        if (!drainScheduled) {
+            drainScheduled = true;
+            getProcessingTimeService()
+                    .registerTimer(
+                            getProcessingTimeService().getCurrentProcessingTime(),
+                            time -> {
+                                drainScheduled = false;
+                                drainFires();
+                            });
+        }
+    }
+
+    /** Queues a fired window. */
+    protected interface FireAction {
+        void run() throws Exception;
     }
 
     /** Computes and emits the queued windows' results. */
