@@ -705,6 +705,20 @@ bool DispatchFixed(TypeKind kind, int32_t precision, Fn&& fn) {
   }
 }
 
+// The value types MIN/MAX and FIRST/LAST_VALUE keep: CHAR/VARCHAR as std::string, the fixed
+// ones (DispatchFixed), not intervals. False when `type` is none of them.
+template <typename Fn>
+bool DispatchValue(const LogicalType& type, Fn&& fn) {
+  if (type.IsString()) {
+    fn(std::string{});
+    return true;
+  }
+  if (type.kind == TypeKind::kIntervalYearMonth || type.kind == TypeKind::kIntervalDayTime) {
+    return false;
+  }
+  return DispatchFixed(type.kind, type.precision, fn);
+}
+
 bool IsNumeric(TypeKind kind) {
   switch (kind) {
     case TypeKind::kTinyInt:
@@ -980,15 +994,8 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
     case plan::AggregateCall::MAX: {
       SF_RETURN_NOT_OK(check_width(1));
       const bool is_max = call.kind() == plan::AggregateCall::MAX;
-      auto dispatch = [&](auto&& fn) {
-        if (arg_type->IsString()) {
-          fn(std::string{});
-          return true;
-        }
-        return DispatchFixed(arg_type->kind, arg_type->precision, fn);
-      };
-      if (arg_type->kind == TypeKind::kIntervalYearMonth ||
-          arg_type->kind == TypeKind::kIntervalDayTime || !dispatch([](auto) {})) {
+      auto dispatch = [&](auto&& fn) { return DispatchValue(*arg_type, fn); };
+      if (!dispatch([](auto) {})) {
         return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
       }
       dispatch([&](auto zero) {
@@ -1014,15 +1021,8 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
           acc.fields[1].type.kind != TypeKind::kBigInt) {
         return InternalError(name, ": the accumulator is not ROW(value, order BIGINT)");
       }
-      auto dispatch = [&](auto&& fn) {
-        if (arg_type->IsString()) {
-          fn(std::string{});
-          return true;
-        }
-        return DispatchFixed(arg_type->kind, arg_type->precision, fn);
-      };
-      if (arg_type->kind == TypeKind::kIntervalYearMonth ||
-          arg_type->kind == TypeKind::kIntervalDayTime || !dispatch([](auto) {})) {
+      auto dispatch = [&](auto&& fn) { return DispatchValue(*arg_type, fn); };
+      if (!dispatch([](auto) {})) {
         return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
       }
       const bool last = call.kind() == plan::AggregateCall::LAST_VALUE;

@@ -70,14 +70,18 @@ class ArrowCDataBoundaryTest {
     static byte[] divisionPlan() {
         Expr a = Expr.newBuilder().setType(nullableInt()).setInputRef(0).build();
         Expr divide = Expr.newBuilder().setType(nullableInt())
-                .setCall(Call.newBuilder().setFunction("DIVIDE").addOperands(literal(10)).addOperands(a))
+                .setCall(Call.newBuilder()
+                        .setFunction("DIVIDE")
+                        .addOperands(literal(10))
+                        .addOperands(a))
                 .build();
         RowType row = RowType.newBuilder()
                 .addFields(Field.newBuilder().setName("a").setType(nullableInt())).build();
         return Plan.newBuilder()
                 .setInputType(row)
                 .setOutputType(row)
-                .addOperators(Operator.newBuilder().setCalc(CalcNode.newBuilder().addProjections(divide)))
+                .addOperators(
+                        Operator.newBuilder().setCalc(CalcNode.newBuilder().addProjections(divide)))
                 .build()
                 .toByteArray();
     }

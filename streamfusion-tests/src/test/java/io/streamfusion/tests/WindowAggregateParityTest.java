@@ -355,13 +355,14 @@ class WindowAggregateParityTest {
                                     Schema.newBuilder()
                                             .column("f0", DataTypes.BIGINT().notNull())
                                             .columnByExpression(
-                                                    "g", "IF(f0 > " + PROCTIME_ROWS + ", -1, f0 % 5)")
+                                                    "g",
+                                                    "IF(f0 > " + PROCTIME_ROWS + ", -1, f0 % 5)")
                                             .columnByExpression("pt", "PROCTIME()")
                                             .build()));
                     Map<Object, Long> perKey = new HashMap<>();
                     for (Row row : ParityHarness.run(tEnv, sql).rows) {
-                        perKey.merge(
-                                row.getField(0), (Long) row.getField(row.getArity() - 1), Long::sum);
+                        Long count = (Long) row.getField(row.getArity() - 1);
+                        perKey.merge(row.getField(0), count, Long::sum);
                     }
                     counts.add(perKey);
                     if (((StreamTableEnvironmentImpl) tEnv).getPlanner()
@@ -384,7 +385,7 @@ class WindowAggregateParityTest {
 
     private static final long PROCTIME_ROWS = 50_000;
 
-    /** Ids 1..PROCTIME_ROWS, then one more id after 4 s (longer than a HOP window and its timer). */
+    /** Ids 1..PROCTIME_ROWS, then one more after 4 s (longer than a HOP window and its timer). */
     private static Long rowThenLinger(Long index) throws InterruptedException {
         if (index == PROCTIME_ROWS) {
             Thread.sleep(4_000);
@@ -497,7 +498,9 @@ class WindowAggregateParityTest {
                 new ParityHarness(
                         1,
                         false,
-                        Map.of("streamfusion.batch.size", "1", "streamfusion.window.buffer-rows", "1"),
+                        Map.of(
+                                "streamfusion.batch.size", "1",
+                                "streamfusion.window.buffer-rows", "1"),
                         UTC);
         assertWindowParity(oneRow, session("id % 4", "COUNT(*), MAX(i64)", "2"));
         assertWindowParity(

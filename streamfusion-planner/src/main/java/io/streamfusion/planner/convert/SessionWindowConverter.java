@@ -73,7 +73,9 @@ public final class SessionWindowConverter {
                 session);
     }
 
-    /** The window TVF: {@code TABLE(SESSION(TABLE t PARTITION BY ..., DESCRIPTOR(rowtime), gap))}. */
+    /**
+     * The window TVF: {@code TABLE(SESSION(TABLE t PARTITION BY ..., DESCRIPTOR(rowtime), gap))}.
+     */
     public static StreamExecNativeSessionWindowAggregate convertTvf(
             StreamExecWindowAggregate node,
             TableConfig config,

@@ -122,7 +122,8 @@ public final class WindowAggregateConverter {
                     name + " over " + window.getClass().getSimpleName() + " is not native yet");
         }
         if (!AggregateUtil.hasTimeIntervalType(size)) {
-            throw new UnsupportedNativeException(name + " over a row-count window is not native yet");
+            throw new UnsupportedNativeException(
+                    name + " over a row-count window is not native yet");
         }
         long sizeMillis = AggregateUtil.toDuration(size).toMillis();
         long slideMillis =

@@ -68,7 +68,8 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
                 ExecNodeUtil.createOneInputTransformation(
                         input,
                         createTransformationMeta(
-                                StreamExecGroupWindowAggregate.GROUP_WINDOW_AGGREGATE_TRANSFORMATION,
+                                StreamExecGroupWindowAggregate
+                                        .GROUP_WINDOW_AGGREGATE_TRANSFORMATION,
                                 config),
                         operator,
                         InternalTypeInfo.of(outputType),

@@ -24,21 +24,21 @@ import java.time.ZoneOffset;
 
 /**
  * The operator shell of a native legacy group window aggregation over a TUMBLE or HOP window, on
- * event or processing time ({@code GROUP BY ..., TUMBLE(rowtime, size)} or {@code HOP(rowtime, slide, size)}),
- * standing in for Flink's WindowOperator with its GeneralWindowProcessFunction (TUMBLE) or
- * PanedWindowProcessFunction (HOP, panes of the slide). State and timers are Flink's own and laid
- * out as Flink lays them out: the keyed {@code ValueState<RowData>} "window-aggs" namespaced by
- * window (TUMBLE) or pane (HOP) ({@link TimeWindow.Serializer}), and the timer service
- * "window-timers" with one timer per key and window at its end - 1.
+ * event or processing time ({@code GROUP BY ..., TUMBLE(rowtime, size)} or {@code HOP(rowtime,
+ * slide, size)}), standing in for Flink's WindowOperator with its GeneralWindowProcessFunction
+ * (TUMBLE) or PanedWindowProcessFunction (HOP, panes of the slide). State and timers are Flink's
+ * own and laid out as Flink lays them out: the keyed {@code ValueState<RowData>} "window-aggs"
+ * namespaced by window (TUMBLE) or pane (HOP) ({@link TimeWindow.Serializer}), and the timer
+ * service "window-timers" with one timer per key and window at its end - 1.
  *
  * <p>Rows are collected into a batch and combined into state when the batch is full, before a
  * watermark, before a checkpoint barrier and at the end of input, so that a batch sees one
- * watermark: native code assigns panes, drops late rows (a pane whose last window has fired) and
- * accumulates each (key, pane) in arrival order; Java reads and writes each group's accumulator
- * once and registers the timers of the windows the pane belongs to that have not fired. Flink's
- * timers fire the windows; each fired window's panes are read (earliest first, the order Flink
- * merges them in) and its expiring pane cleared, and the windows' results are computed natively
- * in bulk before the watermark that fired them is forwarded.
+ * watermark (processing time: one pane): native code assigns panes, drops late rows (a pane whose
+ * last window has fired) and accumulates each (key, pane) in arrival order; Java reads and writes
+ * each group's accumulator once and registers the timers of the windows the pane belongs to that
+ * have not fired. Flink's timers fire the windows; each fired window's panes are read (earliest
+ * first, the order Flink merges them in) and its expiring pane cleared, and the windows' results
+ * are computed natively in bulk before the watermark that fired them is forwarded.
  */
 public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, TimeWindow> {
@@ -143,7 +143,8 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         }
         long watermark = timers.currentWatermark();
         NativeWindowAggregate.Groups groups =
-                agg.prepare(batch.bytes(), batch.offsets(), rows, eventTime ? watermark : batchTime);
+                agg.prepare(
+                        batch.bytes(), batch.offsets(), rows, eventTime ? watermark : batchTime);
         if (groups.dropped > 0) {
             lateRecordsDroppedRate.markEvent(groups.dropped);
         }
