@@ -382,6 +382,26 @@ TEST(SessionWindowAggregateTest, MergesStateWindowsAndDropsLateRows) {
             (std::vector<std::string>{"[1, 5, 11111, 500, 8100, 8099]"}));
 }
 
+TEST(SessionWindowAggregateTest, RowsInsideAWindowKeepItAndTouchingWindowsMerge) {
+  auto agg = MakeSession(SessionPlan());
+  // In flight: [1000, 4000) and [5000, 8000), each its own state window. A row at 1000 gives
+  // exactly [1000, 4000): it joins that window, which stays as it is. A row at 2000
+  // ([2000, 5000)) touches [5000, 8000) at 5000 (end-inclusive intersection) and bridges both.
+  PrepareSession(agg.get(), {{1, 1'000, 1}},
+                 {1'000, 4'000, 1'000, 4'000, 5'000, 8'000, 5'000, 8'000}, INT64_MIN);
+  EXPECT_EQ(agg->groups(), (std::vector<int64_t>{0, 1'000, 4'000, 1'000, 4'000, 0, 1, 1}));
+  EXPECT_TRUE(agg->removed().empty());
+  EXPECT_TRUE(agg->added().empty());
+  EXPECT_TRUE(agg->cleared().empty());
+  CombineSession(agg.get(), {{}});
+
+  PrepareSession(agg.get(), {{1, 2'000, 1}},
+                 {1'000, 4'000, 1'000, 4'000, 5'000, 8'000, 5'000, 8'000}, INT64_MIN);
+  EXPECT_EQ(agg->removed(), (std::vector<int64_t>{0, 1'000, 4'000, 0, 5'000, 8'000}));
+  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 8'000, 5'000, 8'000}));
+  EXPECT_EQ(agg->cleared(), (std::vector<int64_t>{0, 1'000, 4'000}));
+}
+
 TEST(SessionWindowAggregateTest, RefusesSumsOfDoubles) {
   auto plan = SessionPlan();
   auto* call = plan.mutable_operators(0)
