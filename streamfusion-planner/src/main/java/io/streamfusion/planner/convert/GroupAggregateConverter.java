@@ -216,7 +216,6 @@ public final class GroupAggregateConverter {
             String transformationName,
             boolean keyed)
             throws UnsupportedNativeException {
-        RowType outputType = (RowType) node.getOutputType();
         int[] grouping = NodeFields.read(node, "grouping");
         for (int key : grouping) {
             agg.addGrouping(key);
@@ -244,14 +243,11 @@ public final class GroupAggregateConverter {
         }
 
         byte[] bytes =
-                NativePlans.compile(
+                NativePlans.compileFor(
+                        node,
                         inputType,
-                        outputType,
-                        Operator.newBuilder()
-                                .setDescription(node.getDescription())
-                                .setGroupAggregate(agg),
-                        session,
-                        List.of());
+                        Operator.newBuilder().setGroupAggregate(agg),
+                        session);
         return new StreamExecNativeGroupAggregate(
                 node,
                 bytes,

@@ -6,6 +6,7 @@ import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.runtime.jni.NativeLib;
 
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.util.List;
@@ -39,5 +40,23 @@ public final class NativePlans {
             throw new UnsupportedNativeException(refusal);
         }
         return bytes;
+    }
+
+    /**
+     * The plan of a stateful operator standing in for {@code node}: from {@code inputType} to the
+     * node's output type, described as the node, without UDFs.
+     */
+    public static byte[] compileFor(
+            ExecNodeBase<?> node,
+            RowType inputType,
+            Operator.Builder operator,
+            SessionOptions session)
+            throws UnsupportedNativeException {
+        return compile(
+                inputType,
+                (RowType) node.getOutputType(),
+                operator.setDescription(node.getDescription()),
+                session,
+                List.of());
     }
 }

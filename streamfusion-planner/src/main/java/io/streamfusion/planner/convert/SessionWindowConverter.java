@@ -190,14 +190,11 @@ public final class SessionWindowConverter {
         int[] grouping = NodeFields.read(node, "grouping");
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         byte[] bytes =
-                NativePlans.compile(
+                NativePlans.compileFor(
+                        node,
                         inputType,
-                        (RowType) node.getOutputType(),
-                        Operator.newBuilder()
-                                .setDescription(node.getDescription())
-                                .setSessionWindowAggregate(sessionNode),
-                        session,
-                        List.of());
+                        Operator.newBuilder().setSessionWindowAggregate(sessionNode),
+                        session);
         return new StreamExecNativeSessionWindowAggregate(
                 node, bytes, inputType, grouping, accTypes.toArray(new LogicalType[0]), tvf);
     }

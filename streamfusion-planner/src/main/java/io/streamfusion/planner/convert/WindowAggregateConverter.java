@@ -153,14 +153,11 @@ public final class WindowAggregateConverter {
                 .addAllProperties(propertiesOf(node));
         int[] grouping = NodeFields.read(node, "grouping");
         byte[] bytes =
-                NativePlans.compile(
+                NativePlans.compileFor(
+                        node,
                         inputType,
-                        (RowType) node.getOutputType(),
-                        Operator.newBuilder()
-                                .setDescription(node.getDescription())
-                                .setWindowAggregate(builder),
-                        session,
-                        List.of());
+                        Operator.newBuilder().setWindowAggregate(builder),
+                        session);
         return new StreamExecNativeGroupWindowAggregate(
                 node,
                 bytes,
@@ -347,14 +344,11 @@ public final class WindowAggregateConverter {
 
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         byte[] bytes =
-                NativePlans.compile(
+                NativePlans.compileFor(
+                        node,
                         inputType,
-                        (RowType) node.getOutputType(),
-                        Operator.newBuilder()
-                                .setDescription(node.getDescription())
-                                .setWindowAggregate(window),
-                        session,
-                        List.of());
+                        Operator.newBuilder().setWindowAggregate(window),
+                        session);
         return new StreamExecNativeWindowAggregate(
                 node,
                 bytes,
