@@ -3,7 +3,6 @@ package io.streamfusion.tests;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CastFunctionParityTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final ParityHarness HARNESS = new ParityHarness();
 

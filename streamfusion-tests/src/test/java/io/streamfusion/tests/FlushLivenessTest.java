@@ -10,7 +10,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
@@ -33,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class FlushLivenessTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static List<Long> firstRows(StreamTableEnvironment tEnv, StreamExecutionEnvironment env, int n)
             throws Exception {

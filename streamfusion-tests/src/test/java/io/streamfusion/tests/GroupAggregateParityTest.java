@@ -9,7 +9,6 @@ import io.streamfusion.runtime.jni.NativeLib;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.bridge.java.internal.StreamTableEnvironmentImpl;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 
@@ -31,7 +30,7 @@ import java.util.Map;
 class GroupAggregateParityTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     /** Small batches: every group's accumulator goes through Flink state between batches. */
     private static final Map<String, String> SMALL_BATCHES = Map.of("streamfusion.batch.size", "3");

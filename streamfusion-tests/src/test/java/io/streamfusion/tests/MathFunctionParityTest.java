@@ -5,7 +5,6 @@ import io.streamfusion.planner.StreamFusion;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MathFunctionParityTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final ParityHarness HARNESS = new ParityHarness();
 

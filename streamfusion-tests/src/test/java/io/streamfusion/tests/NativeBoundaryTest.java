@@ -6,7 +6,6 @@ import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.Test;
@@ -22,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class NativeBoundaryTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final String QUERY =
             "SELECT id, i32 * 2, s, d38 + d38, ts9, r FROM t WHERE i32 IS NULL OR i32 <> 5";

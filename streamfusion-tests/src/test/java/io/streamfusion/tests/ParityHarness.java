@@ -11,8 +11,6 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
@@ -56,12 +54,8 @@ public final class ParityHarness {
     }
 
     /** The test MiniCluster: one TaskManager with enough slots for parallelism 2 queries. */
-    public static MiniClusterExtension miniCluster() {
-        return new MiniClusterExtension(
-                new MiniClusterResourceConfiguration.Builder()
-                        .setNumberTaskManagers(1)
-                        .setNumberSlotsPerTaskManager(4)
-                        .build());
+    public static ParityCluster miniCluster() {
+        return new ParityCluster();
     }
 
     public ParityHarness() {

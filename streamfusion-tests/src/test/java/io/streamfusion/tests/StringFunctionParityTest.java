@@ -1,6 +1,5 @@
 package io.streamfusion.tests;
 
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class StringFunctionParityTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final ParityHarness HARNESS = new ParityHarness();
 

@@ -21,7 +21,6 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.bridge.java.internal.StreamTableEnvironmentImpl;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 
 import org.junit.jupiter.api.Test;
@@ -46,7 +45,7 @@ import java.util.Map;
 class WindowAggregateParityTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final Map<String, String> SMALL_BATCHES =
             Map.of("streamfusion.batch.size", "3", "streamfusion.window.buffer-rows", "3");

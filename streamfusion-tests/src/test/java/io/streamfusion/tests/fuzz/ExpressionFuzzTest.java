@@ -1,8 +1,8 @@
 package io.streamfusion.tests.fuzz;
 
+import io.streamfusion.tests.ParityCluster;
 import io.streamfusion.tests.ParityHarness;
 
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExpressionFuzzTest {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = ParityHarness.miniCluster();
+    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     @Test
     void nativeExpressionsMatchStockFlink() throws IOException {
