@@ -4,9 +4,12 @@
 
 #include "arrow/array/array_base.h"
 #include "arrow/array/builder_base.h"
+#include "arrow/array/builder_binary.h"
 #include "arrow/array/builder_primitive.h"
 #include "arrow/array/util.h"
+#include "arrow/scalar.h"
 #include "streamfusion/operators/aggregate/agg_kernels.h"
+#include "streamfusion/operators/aggregate/distinct_view.h"
 #include "streamfusion/state/key_group.h"
 
 namespace streamfusion::operators {
@@ -52,15 +55,19 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
   agg->hidden_ = std::move(calls.hidden);
   agg->count_star_field_ = calls.count_star_field;
   outputs += calls.visible;
+  const bool two_phase = node.mode() == plan::GroupAggregateNode::LOCAL ||
+                         node.mode() == plan::GroupAggregateNode::GLOBAL;
+  agg->distinct_of_call_.assign(static_cast<size_t>(node.calls_size()), -1);
   for (const auto& distinct : node.distincts()) {
-    if (node.mode() == plan::GroupAggregateNode::LOCAL ||
-        node.mode() == plan::GroupAggregateNode::GLOBAL) {
-      return Unsupported("DISTINCT aggregates in two-phase aggregation are not native yet");
-    }
     Distinct d;
     d.arg = distinct.arg();
-    if (d.arg < 0 || d.arg >= static_cast<int32_t>(agg->input_type_.size())) {
+    if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
       return InternalError("DISTINCT argument ", d.arg, " outside the input");
+    }
+    d.key_type = aggregated_type[static_cast<size_t>(d.arg)].type;
+    if (two_phase && !IsDistinctViewKeyType(d.key_type)) {
+      return Unsupported("DISTINCT over ", d.key_type.ToString(),
+                         " in two-phase aggregation is not native yet");
     }
     if (distinct.calls_size() > 64 || distinct.calls_size() != distinct.filter_args_size()) {
       return Unsupported("A DISTINCT map shared by more than 64 calls is not native yet");
@@ -69,15 +76,34 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
       if (distinct.calls(i) < 0 || distinct.calls(i) >= node.calls_size()) {
         return InternalError("DISTINCT call ", distinct.calls(i), " outside the calls");
       }
+      if (two_phase) {
+        // GLOBAL accumulates the views' entries in their arrival order, Flink in its bundle
+        // HashMap's order: only sums that do not depend on the order can match.
+        SF_RETURN_NOT_OK(
+            CheckExactMerge(node.calls(distinct.calls(i)), aggregated_type,
+                            "A two-phase SUM/AVG DISTINCT of a non-integer is not native:"
+                            " Flink's merge order decides its result"));
+      }
       d.calls.push_back(distinct.calls(i));
       d.filters.push_back(distinct.filter_args(i));
+      agg->distinct_of_call_[static_cast<size_t>(distinct.calls(i))] =
+          static_cast<int32_t>(agg->distincts_.size());
     }
-    // The distinct map's placeholder in the acc row (a state-backed view keeps nothing there).
+    // The distinct map's field in the acc row: LOCAL's view (RAW bytes); a state-backed view
+    // keeps nothing there.
     agg->acc_type_.push_back(
         type::Field{"distinct" + std::to_string(agg->distincts_.size()),
                     type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
     agg->distincts_.push_back(std::move(d));
   }
+  if (node.mode() == plan::GroupAggregateNode::GLOBAL) {
+    const auto first_view = static_cast<int32_t>(agg->grouping_.size() + agg->acc_type_.size() -
+                                                 agg->distincts_.size());
+    for (size_t d = 0; d < agg->distincts_.size(); ++d) {
+      agg->distincts_[d].view_field = first_view + static_cast<int32_t>(d);
+    }
+  }
+  agg->aggregated_type_ = aggregated_type;
   agg->gates_.resize(static_cast<size_t>(node.calls_size()));
   agg->mode_ = node.mode();
   if (agg->mode_ == plan::GroupAggregateNode::LOCAL) {
@@ -134,36 +160,93 @@ Status GroupAggregate::PrepareDistinctLookups() {
   lookup_maps_.clear();
   lookup_values_.Clear();
   if (distincts_.empty()) return Status::OK();
-  const auto n = static_cast<size_t>(input_->num_rows());
+  lookup_values_.offsets.push_back(0);
   distinct_images_.resize(distincts_.size());
   lookup_of_row_.resize(distincts_.size());
-  lookup_values_.offsets.push_back(0);
+  if (mode_ == plan::GroupAggregateNode::GLOBAL) return PrepareMergedLookups();
+  for (size_t d = 0; d < distincts_.size(); ++d) {
+    SF_RETURN_NOT_OK(
+        state::EncodeKeys(input_type_, *input_, {distincts_[d].arg}, &distinct_images_[d]));
+    AddLookups(d, key_of_row_);
+  }
+  return Status::OK();
+}
+
+void GroupAggregate::AddLookups(size_t d, const std::vector<int32_t>& key_of) {
   struct PairHash {
     size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
       return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
     }
   };
-  for (size_t d = 0; d < distincts_.size(); ++d) {
-    batch::BinaryRowBuffer& images = distinct_images_[d];
-    SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {distincts_[d].arg}, &images));
-    std::unordered_map<std::pair<int32_t, std::string_view>, int32_t, PairHash> lookups;
-    lookups.reserve(n);
-    std::vector<int32_t>& of_row = lookup_of_row_[d];
-    of_row.resize(n);
-    for (size_t r = 0; r < n; ++r) {
-      const int32_t begin = images.offsets[r];
-      const std::string_view image(reinterpret_cast<const char*>(images.bytes.data()) + begin,
-                                   static_cast<size_t>(images.offsets[r + 1] - begin));
-      auto [it, inserted] =
-          lookups.try_emplace({key_of_row_[r], image}, static_cast<int32_t>(lookup_keys_.size()));
-      if (inserted) {
-        lookup_keys_.push_back(key_of_row_[r]);
-        lookup_maps_.push_back(static_cast<int32_t>(d));
-        lookup_values_.bytes.insert(lookup_values_.bytes.end(), image.begin(), image.end());
-        lookup_values_.offsets.push_back(static_cast<int32_t>(lookup_values_.bytes.size()));
-      }
-      of_row[r] = it->second;
+  const batch::BinaryRowBuffer& images = distinct_images_[d];
+  const size_t n = key_of.size();
+  std::unordered_map<std::pair<int32_t, std::string_view>, int32_t, PairHash> lookups;
+  lookups.reserve(n);
+  std::vector<int32_t>& of_row = lookup_of_row_[d];
+  of_row.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    const int32_t begin = images.offsets[r];
+    const std::string_view image(reinterpret_cast<const char*>(images.bytes.data()) + begin,
+                                 static_cast<size_t>(images.offsets[r + 1] - begin));
+    auto [it, inserted] =
+        lookups.try_emplace({key_of[r], image}, static_cast<int32_t>(lookup_keys_.size()));
+    if (inserted) {
+      lookup_keys_.push_back(key_of[r]);
+      lookup_maps_.push_back(static_cast<int32_t>(d));
+      lookup_values_.bytes.insert(lookup_values_.bytes.end(), image.begin(), image.end());
+      lookup_values_.offsets.push_back(static_cast<int32_t>(lookup_values_.bytes.size()));
     }
+    of_row[r] = it->second;
+  }
+}
+
+Status GroupAggregate::PrepareMergedLookups() {
+  merged_.resize(distincts_.size());
+  const int64_t num_rows = input_->num_rows();
+  for (size_t d = 0; d < distincts_.size(); ++d) {
+    const Distinct& distinct = distincts_[d];
+    MergedEntries& entries = merged_[d];
+    entries.key.clear();
+    entries.masks.clear();
+    batch::BinaryRowBuffer raw;
+    const auto& views =
+        static_cast<const arrow::BinaryArray&>(*input_->column(distinct.view_field));
+    for (int64_t r = 0; r < num_rows; ++r) {
+      if (views.IsNull(r)) continue;  // LOCAL always sends a view; none merges nothing
+      const std::string_view view = views.GetView(r);
+      SF_RETURN_NOT_OK(DecodeDistinctView(distinct.key_type,
+                                          reinterpret_cast<const uint8_t*>(view.data()),
+                                          static_cast<int64_t>(view.size()), &raw, &entries.masks));
+      entries.key.resize(entries.masks.size(), key_of_row_[static_cast<size_t>(r)]);
+    }
+    const auto n = static_cast<int32_t>(entries.masks.size());
+    if (raw.offsets.empty()) raw.offsets.push_back(0);
+    // The values as a column, then as the canonical images the lookups and the JVM read.
+    type::LogicalType key_type = distinct.key_type;
+    key_type.nullable = true;  // a view may hold the NULL key
+    const type::RowType value_type{type::Field{"value", key_type}};
+    SF_ASSIGN_OR_RAISE(auto values, batch::DecodeBinaryRows(value_type, raw.bytes.data(),
+                                                            raw.offsets.data(), n, pool_.get()));
+    SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, &distinct_images_[d]));
+    AddLookups(d, entries.key);
+    // Rows of the aggregated type whose argument column holds the values: the inner calls
+    // accumulate them (other columns are NULL and unread: a gate replaces the filter).
+    arrow::ArrayVector columns;
+    for (size_t f = 0; f < aggregated_type_.size(); ++f) {
+      if (static_cast<int32_t>(f) == distinct.arg) {
+        columns.push_back(values->column(0));
+        continue;
+      }
+      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(aggregated_type_[f].type),
+                                                            n, pool_.get()));
+      columns.push_back(std::move(nulls));
+    }
+    SF_ASSIGN_OR_RAISE(auto kinds,
+                       arrow::MakeArrayFromScalar(arrow::Int8Scalar(kInsert), n, pool_.get()));
+    columns.push_back(std::move(kinds));
+    entries.rows =
+        arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type_), n, std::move(columns));
+    entries.op.assign(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate));
   }
   return Status::OK();
 }
@@ -174,39 +257,54 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
   updated_lookups_.clear();
   updated_values_.clear();
   if (distincts_.empty()) return Status::OK();
-  if (distinct_values == nullptr || distinct_present == nullptr) {
+  const size_t lookups = lookup_keys_.size();
+  // LOCAL's maps start empty with each bundle; the other modes read Flink's state.
+  const bool from_state = mode_ != plan::GroupAggregateNode::LOCAL;
+  if (from_state && lookups > 0 && (distinct_values == nullptr || distinct_present == nullptr)) {
     return InternalError("DISTINCT aggregation without its map values");
   }
-  const size_t lookups = lookup_keys_.size();
-  std::vector<int64_t> values(lookups);
+  std::vector<int64_t>& values = lookup_results_;
+  values.assign(lookups, 0);
   std::vector<uint8_t> changed(lookups, 0);
-  for (size_t p = 0; p < lookups; ++p) values[p] = distinct_present[p] ? distinct_values[p] : 0;
-  const auto n = op.size();
+  for (size_t p = 0; p < lookups && from_state; ++p) {
+    values[p] = distinct_present[p] ? distinct_values[p] : 0;
+  }
+  const bool merging = mode_ == plan::GroupAggregateNode::GLOBAL;
   for (size_t d = 0; d < distincts_.size(); ++d) {
     const Distinct& distinct = distincts_[d];
+    // The calls that see each entry: a row's calls whose FILTER passes, or a LOCAL view's mask
+    // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits).
+    const size_t n = merging ? merged_[d].masks.size() : op.size();
     std::vector<const arrow::ArrayData*> filters;
     for (size_t i = 0; i < distinct.calls.size(); ++i) {
       const int32_t f = distinct.filters[i];
-      filters.push_back(f < 0 ? nullptr : input_->column_data(f).get());
+      filters.push_back(f < 0 || merging ? nullptr : input_->column_data(f).get());
       gates_[static_cast<size_t>(distinct.calls[i])].assign(n, 0);
     }
     for (size_t r = 0; r < n; ++r) {
-      if (op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
-      if (op[r] == static_cast<int8_t>(RowOp::kRetract)) {
-        return InternalError("A retraction reached a DISTINCT aggregation of append-only input");
+      uint64_t bits = 0;
+      if (merging) {
+        bits = static_cast<uint64_t>(merged_[d].masks[r]);
+      } else {
+        if (op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
+        if (op[r] == static_cast<int8_t>(RowOp::kRetract)) {
+          return InternalError("A retraction reached a DISTINCT aggregation of append-only input");
+        }
+        for (size_t i = 0; i < distinct.calls.size(); ++i) {
+          if (FilterPasses(filters[i], static_cast<int64_t>(r))) bits |= uint64_t{1} << i;
+        }
       }
       const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
       for (size_t i = 0; i < distinct.calls.size(); ++i) {
-        if (!FilterPasses(filters[i], static_cast<int64_t>(r))) continue;
         const uint64_t bit = uint64_t{1} << i;
-        if ((static_cast<uint64_t>(values[p]) & bit) != 0) continue;
+        if ((bits & bit) == 0 || (static_cast<uint64_t>(values[p]) & bit) != 0) continue;
         values[p] = static_cast<int64_t>(static_cast<uint64_t>(values[p]) | bit);
         changed[p] = 1;
         gates_[static_cast<size_t>(distinct.calls[i])][r] = 1;
       }
     }
   }
-  for (size_t p = 0; p < lookups; ++p) {
+  for (size_t p = 0; p < lookups && from_state; ++p) {
     if (!changed[p]) continue;
     updated_lookups_.push_back(static_cast<int32_t>(p));
     updated_values_.push_back(values[p]);
@@ -359,6 +457,22 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
   std::vector<uint8_t> ignored(keys, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_keys, state, acc_row, acc_offset_[i]));
+    uint8_t* changes = hidden_[i] ? ignored.data() : changed.data();
+    const int32_t d = distinct_of_call_[i];
+    if (mode_ == Mode::GLOBAL && d >= 0) {
+      // A DISTINCT call does not merge LOCAL's accumulator: it accumulates the view entries
+      // whose bit is newly set in the state's map.
+      MergedEntries& entries = merged_[static_cast<size_t>(d)];
+      BundlePlan plan{entries.key.data(),
+                      entries.op.data(),
+                      fresh.data(),
+                      static_cast<int64_t>(entries.key.size()),
+                      -1,
+                      acc_offset_[i],
+                      gates_[i].data()};
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*entries.rows, plan, changes));
+      continue;
+    }
     BundlePlan plan{key_of_row_.data(),
                     op.data(),
                     fresh.data(),
@@ -366,8 +480,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
                     merge_offset,
                     acc_offset_[i],
                     gates_[i].empty() ? nullptr : gates_[i].data()};
-    SF_RETURN_NOT_OK(
-        kernels_[i]->RunBundle(*input_, plan, hidden_[i] ? ignored.data() : changed.data()));
+    SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*input_, plan, changes));
   }
 
   acc_actions_.assign(keys, static_cast<int8_t>(AccAction::kKeep));
@@ -410,11 +523,48 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
       SF_ASSIGN_OR_RAISE(auto column, Gather(*acc, value_keys, pool_.get()));
       values.push_back(std::move(column));
     }
+    for (size_t d = 0; d < distincts_.size(); ++d) {
+      SF_ASSIGN_OR_RAISE(auto views, EncodeViews(d, value_keys));
+      values.push_back(std::move(views));
+    }
     new_accs_.Clear();
     return EncodeRows(std::move(values), out_kinds);
   }
   SF_RETURN_NOT_OK(EncodeOutput(value_keys, after, out_kinds));
   return EncodeAccs();
+}
+
+Result<std::shared_ptr<arrow::Array>> GroupAggregate::EncodeViews(
+    size_t d, const std::vector<int32_t>& keys) {
+  // Each key's entries: the lookups of map d whose bundle value has a bit set (a row whose
+  // filters all failed puts nothing), in first-appearance order.
+  std::vector<std::vector<int32_t>> entries_of(static_cast<size_t>(keys_.num_rows()));
+  for (size_t p = 0; p < lookup_keys_.size(); ++p) {
+    if (lookup_maps_[p] != static_cast<int32_t>(d) || lookup_results_[p] == 0) continue;
+    entries_of[static_cast<size_t>(lookup_keys_[p])].push_back(static_cast<int32_t>(p));
+  }
+  arrow::BinaryBuilder builder(pool_.get());
+  std::vector<uint8_t> bytes;
+  std::vector<const uint8_t*> images;
+  std::vector<int32_t> sizes;
+  std::vector<int64_t> masks;
+  for (const int32_t k : keys) {
+    images.clear();
+    sizes.clear();
+    masks.clear();
+    for (const int32_t p : entries_of[static_cast<size_t>(k)]) {
+      const int32_t begin = lookup_values_.offsets[static_cast<size_t>(p)];
+      images.push_back(lookup_values_.bytes.data() + begin);
+      sizes.push_back(lookup_values_.offsets[static_cast<size_t>(p) + 1] - begin);
+      masks.push_back(lookup_results_[static_cast<size_t>(p)]);
+    }
+    bytes.clear();
+    SF_RETURN_NOT_OK(EncodeDistinctView(distincts_[d].key_type, images, sizes, masks, &bytes));
+    SF_RETURN_NOT_OK(builder.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
+  }
+  std::shared_ptr<arrow::Array> out;
+  SF_RETURN_NOT_OK(builder.Finish(&out));
+  return out;
 }
 
 Status GroupAggregate::EmitChangelog(const std::vector<int8_t>& first,

@@ -29,6 +29,13 @@
 // from the value before the bundle to the value after it (leading retractions of a key without
 // state are dropped, the counter is read at the end), and keys are emitted in the order Flink's
 // bundle HashMap iterates them (BundleOrder).
+//
+// DISTINCT aggregates (append-only input, bitmask maps): one phase reads and updates Flink's
+// state-backed maps through lookups (Prepare lists the (key, value) entries a batch touches, the
+// JVM reads them, Process returns the changed ones). Two-phase, LOCAL builds each key's map of
+// the bundle and emits it in the accumulator row as Flink's RAW MapView bytes (distinct_view.h);
+// GLOBAL reads those views, looks their entries up in state and merges them as
+// DistinctAggCodeGen.merge does: a call accumulates the entry's value once its bit is newly set.
 
 #include <cstdint>
 #include <memory>
@@ -100,6 +107,13 @@ class GroupAggregate {
   Status ProcessBundle(const arrow::RecordBatch* state, const std::vector<int32_t>& acc_row,
                        const int64_t* distinct_values, const uint8_t* distinct_present);
   Status PrepareDistinctLookups();
+  // GLOBAL: the entries of the LOCAL rows' views, and their lookups.
+  Status PrepareMergedLookups();
+  // Adds the lookups of distinct `d` for entries whose keys are `key_of` and whose value images
+  // are distinct_images_[d]; entry e's lookup is lookup_of_row_[d][e].
+  void AddLookups(size_t d, const std::vector<int32_t>& key_of);
+  // LOCAL: the views of map `d` of keys `keys`, one binary column.
+  Result<std::shared_ptr<arrow::Array>> EncodeViews(size_t d, const std::vector<int32_t>& keys);
   // Output rows: grouping fields from input rows source_rows_, values from the kernels at
   // value_index (before or after), RowKinds `kinds`.
   Status EncodeOutput(const std::vector<int32_t>& value_index, const std::vector<int8_t>& after,
@@ -138,9 +152,23 @@ class GroupAggregate {
     int32_t arg = 0;
     std::vector<int32_t> calls;
     std::vector<int32_t> filters;
+    type::LogicalType key_type;  // the argument's type
+    int32_t view_field = -1;     // GLOBAL: the input column holding the LOCAL view
   };
   std::vector<Distinct> distincts_;
+  std::vector<int32_t> distinct_of_call_;    // per call: its distinct map, -1 if none
   std::vector<std::vector<uint8_t>> gates_;  // per call: its DISTINCT gate, empty if none
+  type::RowType aggregated_type_;            // the rows the calls read (GLOBAL: LOCAL's input)
+
+  // GLOBAL, per distinct map: the entries of the batch's views, in input order.
+  struct MergedEntries {
+    std::vector<int32_t> key;                  // the group key of each entry
+    std::vector<int64_t> masks;                // the entry's bitmask
+    std::vector<int8_t> op;                    // all RowOp::kAccumulate
+    std::shared_ptr<arrow::RecordBatch> rows;  // aggregated_type_ rows: the value as argument
+  };
+  std::vector<MergedEntries> merged_;
+  std::vector<int64_t> lookup_results_;  // after the gates: each lookup's map value
 
   // The prepared batch.
   std::shared_ptr<arrow::RecordBatch> input_;

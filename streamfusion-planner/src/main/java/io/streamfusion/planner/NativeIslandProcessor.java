@@ -167,6 +167,11 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         }
 
         private ExecNode<?> tryConvert(ExecNode<?> node) throws UnsupportedNativeException {
+            String kind = node.getClass().getSimpleName().replace("StreamExec", "");
+            if (config.get(StreamFusionOptions.EXCLUDED_OPERATORS).contains(kind)) {
+                throw new UnsupportedNativeException(
+                        kind + " is excluded by streamfusion.operators.excluded");
+            }
             if (node instanceof StreamExecCalc) {
                 return convertCalc((StreamExecCalc) node);
             }

@@ -311,6 +311,80 @@ class GroupAggregateParityTest {
                         + "FROM " + BIG + " GROUP BY id % 3");
     }
 
+    private static final String TWO_PHASE_DISTINCT =
+            "SELECT b, COUNT(DISTINCT i8), COUNT(DISTINCT i8) FILTER (WHERE i32 > 0), "
+                    + "COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE f64 < 1), "
+                    + "SUM(DISTINCT i64), AVG(DISTINCT i16), COUNT(*), MAX(i32) "
+                    + "FROM " + BIG + " GROUP BY b";
+
+    private static final String TWO_PHASE_DISTINCT_TYPES =
+            "SELECT id % 3, COUNT(DISTINCT d10) FILTER (WHERE b), COUNT(DISTINCT dt), "
+                    + "COUNT(DISTINCT b), COUNT(DISTINCT f32), COUNT(DISTINCT ts), "
+                    + "MIN(DISTINCT i32) FROM " + BIG + " GROUP BY id % 3";
+
+    /**
+     * Two-phase DISTINCT (mini-batch, Local/Global): LocalGroupAggregate sends each key's map of
+     * the bundle as Flink's RAW MapView bytes; GlobalGroupAggregate merges their entries into its
+     * state-backed maps. Keys of every view type: integers, strings short and long, NULL, BOOLEAN,
+     * FLOAT, DATE, DECIMAL, TIMESTAMP.
+     */
+    @Test
+    void twoPhaseDistinctAggregatesMatch() {
+        ParityHarness harness = miniBatch("TWO_PHASE");
+        assertBigParity(harness, TWO_PHASE_DISTINCT);
+        assertBigParity(harness, TWO_PHASE_DISTINCT_TYPES);
+        StreamTableEnvironment nat = harness.nativeEnv();
+        registerBig(nat);
+        ParityHarness.run(nat, TWO_PHASE_DISTINCT);
+        assertThat(StreamFusion.planner(nat).lastReport().decisions())
+                .anyMatch(d -> d.isNative && d.operator.startsWith("LocalGroupAggregate("))
+                .anyMatch(d -> d.isNative && d.operator.startsWith("GlobalGroupAggregate("));
+    }
+
+    /**
+     * The views are Flink's bytes: a native LocalGroupAggregate feeds Flink's GlobalGroupAggregate
+     * and Flink's LocalGroupAggregate feeds a native GlobalGroupAggregate, with stock results.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"GlobalGroupAggregate", "LocalGroupAggregate"})
+    void twoPhaseDistinctViewsAreFlinksBytes(String excluded) {
+        ParityHarness stock = miniBatch("TWO_PHASE");
+        ParityHarness mixed =
+                miniBatch(
+                        "TWO_PHASE",
+                        Map.of(
+                                "streamfusion.fallback", "allow",
+                                "streamfusion.operators.excluded", excluded));
+        for (String sql : List.of(TWO_PHASE_DISTINCT, TWO_PHASE_DISTINCT_TYPES)) {
+            ParityHarness.Result expected = runBig(stock.stock(), sql);
+            StreamTableEnvironment nat = mixed.nativeEnv();
+            ParityHarness.Result actual = runBig(nat, sql);
+            String kept =
+                    excluded.startsWith("Global") ? "LocalGroupAggregate(" : "GlobalGroupAggregate(";
+            assertThat(StreamFusion.planner(nat).lastReport().decisions())
+                    .anyMatch(d -> d.isNative && d.operator.startsWith(kept))
+                    .anyMatch(
+                            d ->
+                                    !d.isNative
+                                            && d.operator.startsWith(excluded + "(")
+                                            && d.reason.contains(
+                                                    "streamfusion.operators.excluded"));
+            assertThat(actual.rows).as(sql).containsExactlyElementsOf(expected.rows);
+        }
+    }
+
+    /** A two-phase SUM DISTINCT of DOUBLE depends on Flink's merge order: refused, named. */
+    @Test
+    void twoPhaseFloatingDistinctSumIsRefused() {
+        StreamTableEnvironment nat = miniBatch("TWO_PHASE").nativeEnv();
+        registerBig(nat);
+        assertThatThrownBy(
+                        () ->
+                                ParityHarness.run(
+                                        nat, "SELECT b, SUM(DISTINCT f64) FROM big GROUP BY b"))
+                .hasStackTraceContaining("two-phase SUM/AVG DISTINCT of a non-integer");
+    }
+
     /** MIN/MAX of strings: UTF-8 byte order (multi-byte, empty, NULL), one and two phases. */
     @ParameterizedTest
     @ValueSource(strings = {"none", "ONE_PHASE", "TWO_PHASE"})

@@ -41,7 +41,10 @@ class GroupAggregateStateTest {
                     + "FROM (SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v FROM src) "
                     + "GROUP BY k";
 
-    /** DISTINCT maps in Flink's MapState (one-phase only: two-phase DISTINCT is not native). */
+    /**
+     * DISTINCT maps in Flink's MapState; with two-phase mini-batch the Local aggregation sends
+     * each bundle's maps as RAW views to the Global one, which merges them into that state.
+     */
     private static final String DISTINCT_QUERY =
             "SELECT k, COUNT(DISTINCT v % 997), COUNT(DISTINCT v % 31) FILTER (WHERE v % 2 = 0), "
                     + "SUM(v) FROM (SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v FROM src) "
@@ -105,7 +108,9 @@ class GroupAggregateStateTest {
         "hashmap, true, false",
         "rocksdb, true, false",
         "hashmap, false, true",
-        "rocksdb, false, true"
+        "rocksdb, false, true",
+        "hashmap, true, true",
+        "rocksdb, true, true"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, boolean miniBatch, boolean distinct, @TempDir Path dir)

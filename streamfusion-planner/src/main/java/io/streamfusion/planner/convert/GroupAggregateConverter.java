@@ -182,10 +182,6 @@ public final class GroupAggregateConverter {
                         true);
         String name = node.getClass().getSimpleName().replace("StreamExec", "");
         for (DistinctInfo distinct : infos.distinctInfos()) {
-            if (!stateBackedDataViews) {
-                throw new UnsupportedNativeException(
-                        name + " with DISTINCT aggregates (two-phase) is not native yet");
-            }
             if (distinct.consumeRetraction()) {
                 throw new UnsupportedNativeException(
                         name + " with DISTINCT aggregates over retracting input is not native yet");
@@ -194,7 +190,8 @@ public final class GroupAggregateConverter {
                 throw new UnsupportedNativeException(
                         name + " with DISTINCT over several arguments is not native yet");
             }
-            if (distinct.dataViewSpec().isEmpty()) {
+            // LocalGroupAggregate keeps its maps on the heap and sends them on as RAW views.
+            if (stateBackedDataViews && distinct.dataViewSpec().isEmpty()) {
                 throw new UnsupportedNativeException(name + ": DISTINCT map without a state view");
             }
         }
@@ -231,14 +228,17 @@ public final class GroupAggregateConverter {
                 proto.addFilterArgs((Integer) distinct.filterArgs().apply(i));
             }
             agg.addDistincts(proto);
-            MapViewSpec spec = distinct.dataViewSpec().get();
-            distincts.add(
-                    new DistinctState(
-                            spec.getStateId(),
-                            spec.getKeyDataType(),
-                            spec.getValueDataType(),
-                            spec.containsNullKey()));
-            // The acc row's placeholder for the map (RAW), kept for Flink's serializer.
+            if (distinct.dataViewSpec().isDefined()) {
+                MapViewSpec spec = distinct.dataViewSpec().get();
+                distincts.add(
+                        new DistinctState(
+                                spec.getStateId(),
+                                spec.getKeyDataType(),
+                                spec.getValueDataType(),
+                                spec.containsNullKey()));
+            }
+            // The acc row's field for the map (RAW): a placeholder for a state-backed map,
+            // LOCAL's heap view otherwise.
             accTypes.add(distinct.accType().getLogicalType());
         }
 

@@ -3,11 +3,14 @@ package io.streamfusion.planner.convert;
 import io.streamfusion.plan.DataType;
 import io.streamfusion.plan.Field;
 
+import org.apache.flink.table.api.dataview.MapView;
+import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.CharType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RawType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -84,10 +87,26 @@ public final class TypeConverter {
                 return b.setKind(DataType.Kind.INTERVAL_YEAR_MONTH).build();
             case INTERVAL_DAY_TIME:
                 return b.setKind(DataType.Kind.INTERVAL_DAY_TIME).build();
+            case RAW:
+                if (isHeapMapView((RawType<?>) type)) {
+                    // A two-phase DISTINCT map between Local and Global GroupAggregate: opaque
+                    // serialized bytes, which a BinaryRowData holds like a VARBINARY's.
+                    return b.setKind(DataType.Kind.VARBINARY)
+                            .setLength(VarBinaryType.MAX_LENGTH)
+                            .build();
+                }
+                throw new UnsupportedNativeException(
+                        "type " + type.asSummaryString() + " is not supported natively");
             default:
                 throw new UnsupportedNativeException(
                         "type " + type.asSummaryString() + " is not supported natively");
         }
+    }
+
+    /** A MapView carried by value (ExternalSerializer), as LocalGroupAggregate emits one. */
+    private static boolean isHeapMapView(RawType<?> type) {
+        return type.getOriginatingClass() == MapView.class
+                && type.getTypeSerializer() instanceof ExternalSerializer;
     }
 
     public static io.streamfusion.plan.RowType toProto(RowType rowType)

@@ -34,6 +34,17 @@ public final class StreamFusionOptions {
                                     + "supported (the reason is shown by EXPLAIN); 'forbid' fails "
                                     + "the query instead.");
 
+    public static final ConfigOption<List<String>> EXCLUDED_OPERATORS =
+            ConfigOptions.key("streamfusion.operators.excluded")
+                    .stringType()
+                    .asList()
+                    .defaultValues()
+                    .withDescription(
+                            "Operators kept on Flink although they could run natively, by ExecNode"
+                                    + " kind (e.g. 'GlobalGroupAggregate', 'Calc'): isolates a"
+                                    + " difference or a slowdown to one operator. EXPLAIN shows"
+                                    + " the exclusion as their fallback reason.");
+
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamfusion.batch.size")
                     .intType()
@@ -68,7 +79,13 @@ public final class StreamFusionOptions {
 
     public static final List<ConfigOption<?>> ALL =
             List.of(
-                    ENABLED, FALLBACK, BATCH_SIZE, BATCH_MAX_DELAY, WINDOW_BUFFER_ROWS, MEMORY_BUDGET);
+                    ENABLED,
+                    FALLBACK,
+                    EXCLUDED_OPERATORS,
+                    BATCH_SIZE,
+                    BATCH_MAX_DELAY,
+                    WINDOW_BUFFER_ROWS,
+                    MEMORY_BUDGET);
 
     private StreamFusionOptions() {}
 }

@@ -1,0 +1,220 @@
+#include "streamfusion/operators/aggregate/distinct_view.h"
+
+#include <cstring>
+
+namespace streamfusion::operators {
+
+namespace {
+
+using type::TypeKind;
+
+bool IsVarLen(const type::LogicalType& type) {
+  return type.kind == TypeKind::kChar || type.kind == TypeKind::kVarChar ||
+         type.kind == TypeKind::kBinary || type.kind == TypeKind::kVarBinary;
+}
+
+// BinaryArrayData.calculateFixLengthPartSize
+int32_t ElementWidth(const type::LogicalType& type) {
+  switch (type.kind) {
+    case TypeKind::kBoolean:
+    case TypeKind::kTinyInt: return 1;
+    case TypeKind::kSmallInt: return 2;
+    case TypeKind::kInt:
+    case TypeKind::kDate:
+    case TypeKind::kTime:
+    case TypeKind::kFloat:
+    case TypeKind::kIntervalYearMonth: return 4;
+    default: return 8;
+  }
+}
+
+int64_t RoundToWord(int64_t n) {
+  return (n + 7) & ~int64_t{7};
+}
+
+// BinaryArrayData.calculateHeaderInBytes
+int64_t ArrayHeader(int64_t n) {
+  return 4 + ((n + 31) / 32) * 4;
+}
+
+template <typename T>
+T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));  // little-endian, as Flink's MemorySegment on this platform
+  return v;
+}
+
+template <typename T>
+void Store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+constexpr int32_t kImageHeader = 8;  // a one-field row: header and null bits
+constexpr int32_t kImageFixed = 16;  // ... and its slot
+
+// One BinaryArrayData of `n` elements of width `width`, built in place.
+class ArrayWriter {
+ public:
+  ArrayWriter(int64_t n, int32_t width)
+      : width_(width), header_(ArrayHeader(n)), bytes_(RoundToWord(header_ + width * n), 0) {
+    Store<int32_t>(bytes_.data(), static_cast<int32_t>(n));
+  }
+  void SetNull(int64_t i) { bytes_[4 + (i >> 3)] |= static_cast<uint8_t>(1 << (i & 7)); }
+  uint8_t* Element(int64_t i) { return bytes_.data() + header_ + width_ * i; }
+  // A string or binary longer than 7 bytes: its bytes in the variable part.
+  void SetVarLen(int64_t i, const uint8_t* data, int64_t len) {
+    const auto offset = static_cast<int64_t>(bytes_.size());
+    bytes_.insert(bytes_.end(), data, data + len);
+    bytes_.resize(static_cast<size_t>(RoundToWord(static_cast<int64_t>(bytes_.size()))), 0);
+    Store<int64_t>(Element(i), (offset << 32) | len);
+  }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  int32_t width_;
+  int64_t header_;
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace
+
+bool IsDistinctViewKeyType(const type::LogicalType& type) {
+  switch (type.kind) {
+    case TypeKind::kBoolean:
+    case TypeKind::kTinyInt:
+    case TypeKind::kSmallInt:
+    case TypeKind::kInt:
+    case TypeKind::kBigInt:
+    case TypeKind::kFloat:
+    case TypeKind::kDouble:
+    case TypeKind::kDate:
+    case TypeKind::kTime:
+    case TypeKind::kIntervalYearMonth:
+    case TypeKind::kIntervalDayTime:
+    case TypeKind::kChar:
+    case TypeKind::kVarChar:
+    case TypeKind::kBinary:
+    case TypeKind::kVarBinary: return true;
+    case TypeKind::kDecimal: return type.precision <= 18;
+    case TypeKind::kTimestamp:
+    case TypeKind::kTimestampLtz: return type.precision <= 3;
+    default: return false;
+  }
+}
+
+Status EncodeDistinctView(const type::LogicalType& key_type,
+                          const std::vector<const uint8_t*>& key_images,
+                          const std::vector<int32_t>& key_sizes, const std::vector<int64_t>& masks,
+                          std::vector<uint8_t>* out) {
+  if (!IsDistinctViewKeyType(key_type)) {
+    return Unsupported("A DISTINCT view key of this type is not native");
+  }
+  const auto n = static_cast<int64_t>(masks.size());
+  const int32_t width = ElementWidth(key_type);
+  ArrayWriter keys(n, width);
+  ArrayWriter values(n, 8);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t* image = key_images[static_cast<size_t>(i)];
+    if (key_sizes[static_cast<size_t>(i)] < kImageFixed) {
+      return InternalError("A DISTINCT key image is shorter than one field");
+    }
+    Store<int64_t>(values.Element(i), masks[static_cast<size_t>(i)]);
+    if ((image[1] & 1) != 0) {
+      keys.SetNull(i);
+      continue;
+    }
+    const uint8_t* slot = image + kImageHeader;
+    if (IsVarLen(key_type) && (slot[7] & 0x80) == 0) {
+      const auto word = Load<int64_t>(slot);
+      const int64_t offset = word >> 32;
+      const int64_t len = word & 0xFFFFFFFF;
+      if (offset + len > key_sizes[static_cast<size_t>(i)]) {
+        return InternalError("A DISTINCT key image's string lies outside it");
+      }
+      keys.SetVarLen(i, image + offset, len);
+    } else {
+      // Fixed-width values, and strings of up to 7 bytes inline, are the slot's first bytes.
+      std::memcpy(keys.Element(i), slot, static_cast<size_t>(width));
+    }
+  }
+  const auto key_size = static_cast<int64_t>(keys.bytes().size());
+  const int64_t map_size = 4 + key_size + static_cast<int64_t>(values.bytes().size());
+  const int64_t row_size = kImageFixed + RoundToWord(map_size);
+  if (row_size > INT32_MAX) return UserError("A DISTINCT view exceeds 2 GiB");
+  const size_t start = out->size();
+  out->resize(start + 4 + static_cast<size_t>(row_size), 0);
+  uint8_t* p = out->data() + start;
+  const auto be = static_cast<uint32_t>(row_size);
+  p[0] = static_cast<uint8_t>(be >> 24);
+  p[1] = static_cast<uint8_t>(be >> 16);
+  p[2] = static_cast<uint8_t>(be >> 8);
+  p[3] = static_cast<uint8_t>(be);
+  uint8_t* row = p + 4;
+  Store<int64_t>(row + kImageHeader, (int64_t{kImageFixed} << 32) | map_size);
+  uint8_t* map = row + kImageFixed;
+  Store<int32_t>(map, static_cast<int32_t>(key_size));
+  std::memcpy(map + 4, keys.bytes().data(), keys.bytes().size());
+  std::memcpy(map + 4 + key_size, values.bytes().data(), values.bytes().size());
+  return Status::OK();
+}
+
+Status DecodeDistinctView(const type::LogicalType& key_type, const uint8_t* data, int64_t size,
+                          batch::BinaryRowBuffer* keys, std::vector<int64_t>* masks) {
+  if (!IsDistinctViewKeyType(key_type)) {
+    return Unsupported("A DISTINCT view key of this type is not native");
+  }
+  auto malformed = [](const char* what) {
+    return UserError("Malformed DISTINCT view from the local aggregation: ", what);
+  };
+  if (size < 4) return malformed("shorter than its length");
+  const int64_t row_size = (int64_t{data[0]} << 24) | (int64_t{data[1]} << 16) |
+                           (int64_t{data[2]} << 8) | int64_t{data[3]};
+  if (row_size < kImageFixed || 4 + row_size > size) return malformed("row size");
+  const uint8_t* row = data + 4;
+  if ((row[1] & 1) != 0) return malformed("NULL map");
+  const auto slot = Load<int64_t>(row + kImageHeader);
+  const int64_t map_offset = slot >> 32;
+  const int64_t map_size = slot & 0xFFFFFFFF;
+  if (map_offset < kImageFixed || map_offset + map_size > row_size || map_size < 4) {
+    return malformed("map outside the row");
+  }
+  const uint8_t* map = row + map_offset;
+  const int64_t key_size = Load<int32_t>(map);
+  if (key_size < 4 || 4 + key_size + 4 > map_size) return malformed("key array size");
+  const uint8_t* key_array = map + 4;
+  const uint8_t* value_array = key_array + key_size;
+  const int64_t value_size = map_size - 4 - key_size;
+  const int64_t n = Load<int32_t>(key_array);
+  const int32_t width = ElementWidth(key_type);
+  if (n < 0 || ArrayHeader(n) + width * n > key_size) return malformed("key count");
+  if (Load<int32_t>(value_array) != n || ArrayHeader(n) + 8 * n > value_size) {
+    return malformed("value count");
+  }
+  if (keys->offsets.empty()) keys->offsets.push_back(static_cast<int32_t>(keys->bytes.size()));
+  const int64_t header = ArrayHeader(n);
+  for (int64_t i = 0; i < n; ++i) {
+    if ((value_array[4 + (i >> 3)] >> (i & 7) & 1) != 0) return malformed("NULL bitmask");
+    masks->push_back(Load<int64_t>(value_array + header + 8 * i));
+    const size_t start = keys->bytes.size();
+    keys->bytes.resize(start + kImageFixed, 0);
+    uint8_t* image = keys->bytes.data() + start;
+    const uint8_t* element = key_array + header + width * i;
+    if ((key_array[4 + (i >> 3)] >> (i & 7) & 1) != 0) {
+      image[1] = 1;  // the field's null bit (bit 8 of the header)
+    } else if (IsVarLen(key_type) && (element[7] & 0x80) == 0) {
+      const auto word = Load<int64_t>(element);
+      const int64_t offset = word >> 32;
+      const int64_t len = word & 0xFFFFFFFF;
+      if (offset < header || offset + len > key_size) return malformed("key string");
+      Store<int64_t>(image + kImageHeader, (int64_t{kImageFixed} << 32) | len);
+      keys->bytes.insert(keys->bytes.end(), key_array + offset, key_array + offset + len);
+      keys->bytes.resize(start + static_cast<size_t>(RoundToWord(kImageFixed + len)), 0);
+    } else {
+      std::memcpy(image + kImageHeader, element, static_cast<size_t>(width));
+    }
+    keys->offsets.push_back(static_cast<int32_t>(keys->bytes.size()));
+  }
+  return Status::OK();
+}
+
+}  // namespace streamfusion::operators

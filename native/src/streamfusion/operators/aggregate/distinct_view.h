@@ -1,0 +1,52 @@
+#pragma once
+
+// The heap MapView of a two-phase DISTINCT aggregate, as the LOCAL accumulator row carries it.
+//
+// With mini-batch two-phase aggregation, Flink's LocalGroupAggregate keeps each DISTINCT map
+// (distinct value -> BIGINT bitmask of the calls that saw it) on the heap and emits it inside
+// the accumulator row as a RAW field whose serializer is ExternalSerializer of the view's
+// structured type (DataViewUtils.adjustDataViews). GlobalGroupAggregate iterates its entries and
+// merges them into its state-backed map (DistinctAggCodeGen.merge). The RAW field's bytes, which
+// a BinaryRowData holds in its variable part, are (Flink 2.2.1):
+//   int32 big-endian: size of the row that follows (BinaryRowDataSerializer)
+//   BinaryRowData of the structured type (one field "map"): 8 bytes header and null bits, one
+//     8-byte slot (16 << 32 | map size), the BinaryMapData padded with zeros to 8 bytes
+//   BinaryMapData: int32 (little-endian, as every MemorySegment access) byte size of the key
+//     array, the key array, the value array
+//   BinaryArrayData (BinaryArrayWriter): int32 element count, null bits in 4-byte words
+//     (4 * ((n + 31) / 32) bytes), n elements of the type's width (BOOLEAN/TINYINT 1,
+//     SMALLINT 2, INT/DATE/TIME/FLOAT 4, others 8), that fixed part padded to 8; strings and
+//     binaries as in a row: up to 7 bytes inline (byte 7 = 0x80 | length), else
+//     (offset from the array start << 32 | length) into a variable part padded to 8
+// A NULL key has its null bit set and a zeroed element. The entries' order is the writer's (a
+// Java HashMap's on Flink's side); the merge does not depend on it for the functions that are
+// native here (the converter refuses order-dependent sums).
+
+#include <cstdint>
+#include <vector>
+
+#include "streamfusion/batch/binary_row.h"
+#include "streamfusion/common/status.h"
+#include "streamfusion/type/logical_type.h"
+
+namespace streamfusion::operators {
+
+// Whether a DISTINCT argument of `type` can travel in a view: fixed-width values that a row slot
+// holds directly, strings and binaries (not the non-compact DECIMAL/TIMESTAMP layouts).
+bool IsDistinctViewKeyType(const type::LogicalType& type);
+
+// Appends to `out` the RAW bytes of a view of `count` entries: entry i's key is the single field
+// of the one-field BinaryRowData image keys[i] (as state::EncodeKeys builds it), its value
+// masks[i].
+Status EncodeDistinctView(const type::LogicalType& key_type,
+                          const std::vector<const uint8_t*>& key_images,
+                          const std::vector<int32_t>& key_sizes, const std::vector<int64_t>& masks,
+                          std::vector<uint8_t>* out);
+
+// Reads the RAW bytes of a view: appends each entry's key to `keys` as a one-field BinaryRowData
+// image of `key_type` (decodable with batch::DecodeBinaryRows) and its value to `masks`.
+// Malformed bytes are a UserError naming the cause.
+Status DecodeDistinctView(const type::LogicalType& key_type, const uint8_t* data, int64_t size,
+                          batch::BinaryRowBuffer* keys, std::vector<int64_t>* masks);
+
+}  // namespace streamfusion::operators
