@@ -61,6 +61,15 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
   for (const auto& distinct : node.distincts()) {
     Distinct d;
     d.arg = distinct.arg();
+    d.retracting = distinct.consume_retraction();
+    if (d.retracting && distinct.calls_size() != 1) {
+      return Unsupported(
+          "A DISTINCT map over retracting input shared by several calls (long[] counts) is not "
+          "native yet");
+    }
+    if (d.retracting && two_phase) {
+      return Unsupported("Two-phase DISTINCT over retracting input is not native yet");
+    }
     if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
       return InternalError("DISTINCT argument ", d.arg, " outside the input");
     }
@@ -253,9 +262,8 @@ Status GroupAggregate::PrepareMergedLookups() {
 
 Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
                                             const int64_t* distinct_values,
-                                            const uint8_t* distinct_present) {
-  updated_lookups_.clear();
-  updated_values_.clear();
+                                            const uint8_t* distinct_present,
+                                            const std::vector<int8_t>* zero_after) {
   if (distincts_.empty()) return Status::OK();
   const size_t lookups = lookup_keys_.size();
   // LOCAL's maps start empty with each bundle; the other modes read Flink's state.
@@ -265,15 +273,14 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
   }
   std::vector<int64_t>& values = lookup_results_;
   values.assign(lookups, 0);
-  std::vector<uint8_t> changed(lookups, 0);
+  lookup_dirty_.assign(lookups, 0);
+  maps_cleared_.assign(static_cast<size_t>(keys_.num_rows()), 0);
   for (size_t p = 0; p < lookups && from_state; ++p) {
     values[p] = distinct_present[p] ? distinct_values[p] : 0;
   }
   const bool merging = mode_ == plan::GroupAggregateNode::GLOBAL;
   for (size_t d = 0; d < distincts_.size(); ++d) {
     const Distinct& distinct = distincts_[d];
-    // The calls that see each entry: a row's calls whose FILTER passes, or a LOCAL view's mask
-    // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits).
     const size_t n = merging ? merged_[d].masks.size() : op.size();
     std::vector<const arrow::ArrayData*> filters;
     for (size_t i = 0; i < distinct.calls.size(); ++i) {
@@ -281,35 +288,84 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
       filters.push_back(f < 0 || merging ? nullptr : input_->column_data(f).get());
       gates_[static_cast<size_t>(distinct.calls[i])].assign(n, 0);
     }
-    for (size_t r = 0; r < n; ++r) {
-      uint64_t bits = 0;
-      if (merging) {
-        bits = static_cast<uint64_t>(merged_[d].masks[r]);
-      } else {
-        if (op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
-        if (op[r] == static_cast<int8_t>(RowOp::kRetract)) {
-          return InternalError("A retraction reached a DISTINCT aggregation of append-only input");
-        }
-        for (size_t i = 0; i < distinct.calls.size(); ++i) {
-          if (FilterPasses(filters[i], static_cast<int64_t>(r))) bits |= uint64_t{1} << i;
+    // A group emptied by a retraction clears its maps (GroupAggHelper: function.cleanup()).
+    std::vector<std::vector<int32_t>> of_key;
+    if (zero_after != nullptr) {
+      of_key.resize(static_cast<size_t>(keys_.num_rows()));
+      for (size_t p = 0; p < lookups; ++p) {
+        if (lookup_maps_[p] == static_cast<int32_t>(d)) {
+          of_key[static_cast<size_t>(lookup_keys_[p])].push_back(static_cast<int32_t>(p));
         }
       }
-      const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
-      for (size_t i = 0; i < distinct.calls.size(); ++i) {
-        const uint64_t bit = uint64_t{1} << i;
-        if ((bits & bit) == 0 || (static_cast<uint64_t>(values[p]) & bit) != 0) continue;
-        values[p] = static_cast<int64_t>(static_cast<uint64_t>(values[p]) | bit);
-        changed[p] = 1;
-        gates_[static_cast<size_t>(distinct.calls[i])][r] = 1;
+    }
+    for (size_t r = 0; r < n; ++r) {
+      if (!merging && op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
+      if (distinct.retracting) {
+        // One call, a count per value (LongValueWithRetractionGenerator): the call sees the
+        // value go 0 -> 1 (accumulate) or 1 -> 0 (retract); the entry goes at 0.
+        const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
+        if (FilterPasses(filters[0], static_cast<int64_t>(r))) {
+          const bool retract = op[r] == static_cast<int8_t>(RowOp::kRetract);
+          values[p] = retract ? JavaSub(values[p], 1) : JavaAdd(values[p], 1);
+          if (values[p] == (retract ? 0 : 1)) gates_[static_cast<size_t>(distinct.calls[0])][r] = 1;
+          lookup_dirty_[p] = 1;
+        }
+      } else {
+        // The calls that see each entry: a row's calls whose FILTER passes, or a LOCAL view's
+        // mask (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits).
+        uint64_t bits = 0;
+        if (merging) {
+          bits = static_cast<uint64_t>(merged_[d].masks[r]);
+        } else {
+          if (op[r] == static_cast<int8_t>(RowOp::kRetract)) {
+            return InternalError(
+                "A retraction reached a DISTINCT aggregation of append-only input");
+          }
+          for (size_t i = 0; i < distinct.calls.size(); ++i) {
+            if (FilterPasses(filters[i], static_cast<int64_t>(r))) bits |= uint64_t{1} << i;
+          }
+        }
+        const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
+        for (size_t i = 0; i < distinct.calls.size(); ++i) {
+          const uint64_t bit = uint64_t{1} << i;
+          if ((bits & bit) == 0 || (static_cast<uint64_t>(values[p]) & bit) != 0) continue;
+          values[p] = static_cast<int64_t>(static_cast<uint64_t>(values[p]) | bit);
+          lookup_dirty_[p] = 1;
+          gates_[static_cast<size_t>(distinct.calls[i])][r] = 1;
+        }
+      }
+      if (zero_after != nullptr && (*zero_after)[r]) {
+        const auto k = static_cast<size_t>(key_of_row_[r]);
+        maps_cleared_[k] = 1;
+        for (const int32_t p : of_key[k]) {
+          values[static_cast<size_t>(p)] = 0;
+          lookup_dirty_[static_cast<size_t>(p)] = 0;
+        }
       }
     }
   }
-  for (size_t p = 0; p < lookups && from_state; ++p) {
-    if (!changed[p]) continue;
-    updated_lookups_.push_back(static_cast<int32_t>(p));
-    updated_values_.push_back(values[p]);
-  }
   return Status::OK();
+}
+
+void GroupAggregate::FinishDistinctWrites() {
+  updated_lookups_.clear();
+  updated_values_.clear();
+  if (distincts_.empty() || mode_ == plan::GroupAggregateNode::LOCAL) return;
+  for (size_t k = 0; k < acc_actions_.size(); ++k) {
+    // A group that ends empty has its maps cleared with its accumulator (MiniBatchGroupAggFunction
+    // and GroupAggHelper call function.cleanup()); the JVM clears before it writes entries.
+    if (acc_actions_[k] == static_cast<int8_t>(AccAction::kClear)) maps_cleared_[k] = 1;
+    if (maps_cleared_[k]) acc_actions_[k] |= kClearDistinctMaps;
+  }
+  for (size_t p = 0; p < lookup_keys_.size(); ++p) {
+    const auto k = static_cast<size_t>(lookup_keys_[p]);
+    if (!lookup_dirty_[p]) continue;
+    if (acc_actions_[k] == (static_cast<int8_t>(AccAction::kClear) | kClearDistinctMaps)) continue;
+    const bool remove =
+        distincts_[static_cast<size_t>(lookup_maps_[p])].retracting && lookup_results_[p] == 0;
+    updated_lookups_.push_back(remove ? ~static_cast<int32_t>(p) : static_cast<int32_t>(p));
+    updated_values_.push_back(lookup_results_[p]);
+  }
 }
 
 Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
@@ -365,7 +421,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
     }
   }
 
-  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present));
+  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present, &zero_after));
   // Flink's equaliser compares the output values only: a hidden record counter changes on every
   // row but must not make an otherwise unchanged value emit.
   std::vector<uint8_t> changed(n, 0);
@@ -388,6 +444,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
       acc_actions_[i] = static_cast<int8_t>(AccAction::kClear);
     }
   }
+  FinishDistinctWrites();
   SF_RETURN_NOT_OK(EncodeAccs());
   input_.reset();
   return Status::OK();
@@ -452,7 +509,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
     count[k] += retract ? -1 : 1;
   }
 
-  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present));
+  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present, nullptr));
   std::vector<uint8_t> changed(keys, 0);
   std::vector<uint8_t> ignored(keys, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
@@ -531,6 +588,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
     return EncodeRows(std::move(values), out_kinds);
   }
   SF_RETURN_NOT_OK(EncodeOutput(value_keys, after, out_kinds));
+  FinishDistinctWrites();
   return EncodeAccs();
 }
 

@@ -60,6 +60,8 @@ enum class AccAction : int8_t {
   kUpdate = 1,  // update with accs() row k
   kClear = 2,   // clear
 };
+// Or'ed into an action: clear the key's DISTINCT maps before writing updated_lookups().
+constexpr int8_t kClearDistinctMaps = 4;
 
 class GroupAggregate {
  public:
@@ -86,7 +88,8 @@ class GroupAggregate {
   Status Process(const uint8_t* accs, const int32_t* offsets,
                  const int64_t* distinct_values = nullptr,
                  const uint8_t* distinct_present = nullptr);
-  // After Process: the lookups whose map value changed, and their new values (Flink puts them).
+  // After Process: the lookups whose map entry changed, and their new values: p to put value p,
+  // ~p (negative) to remove entry p (a retracting map's count back at 0).
   const std::vector<int32_t>& updated_lookups() const { return updated_lookups_; }
   const std::vector<int64_t>& updated_values() const { return updated_values_; }
   // The changelog of the batch, and for each output row the input row it answers.
@@ -127,8 +130,13 @@ class GroupAggregate {
   Status EncodeAccs();
   // Replays the distinct maps over the rows `op` processes (in order) and sets each DISTINCT
   // call's gate: accumulate where its bit is newly set (DistinctAggCodeGen, bitmask values).
+  // `zero_after` (per row, per-row mode only): the group empties after the row, which clears
+  // its maps.
   Status ComputeDistinctGates(const std::vector<int8_t>& op, const int64_t* distinct_values,
-                              const uint8_t* distinct_present);
+                              const uint8_t* distinct_present,
+                              const std::vector<int8_t>* zero_after);
+  // After the actions are known: the map writes (updated_lookups()) and map clears.
+  void FinishDistinctWrites();
   // The order in which Flink's bundle HashMap iterates the batch's keys.
   std::vector<int32_t> BundleOrder();
   Status EmitChangelog(const std::vector<int8_t>& first, const std::vector<int8_t>& zero_after,
@@ -152,6 +160,7 @@ class GroupAggregate {
     int32_t arg = 0;
     std::vector<int32_t> calls;
     std::vector<int32_t> filters;
+    bool retracting = false;     // a count per value (one call), not a bitmask
     type::LogicalType key_type;  // the argument's type
     int32_t view_field = -1;     // GLOBAL: the input column holding the LOCAL view
   };
@@ -169,6 +178,8 @@ class GroupAggregate {
   };
   std::vector<MergedEntries> merged_;
   std::vector<int64_t> lookup_results_;  // after the gates: each lookup's map value
+  std::vector<uint8_t> lookup_dirty_;    // the lookup's entry was written since its map's clear
+  std::vector<uint8_t> maps_cleared_;    // per key: its maps were cleared during the batch
 
   // The prepared batch.
   std::shared_ptr<arrow::RecordBatch> input_;

@@ -50,6 +50,15 @@ class GroupAggregateStateTest {
                     + "SUM(v) FROM (SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v FROM src) "
                     + "GROUP BY k";
 
+    /**
+     * DISTINCT over a retracting input (the inner aggregation's changelog): Flink's maps count
+     * each value and lose entries at zero; groups of the outer aggregation empty and refill.
+     */
+    private static final String RETRACT_DISTINCT_QUERY =
+            "SELECT c, COUNT(DISTINCT k), COUNT(*) FROM (SELECT k, SUM(v % 7) AS c FROM"
+                    + " (SELECT CAST(v % 1000 AS INT) AS k, v FROM"
+                    + " (SELECT fail_once(id) AS v FROM src)) GROUP BY k) GROUP BY c";
+
     private static StreamTableEnvironment env(
             boolean nativeEngine,
             int parallelism,
@@ -103,22 +112,31 @@ class GroupAggregateStateTest {
 
     @ParameterizedTest
     @CsvSource({
-        "hashmap, false, false",
-        "rocksdb, false, false",
-        "hashmap, true, false",
-        "rocksdb, true, false",
-        "hashmap, false, true",
-        "rocksdb, false, true",
-        "hashmap, true, true",
-        "rocksdb, true, true"
+        "hashmap, false, plain",
+        "rocksdb, false, plain",
+        "hashmap, true, plain",
+        "rocksdb, true, plain",
+        "hashmap, false, distinct",
+        "rocksdb, false, distinct",
+        "hashmap, true, distinct",
+        "rocksdb, true, distinct",
+        "hashmap, false, retract-distinct",
+        "rocksdb, false, retract-distinct"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
-            String backend, boolean miniBatch, boolean distinct, @TempDir Path dir)
+            String backend, boolean miniBatch, String kind, @TempDir Path dir)
             throws Exception {
-        String query = distinct ? DISTINCT_QUERY : QUERY;
+        String query =
+                kind.equals("plain")
+                        ? QUERY
+                        : kind.equals("distinct") ? DISTINCT_QUERY : RETRACT_DISTINCT_QUERY;
         StateJobs.FailOnce.ARMED.set(false);
         Map<Object, String> expected = stockResult(query);
-        assertThat(expected).hasSize(50);
+        if (kind.startsWith("retract")) {
+            assertThat(expected).hasSizeGreaterThan(3);
+        } else {
+            assertThat(expected).hasSize(50);
+        }
 
         // Each source subtask reads its own half of the sequence: this is the second's 8,000th
         // row, about two seconds in, after many completed checkpoints.

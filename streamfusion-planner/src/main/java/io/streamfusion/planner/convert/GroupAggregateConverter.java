@@ -182,9 +182,15 @@ public final class GroupAggregateConverter {
                         true);
         String name = node.getClass().getSimpleName().replace("StreamExec", "");
         for (DistinctInfo distinct : infos.distinctInfos()) {
-            if (distinct.consumeRetraction()) {
+            if (distinct.consumeRetraction() && !stateBackedDataViews) {
                 throw new UnsupportedNativeException(
                         name + " with DISTINCT aggregates over retracting input is not native yet");
+            }
+            if (distinct.consumeRetraction() && distinct.aggIndexes().size() != 1) {
+                throw new UnsupportedNativeException(
+                        name
+                                + " with several DISTINCT calls on one argument over retracting"
+                                + " input (a long[] of counts per value) is not native yet");
             }
             if (distinct.argIndexes().length != 1) {
                 throw new UnsupportedNativeException(
@@ -222,7 +228,9 @@ public final class GroupAggregateConverter {
         List<DistinctState> distincts = new ArrayList<>();
         for (DistinctInfo distinct : infos.distinctInfos()) {
             DistinctAggregate.Builder proto =
-                    DistinctAggregate.newBuilder().setArg(distinct.argIndexes()[0]);
+                    DistinctAggregate.newBuilder()
+                            .setArg(distinct.argIndexes()[0])
+                            .setConsumeRetraction(distinct.consumeRetraction());
             for (int i = 0; i < distinct.aggIndexes().size(); i++) {
                 proto.addCalls((Integer) distinct.aggIndexes().apply(i));
                 proto.addFilterArgs((Integer) distinct.filterArgs().apply(i));

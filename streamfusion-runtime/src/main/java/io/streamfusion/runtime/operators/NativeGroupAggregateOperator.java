@@ -52,6 +52,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
 
     private static final byte ACTION_UPDATE = 1;
     private static final byte ACTION_CLEAR = 2;
+    private static final int ACTIONS = 3;
+    /** Or'ed into an action: the key's DISTINCT maps are cleared before entries are written. */
+    private static final byte CLEAR_DISTINCT_MAPS = 4;
 
     private final byte[] plan;
     private final int keyArity;
@@ -232,26 +235,17 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
                 updated,
                 updatedValues);
         if (lookups != null) {
-            for (int i = 0; i < updated.length; i++) {
-                int p = updated[i];
-                setCurrentKey(keys[lookups.keys[p]]);
-                int m = lookups.maps[p];
-                Object key = lookups.distinctKeys[p];
-                if (key == null) {
-                    distinctNulls[m].update(updatedValues[i]);
-                } else {
-                    distinctMaps[m].put(key, updatedValues[i]);
-                }
-            }
+            writeDistinctMaps(keys, actions, lookups, updated, updatedValues);
         }
 
         int accArity = accTypes.length;
         for (int k = 0; k < numKeys; k++) {
-            if (actions[k] == ACTION_UPDATE) {
+            int action = actions[k] & ACTIONS;
+            if (action == ACTION_UPDATE) {
                 setCurrentKey(keys[k]);
                 accState.update(
                         ImageBuffer.ownRow(accArity, newAccs, newAccOffsets[k], newAccOffsets[k + 1]));
-            } else if (actions[k] == ACTION_CLEAR) {
+            } else if (action == ACTION_CLEAR) {
                 setCurrentKey(keys[k]);
                 accState.clear();
             }
@@ -269,6 +263,46 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         Object[] distinctKeys;
         long[] values;
         byte[] present;
+    }
+
+    /**
+     * Applies a batch's DISTINCT map changes in Flink's order: maps of a group that emptied are
+     * cleared (function.cleanup()), then entries are put, or removed when given as ~p (a count
+     * back at zero).
+     */
+    private void writeDistinctMaps(
+            BinaryRowData[] keys, byte[] actions, Lookups lookups, int[] updated, long[] values)
+            throws Exception {
+        for (int k = 0; k < keys.length; k++) {
+            if ((actions[k] & CLEAR_DISTINCT_MAPS) == 0) {
+                continue;
+            }
+            setCurrentKey(keys[k]);
+            for (int m = 0; m < distincts.length; m++) {
+                distinctMaps[m].clear();
+                if (distinctNulls[m] != null) {
+                    distinctNulls[m].clear();
+                }
+            }
+        }
+        for (int i = 0; i < updated.length; i++) {
+            boolean remove = updated[i] < 0;
+            int p = remove ? ~updated[i] : updated[i];
+            setCurrentKey(keys[lookups.keys[p]]);
+            int m = lookups.maps[p];
+            Object key = lookups.distinctKeys[p];
+            if (key == null) {
+                if (remove) {
+                    distinctNulls[m].clear();
+                } else {
+                    distinctNulls[m].update(values[i]);
+                }
+            } else if (remove) {
+                distinctMaps[m].remove(key);
+            } else {
+                distinctMaps[m].put(key, values[i]);
+            }
+        }
     }
 
     private Lookups readDistinctMaps(BinaryRowData[] keys) throws Exception {
