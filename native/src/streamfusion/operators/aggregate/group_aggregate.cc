@@ -67,9 +67,6 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
           "A DISTINCT map over retracting input shared by several calls (long[] counts) is not "
           "native yet");
     }
-    if (d.retracting && two_phase) {
-      return Unsupported("Two-phase DISTINCT over retracting input is not native yet");
-    }
     if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
       return InternalError("DISTINCT argument ", d.arg, " outside the input");
     }
@@ -300,7 +297,20 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
     }
     for (size_t r = 0; r < n; ++r) {
       if (!merging && op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
-      if (distinct.retracting) {
+      if (distinct.retracting && merging) {
+        // LongValueWithRetractionGenerator.foreachMerge: counts add up; the call accumulates
+        // when the sum turns positive from at most 0 and retracts when it drops to at most 0
+        // from above; the entry goes at 0.
+        const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
+        const int64_t before = values[p];
+        values[p] = JavaAdd(before, merged_[d].masks[r]);
+        lookup_dirty_[p] = 1;
+        const bool retract = values[p] <= 0 && before > 0;
+        if (retract || (values[p] > 0 && before <= 0)) {
+          gates_[static_cast<size_t>(distinct.calls[0])][r] = 1;
+          merged_[d].op[r] = static_cast<int8_t>(retract ? RowOp::kRetract : RowOp::kAccumulate);
+        }
+      } else if (distinct.retracting) {
         // One call, a count per value (LongValueWithRetractionGenerator): the call sees the
         // value go 0 -> 1 (accumulate) or 1 -> 0 (retract); the entry goes at 0.
         const auto p = static_cast<size_t>(lookup_of_row_[d][r]);

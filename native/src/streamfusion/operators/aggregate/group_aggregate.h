@@ -171,9 +171,9 @@ class GroupAggregate {
 
   // GLOBAL, per distinct map: the entries of the batch's views, in input order.
   struct MergedEntries {
-    std::vector<int32_t> key;                  // the group key of each entry
-    std::vector<int64_t> masks;                // the entry's bitmask
-    std::vector<int8_t> op;                    // all RowOp::kAccumulate
+    std::vector<int32_t> key;    // the group key of each entry
+    std::vector<int64_t> masks;  // the entry's bitmask, or its count when the input retracts
+    std::vector<int8_t> op;      // the inner call's RowOp on each entry
     std::shared_ptr<arrow::RecordBatch> rows;  // aggregated_type_ rows: the value as argument
   };
   std::vector<MergedEntries> merged_;

@@ -121,7 +121,8 @@ class GroupAggregateStateTest {
         "hashmap, true, distinct",
         "rocksdb, true, distinct",
         "hashmap, false, retract-distinct",
-        "rocksdb, false, retract-distinct"
+        "rocksdb, false, retract-distinct",
+        "rocksdb, true, retract-distinct"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, boolean miniBatch, String kind, @TempDir Path dir)

@@ -182,10 +182,6 @@ public final class GroupAggregateConverter {
                         true);
         String name = node.getClass().getSimpleName().replace("StreamExec", "");
         for (DistinctInfo distinct : infos.distinctInfos()) {
-            if (distinct.consumeRetraction() && !stateBackedDataViews) {
-                throw new UnsupportedNativeException(
-                        name + " with DISTINCT aggregates over retracting input is not native yet");
-            }
             if (distinct.consumeRetraction() && distinct.aggIndexes().size() != 1) {
                 throw new UnsupportedNativeException(
                         name
