@@ -59,6 +59,28 @@ bool ReadValid(const arrow::ArrayData& data, int64_t row) {
   return expression::IsValid(data, row);
 }
 
+// TIMESTAMP(p > 3) / TIMESTAMP_LTZ(p > 3): TimestampData's (millis, nanoOfMillisecond), as the
+// transposes hold it (a struct of int64 millis and int32 nano_of_milli). Ordered and compared as
+// TimestampData.compareTo / equals: millis first, then nanos.
+struct WideTimestamp {
+  int64_t millis = 0;
+  int32_t nanos = 0;
+  friend bool operator==(const WideTimestamp& a, const WideTimestamp& b) {
+    return a.millis == b.millis && a.nanos == b.nanos;
+  }
+  friend bool operator<(const WideTimestamp& a, const WideTimestamp& b) {
+    return a.millis != b.millis ? a.millis < b.millis : a.nanos < b.nanos;
+  }
+  friend bool operator>(const WideTimestamp& a, const WideTimestamp& b) { return b < a; }
+};
+
+template <>
+WideTimestamp ReadValue<WideTimestamp>(const arrow::ArrayData& data, int64_t row) {
+  const int64_t at = data.offset + row;
+  return WideTimestamp{ReadValue<int64_t>(*data.child_data[0], at),
+                       ReadValue<int32_t>(*data.child_data[1], at)};
+}
+
 Result<ArrayPtr> MakeStringColumn(const std::shared_ptr<arrow::DataType>& type,
                                   const std::vector<std::string>& values,
                                   const std::vector<uint8_t>& valid, arrow::MemoryPool* pool) {
@@ -83,6 +105,31 @@ Result<ArrayPtr> MakeColumn(const std::shared_ptr<arrow::DataType>& type,
                             arrow::MemoryPool* pool) {
   if constexpr (std::is_same_v<T, std::string>) {
     return MakeStringColumn(type, values, valid, pool);
+  } else if constexpr (std::is_same_v<T, WideTimestamp>) {
+    std::vector<int64_t> millis(values.size());
+    std::vector<int32_t> nanos(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      millis[i] = values[i].millis;
+      nanos[i] = values[i].nanos;
+    }
+    const std::vector<uint8_t> all(values.size(), 1);
+    const auto& fields = type->fields();
+    SF_ASSIGN_OR_RAISE(auto millis_column, MakeColumn(fields[0]->type(), millis, all, pool));
+    SF_ASSIGN_OR_RAISE(auto nanos_column, MakeColumn(fields[1]->type(), nanos, all, pool));
+    BufferPtr validity;
+    int64_t null_count = 0;
+    for (uint8_t v : valid) null_count += v == 0;
+    if (null_count > 0) {
+      SF_ASSIGN_OR_RAISE(
+          validity, expression::AllocateBitmap(static_cast<int64_t>(values.size()), true, pool));
+      for (size_t i = 0; i < valid.size(); ++i) {
+        if (!valid[i]) arrow::bit_util::ClearBit(validity->mutable_data(), static_cast<int64_t>(i));
+      }
+    }
+    return std::make_shared<arrow::StructArray>(
+        type, static_cast<int64_t>(values.size()),
+        arrow::ArrayVector{std::move(millis_column), std::move(nanos_column)}, std::move(validity),
+        null_count);
   } else {
     const auto length = static_cast<int64_t>(values.size());
     SF_ASSIGN_OR_RAISE(BufferPtr buffer,
@@ -705,12 +752,17 @@ bool DispatchFixed(TypeKind kind, int32_t precision, Fn&& fn) {
   }
 }
 
-// The value types MIN/MAX and FIRST/LAST_VALUE keep: CHAR/VARCHAR as std::string, the fixed
-// ones (DispatchFixed), not intervals. False when `type` is none of them.
+// The value types MIN/MAX and FIRST/LAST_VALUE keep: CHAR/VARCHAR as std::string,
+// TIMESTAMP(p > 3) as WideTimestamp, the fixed ones (DispatchFixed), not intervals. False when
+// `type` is none of them.
 template <typename Fn>
 bool DispatchValue(const LogicalType& type, Fn&& fn) {
   if (type.IsString()) {
     fn(std::string{});
+    return true;
+  }
+  if (type.IsTimestamp() && !type.IsCompactTimestamp()) {
+    fn(WideTimestamp{});
     return true;
   }
   if (type.kind == TypeKind::kIntervalYearMonth || type.kind == TypeKind::kIntervalDayTime) {

@@ -194,7 +194,7 @@ class WindowAggregateParityTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"i64", "f64", "d38", "s", "ts", "dt"})
+    @ValueSource(strings = {"i64", "f64", "d38", "s", "ts", "dt", "ts9"})
     void functionsMatchInHoppingWindows(String c) {
         String minMax =
                 "SELECT b, " + WINDOW + ", COUNT(" + c + "), MIN(" + c + "), MAX(" + c + ")";
