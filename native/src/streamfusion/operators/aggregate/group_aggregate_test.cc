@@ -175,6 +175,61 @@ TEST(GroupAggregateTest, MiniBatchEmitsOncePerKeyFromBeforeToAfter) {
             (std::vector<std::string>{"-U[1, 11]", "+U[1, 13]"}));
 }
 
+TEST(GroupAggregateTest, AnEmptiedGroupClearsItsRetractingDistinctMaps) {
+  // COUNT(DISTINCT v) over retracting input, with the record counter: the map counts each value.
+  auto plan = MakePlan({Call(plan::AggregateCall::COUNT, {1}, {BigInt()}),
+                        Call(plan::AggregateCall::COUNT1, {}, {BigInt()}, /*hidden=*/true)},
+                       1);
+  auto* distinct = plan.mutable_operators(0)->mutable_group_aggregate()->add_distincts();
+  distinct->set_arg(1);
+  distinct->add_calls(0);
+  distinct->add_filter_args(-1);
+  distinct->set_consume_retraction(true);
+  auto agg = *GroupAggregate::Make(plan, 0);
+  const auto first = Images({{0, 1, 10}});
+  ASSERT_TRUE(agg->Prepare(first.bytes.data(), first.offsets.data(), 1).ok());
+  const std::vector<int64_t> absent_value = {0};
+  const std::vector<uint8_t> absent = {0};
+  const std::vector<int32_t> no_state = {0, 0};
+  ASSERT_TRUE(agg->Process(nullptr, no_state.data(), absent_value.data(), absent.data()).ok());
+  EXPECT_EQ(Changelog(*agg, *type::FromProto(plan.output_type())),
+            (std::vector<std::string>{"+I[1, 1]"}));
+  ASSERT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1}));
+  const auto acc = AccOf(*agg, 0);
+
+  // A retraction of 30, never accumulated, empties the group (record counter 0): Flink clears
+  // the map (10 -> 1 and 30 -> -1 go), so the next +I of 10 counts again from an empty map.
+  const auto input = Images({{3, 1, 30}, {0, 1, 10}});
+  ASSERT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows()).ok());
+  ASSERT_EQ(agg->lookup_keys().size(), 2u);  // lookup 0: value 30, lookup 1: value 10
+  const std::vector<int64_t> values = {0, 1};
+  const std::vector<uint8_t> present = {0, 1};
+  const std::vector<int32_t> offsets = {0, static_cast<int32_t>(acc.size())};
+  ASSERT_TRUE(agg->Process(acc.data(), offsets.data(), values.data(), present.data()).ok());
+  EXPECT_EQ(Changelog(*agg, *type::FromProto(plan.output_type())),
+            (std::vector<std::string>{"-D[1, 1]", "+I[1, 1]"}));
+  // The key's maps are cleared first, then only 10 (seen after the clear) is written.
+  EXPECT_EQ(agg->acc_actions(),
+            (std::vector<int8_t>{static_cast<int8_t>(AccAction::kUpdate) | kClearDistinctMaps}));
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{1}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1}));
+
+  // Retracting the last 10 removes its entry (~p) and empties the group again.
+  const auto acc2 = AccOf(*agg, 0);
+  const auto input2 = Images({{3, 1, 10}});
+  ASSERT_TRUE(agg->Prepare(input2.bytes.data(), input2.offsets.data(), 1).ok());
+  const std::vector<int64_t> values2 = {1};
+  const std::vector<uint8_t> present2 = {1};
+  const std::vector<int32_t> offsets2 = {0, static_cast<int32_t>(acc2.size())};
+  ASSERT_TRUE(agg->Process(acc2.data(), offsets2.data(), values2.data(), present2.data()).ok());
+  EXPECT_EQ(Changelog(*agg, *type::FromProto(plan.output_type())),
+            (std::vector<std::string>{"-D[1, 1]"}));
+  EXPECT_EQ(agg->acc_actions(),
+            (std::vector<int8_t>{static_cast<int8_t>(AccAction::kClear) | kClearDistinctMaps}));
+  EXPECT_TRUE(agg->updated_lookups().empty());  // the clear covers it
+}
+
 TEST(GroupAggregateTest, RetractionInInsertOnlyPlanIsAnError) {
   const auto plan = MakePlan({Call(plan::AggregateCall::MAX, {1}, {BigInt()})}, -1);
   auto agg = *GroupAggregate::Make(plan, 0);
