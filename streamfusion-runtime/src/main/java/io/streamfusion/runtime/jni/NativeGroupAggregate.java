@@ -7,39 +7,17 @@ import javax.annotation.Nullable;
  * it on {@link #close()}. Each call hands over Java arrays and copies results back; see {@link
  * NativeLib} for the protocol of each step.
  */
-public final class NativeGroupAggregate implements AutoCloseable {
-
-    /** The distinct grouping keys of a prepared batch, in order of first appearance. */
-    public static final class Keys {
-        public final int count;
-        public final byte[] bytes;
-        public final int[] offsets;
-
-        private Keys(int count, int bytes) {
-            this.count = count;
-            this.bytes = new byte[bytes];
-            this.offsets = new int[count + 1];
-        }
-    }
-
-    private long handle;
+public final class NativeGroupAggregate extends NativeHandle {
 
     public NativeGroupAggregate(byte[] plan, long memoryBudgetBytes) {
-        this.handle = NativeLib.createGroupAggregate(plan, memoryBudgetBytes);
-    }
-
-    private long handle() {
-        if (handle == 0) {
-            throw new IllegalStateException("Native group aggregation used after close");
-        }
-        return handle;
+        super(NativeLib.createGroupAggregate(plan, memoryBudgetBytes), "Native group aggregation");
     }
 
     /** Step 1: decodes the rows and finds their distinct keys. */
-    public Keys prepare(byte[] rows, int[] offsets, int numRows) {
+    public KeyImages prepare(byte[] rows, int[] offsets, int numRows) {
         long h = handle();
         long prepared = NativeLib.groupAggregatePrepare(h, rows, offsets, numRows);
-        Keys keys = new Keys((int) prepared, (int) (prepared >>> 32));
+        KeyImages keys = new KeyImages((int) prepared, (int) (prepared >>> 32));
         NativeLib.groupAggregateCopyKeys(h, keys.bytes, keys.offsets);
         return keys;
     }
@@ -87,15 +65,13 @@ public final class NativeGroupAggregate implements AutoCloseable {
                 updatedValues);
     }
 
-    public long memoryBytes() {
-        return handle == 0 ? 0 : NativeLib.groupAggregateMemoryBytes(handle);
+    @Override
+    long memoryBytes(long handle) {
+        return NativeLib.groupAggregateMemoryBytes(handle);
     }
 
     @Override
-    public void close() {
-        if (handle != 0) {
-            NativeLib.closeGroupAggregate(handle);
-            handle = 0;
-        }
+    void free(long handle) {
+        NativeLib.closeGroupAggregate(handle);
     }
 }

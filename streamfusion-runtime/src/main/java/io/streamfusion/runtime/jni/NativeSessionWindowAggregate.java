@@ -5,7 +5,7 @@ package io.streamfusion.runtime.jni;
  * engine) and frees it on {@link #close()}. Each call hands over Java arrays and copies results
  * back; see {@link NativeLib} for the protocol of each step.
  */
-public final class NativeSessionWindowAggregate implements AutoCloseable {
+public final class NativeSessionWindowAggregate extends NativeHandle {
 
     /** Longs per group: key, window start, end, state start, state end, reads from, to, own. */
     public static final int GROUP_WIDTH = 8;
@@ -15,19 +15,6 @@ public final class NativeSessionWindowAggregate implements AutoCloseable {
     public static final int ADDED_WIDTH = 5;
     /** Longs per state window merged away: key, state start, state end. */
     public static final int CLEARED_WIDTH = 3;
-
-    /** The keys of a prepared batch, in order of first appearance. */
-    public static final class Keys {
-        public final int count;
-        public final byte[] bytes;
-        public final int[] offsets;
-
-        private Keys(int count, int bytes) {
-            this.count = count;
-            this.bytes = new byte[bytes];
-            this.offsets = new int[count + 1];
-        }
-    }
 
     /** The net change of a batch to the keys' windows (see NativeLib#sessionWindowMerge). */
     public static final class Change {
@@ -53,24 +40,18 @@ public final class NativeSessionWindowAggregate implements AutoCloseable {
     }
 
     private final long[] sizes = new long[6];
-    private long handle;
 
     public NativeSessionWindowAggregate(byte[] plan, long memoryBudgetBytes) {
-        this.handle = NativeLib.createSessionWindowAggregate(plan, memoryBudgetBytes);
-    }
-
-    private long handle() {
-        if (handle == 0) {
-            throw new IllegalStateException("Native session window aggregation used after close");
-        }
-        return handle;
+        super(
+                NativeLib.createSessionWindowAggregate(plan, memoryBudgetBytes),
+                "Native session window aggregation");
     }
 
     /** Step 1: groups the rows by key. */
-    public Keys prepare(byte[] rows, int[] offsets, int numRows) {
+    public KeyImages prepare(byte[] rows, int[] offsets, int numRows) {
         long h = handle();
         int count = NativeLib.sessionWindowPrepare(h, rows, offsets, numRows);
-        Keys keys = new Keys(count, NativeLib.sessionWindowKeyBytes(h));
+        KeyImages keys = new KeyImages(count, NativeLib.sessionWindowKeyBytes(h));
         NativeLib.sessionWindowCopyKeys(h, keys.bytes, keys.offsets);
         return keys;
     }
@@ -111,15 +92,13 @@ public final class NativeSessionWindowAggregate implements AutoCloseable {
         return out;
     }
 
-    public long memoryBytes() {
-        return handle == 0 ? 0 : NativeLib.sessionWindowMemoryBytes(handle);
+    @Override
+    long memoryBytes(long handle) {
+        return NativeLib.sessionWindowMemoryBytes(handle);
     }
 
     @Override
-    public void close() {
-        if (handle != 0) {
-            NativeLib.closeSessionWindowAggregate(handle);
-            handle = 0;
-        }
+    void free(long handle) {
+        NativeLib.closeSessionWindowAggregate(handle);
     }
 }

@@ -5,7 +5,7 @@ package io.streamfusion.runtime.jni;
  * it on {@link #close()}. Each call hands over Java arrays and copies results back; see {@link
  * NativeLib} for the protocol of each step.
  */
-public final class NativeWindowAggregate implements AutoCloseable {
+public final class NativeWindowAggregate extends NativeHandle {
 
     /** Result of {@link #prepare}: the groups of a batch and the rows dropped as late. */
     public static final class Groups {
@@ -30,17 +30,9 @@ public final class NativeWindowAggregate implements AutoCloseable {
     public static final long NO_TIMER = Long.MIN_VALUE;
 
     private final long[] sizes = new long[3];
-    private long handle;
 
     public NativeWindowAggregate(byte[] plan, long memoryBudgetBytes) {
-        this.handle = NativeLib.createWindowAggregate(plan, memoryBudgetBytes);
-    }
-
-    private long handle() {
-        if (handle == 0) {
-            throw new IllegalStateException("Native window aggregation used after close");
-        }
-        return handle;
+        super(NativeLib.createWindowAggregate(plan, memoryBudgetBytes), "Native window aggregation");
     }
 
     /** Step 1: assigns slices at watermark or shifted processing time {@code time}, groups rows. */
@@ -102,15 +94,13 @@ public final class NativeWindowAggregate implements AutoCloseable {
         return fired;
     }
 
-    public long memoryBytes() {
-        return handle == 0 ? 0 : NativeLib.windowAggregateMemoryBytes(handle);
+    @Override
+    long memoryBytes(long handle) {
+        return NativeLib.windowAggregateMemoryBytes(handle);
     }
 
     @Override
-    public void close() {
-        if (handle != 0) {
-            NativeLib.closeWindowAggregate(handle);
-            handle = 0;
-        }
+    void free(long handle) {
+        NativeLib.closeWindowAggregate(handle);
     }
 }

@@ -2,6 +2,7 @@ package io.streamfusion.runtime.operators;
 
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.jni.KeyImages;
 import io.streamfusion.runtime.jni.NativeGroupAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -190,7 +191,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         if (rows == 0) {
             return;
         }
-        NativeGroupAggregate.Keys prepared = agg.prepare(batch.bytes(), batch.offsets(), rows);
+        KeyImages prepared = agg.prepare(batch.bytes(), batch.offsets(), rows);
         int numKeys = prepared.count;
         byte[] keyBytes = prepared.bytes;
         int[] keyOffsets = prepared.offsets;

@@ -1,6 +1,7 @@
 package io.streamfusion.runtime.operators;
 
 import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.jni.KeyImages;
 import io.streamfusion.runtime.jni.NativeSessionWindowAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -129,7 +130,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         if (rows == 0) {
             return;
         }
-        NativeSessionWindowAggregate.Keys keys = agg.prepare(batch.bytes(), batch.offsets(), rows);
+        KeyImages keys = agg.prepare(batch.bytes(), batch.offsets(), rows);
         BinaryRowData[] keyRows = new BinaryRowData[keys.count];
         int[] windowOffsets = new int[keys.count + 1];
         int w = 0;
