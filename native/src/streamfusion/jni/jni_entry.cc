@@ -671,7 +671,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
 
 // Copies the result of groupAggregateProcess: the changelog rows, their offsets and source rows,
 // the new accumulator images with their offsets, one action per key (0 keep, 1 update,
-// 2 clear), and (when not null) the updated distinct-map lookups with their new values.
+// 2 clear, or'ed with 4 to clear the key's DISTINCT maps first), and (when not null) the changed
+// distinct-map lookups with their new values (p: put, ~p: remove).
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows,
     jbyteArray accs, jintArray acc_offsets, jbyteArray actions, jintArray updated_lookups,

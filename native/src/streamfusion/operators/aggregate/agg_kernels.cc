@@ -98,6 +98,19 @@ Result<ArrayPtr> MakeStringColumn(const std::shared_ptr<arrow::DataType>& type,
   return out;
 }
 
+// The validity bitmap of `valid` (1 = not NULL); null when nothing is NULL.
+Result<BufferPtr> ValidityBitmap(const std::vector<uint8_t>& valid, arrow::MemoryPool* pool) {
+  const auto length = static_cast<int64_t>(valid.size());
+  bool any_null = false;
+  for (uint8_t v : valid) any_null |= v == 0;
+  if (!any_null) return BufferPtr{};
+  SF_ASSIGN_OR_RAISE(BufferPtr validity, expression::AllocateBitmap(length, true, pool));
+  for (int64_t i = 0; i < length; ++i) {
+    if (!valid[static_cast<size_t>(i)]) arrow::bit_util::ClearBit(validity->mutable_data(), i);
+  }
+  return validity;
+}
+
 // A column of `values` with validity `valid` (1 = not NULL), as an Arrow array of `type`.
 template <typename T>
 Result<ArrayPtr> MakeColumn(const std::shared_ptr<arrow::DataType>& type,
@@ -116,36 +129,16 @@ Result<ArrayPtr> MakeColumn(const std::shared_ptr<arrow::DataType>& type,
     const auto& fields = type->fields();
     SF_ASSIGN_OR_RAISE(auto millis_column, MakeColumn(fields[0]->type(), millis, all, pool));
     SF_ASSIGN_OR_RAISE(auto nanos_column, MakeColumn(fields[1]->type(), nanos, all, pool));
-    BufferPtr validity;
-    int64_t null_count = 0;
-    for (uint8_t v : valid) null_count += v == 0;
-    if (null_count > 0) {
-      SF_ASSIGN_OR_RAISE(
-          validity, expression::AllocateBitmap(static_cast<int64_t>(values.size()), true, pool));
-      for (size_t i = 0; i < valid.size(); ++i) {
-        if (!valid[i]) arrow::bit_util::ClearBit(validity->mutable_data(), static_cast<int64_t>(i));
-      }
-    }
+    SF_ASSIGN_OR_RAISE(BufferPtr validity, ValidityBitmap(valid, pool));
     return std::make_shared<arrow::StructArray>(
         type, static_cast<int64_t>(values.size()),
-        arrow::ArrayVector{std::move(millis_column), std::move(nanos_column)}, std::move(validity),
-        null_count);
+        arrow::ArrayVector{std::move(millis_column), std::move(nanos_column)}, std::move(validity));
   } else {
     const auto length = static_cast<int64_t>(values.size());
     SF_ASSIGN_OR_RAISE(BufferPtr buffer,
                        AllocateBytes(std::max<int64_t>(length, 1) * sizeof(T), pool));
     if (length > 0) std::memcpy(buffer->mutable_data(), values.data(), length * sizeof(T));
-    BufferPtr validity;
-    bool any_null = false;
-    for (uint8_t v : valid) any_null |= v == 0;
-    if (any_null) {
-      SF_ASSIGN_OR_RAISE(validity, expression::AllocateBitmap(length, true, pool));
-      for (int64_t i = 0; i < length; ++i) {
-        if (!valid[static_cast<size_t>(i)]) {
-          arrow::bit_util::ClearBit(validity->mutable_data(), i);
-        }
-      }
-    }
+    SF_ASSIGN_OR_RAISE(BufferPtr validity, ValidityBitmap(valid, pool));
     return expression::MakeFixedArray(type, length, std::move(validity), std::move(buffer));
   }
 }

@@ -276,6 +276,11 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
     values[p] = distinct_present[p] ? distinct_values[p] : 0;
   }
   const bool merging = mode_ == plan::GroupAggregateNode::GLOBAL;
+  // Only a batch in which a group empties clears maps; most batches have none.
+  if (zero_after != nullptr &&
+      std::find(zero_after->begin(), zero_after->end(), 1) == zero_after->end()) {
+    zero_after = nullptr;
+  }
   for (size_t d = 0; d < distincts_.size(); ++d) {
     const Distinct& distinct = distincts_[d];
     const size_t n = merging ? merged_[d].masks.size() : op.size();

@@ -123,7 +123,9 @@ public final class NativeLib {
     /**
      * Copies the result of {@link #groupAggregateProcess}: changelog rows with offsets and the
      * input row each answers, the keys' new accumulator images with offsets, one action per key
-     * (0 keep, 1 update, 2 clear), and when not null the updated lookups and their new values.
+     * (0 keep, 1 update, 2 clear; plus 4: clear the key's DISTINCT maps before the entries are
+     * written), and when not null the changed lookups and their new values (lookup p: put the
+     * value; ~p: remove the entry, a count back at zero).
      */
     public static native void groupAggregateCopyOutput(
             long handle,

@@ -4,6 +4,7 @@ import io.streamfusion.tests.ParityCluster;
 import io.streamfusion.tests.ParityHarness;
 
 import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,12 +42,12 @@ class ExpressionFuzzTest {
         "org.apache.flink.runtime.metrics.util.MetricUtils"
     };
 
-    private static final Map<String, Level> SAVED = new java.util.HashMap<>();
+    private static final Map<String, Level> SAVED = new HashMap<>();
 
     @BeforeAll
     static void quietExpectedFailures() {
         for (String logger : NOISY) {
-            SAVED.put(logger, org.apache.logging.log4j.LogManager.getLogger(logger).getLevel());
+            SAVED.put(logger, LogManager.getLogger(logger).getLevel());
             Configurator.setLevel(logger, Level.ERROR);
         }
     }
