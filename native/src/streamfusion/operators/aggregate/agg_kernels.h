@@ -137,6 +137,9 @@ inline int64_t JavaAdd(int64_t a, int64_t b) {
 inline int64_t JavaSub(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
 }
+inline int64_t JavaMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
 
 // TIMESTAMP(p <= 3) or TIMESTAMP_LTZ(p <= 3): a window's time attribute or property.
 bool IsCompactTimestamp(const type::LogicalType& type);

@@ -15,12 +15,6 @@ namespace {
 
 using Node = plan::WindowAggregateNode;
 
-// TimeWindowUtil.isWindowFired with the UTC shift: the window's timer (end - 1) has been passed.
-bool IsWindowFired(int64_t window_end, int64_t progress) {
-  if (window_end == INT64_MAX) return false;
-  return progress >= JavaSub(window_end, 1);
-}
-
 struct GroupKeyHash {
   size_t operator()(const std::pair<std::string_view, int64_t>& key) const {
     return std::hash<std::string_view>()(key.first) * 31 + static_cast<size_t>(key.second);
@@ -28,6 +22,11 @@ struct GroupKeyHash {
 };
 
 }  // namespace
+
+bool WindowAggregate::IsWindowFired(int64_t window_end, int64_t progress) {
+  if (window_end == INT64_MAX) return false;
+  return progress >= JavaSub(window_end, 1);
+}
 
 WindowAggregate::WindowAggregate() = default;
 WindowAggregate::~WindowAggregate() = default;

@@ -51,6 +51,10 @@ class WindowAggregate {
   // No timer: a group whose rows all arrived in time.
   static constexpr int64_t kNoTimer = INT64_MIN;
 
+  // TimeWindowUtil.isWindowFired with the UTC shift: the window's timer (end - 1) has been passed
+  // by `progress` (the watermark).
+  static bool IsWindowFired(int64_t window_end, int64_t progress);
+
   // `plan` holds one WindowAggregateNode; its input and output types are the node's.
   static Result<std::unique_ptr<WindowAggregate>> Make(const plan::Plan& plan,
                                                        int64_t memory_budget_bytes);
@@ -92,6 +96,9 @@ class WindowAggregate {
   int64_t memory_bytes() const;
 
  private:
+  // Keeps the accumulators and timers itself and drives the steps above.
+  friend class OwnedWindowAggregate;
+
   WindowAggregate();
 
   int64_t SliceEnd(int64_t timestamp) const;

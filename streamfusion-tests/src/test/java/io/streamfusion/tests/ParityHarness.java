@@ -53,6 +53,13 @@ public final class ParityHarness {
         this.sessionOptions = sessionOptions;
     }
 
+    /** This harness with one more StreamFusion option. */
+    public ParityHarness withNativeOption(String key, String value) {
+        Map<String, String> options = new java.util.HashMap<>(nativeOptions);
+        options.put(key, value);
+        return new ParityHarness(parallelism, objectReuse, options, sessionOptions);
+    }
+
     /** The test MiniCluster: one TaskManager with enough slots for parallelism 2 queries. */
     public static ParityCluster miniCluster() {
         return new ParityCluster();

@@ -146,8 +146,43 @@ class WindowAggregateParityTest {
         return ParityHarness.run(tEnv, sql);
     }
 
+    /**
+     * Runs {@code sql} on stock Flink and natively and compares. A window TVF aggregation over
+     * slices (TUMBLE, HOP, CUMULATE) keeps its windows in native state by default (the hashmap
+     * backend, streamfusion.window.state AUTO); it runs a second time over Flink keyed state
+     * (streamfusion.window.state FLINK), which must match too.
+     */
     private static ParityHarness.Result assertWindowParity(ParityHarness harness, String sql) {
         ParityHarness.Result stock = run(harness.stock(), sql);
+        long stateRows = NativeMetrics.nativeStateRows();
+        ParityHarness.Result actual = assertNativeRun(harness, sql, stock);
+        boolean sliced =
+                lastDecisions.stream()
+                        .anyMatch(
+                                d ->
+                                        d.isNative
+                                                && (d.operator.startsWith("WindowAggregate(")
+                                                        || d.operator.startsWith(
+                                                                "GlobalWindowAggregate("))
+                                                && !d.operator.contains("SESSION"));
+        assertThat(NativeMetrics.nativeStateRows() > stateRows)
+                .as("native window state for %s", sql)
+                .isEqualTo(sliced);
+        if (sql.matches("(?s).*TABLE\\((TUMBLE|HOP|CUMULATE)\\(TABLE " + EV + ",.*")) {
+            assertThat(sliced).as("a sliced window aggregation for %s", sql).isTrue();
+        }
+        if (sliced) {
+            stateRows = NativeMetrics.nativeStateRows();
+            assertNativeRun(harness.withNativeOption("streamfusion.window.state", "FLINK"), sql, stock);
+            assertThat(NativeMetrics.nativeStateRows())
+                    .as("no native window state with streamfusion.window.state=FLINK")
+                    .isEqualTo(stateRows);
+        }
+        return actual;
+    }
+
+    private static ParityHarness.Result assertNativeRun(
+            ParityHarness harness, String sql, ParityHarness.Result stock) {
         long before = NativeMetrics.recordsIn();
         StreamTableEnvironment nat = harness.nativeEnv();
         ParityHarness.Result actual = run(nat, sql);

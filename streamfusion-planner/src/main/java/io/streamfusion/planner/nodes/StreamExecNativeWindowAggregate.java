@@ -3,9 +3,12 @@ package io.streamfusion.planner.nodes;
 import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.operators.NativeLocalWindowAggregateOperator;
+import io.streamfusion.runtime.operators.NativeOwnedWindowAggregateOperator;
 import io.streamfusion.runtime.operators.NativeWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
@@ -95,23 +98,26 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                     StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO / 2,
                     false);
         }
-        NativeWindowAggregateOperator operator =
-                new NativeWindowAggregateOperator(
-                        plan,
-                        inputType,
-                        grouping.length,
-                        accTypes,
-                        outputType.getFieldCount(),
-                        eventTime,
-                        window,
-                        size,
-                        slice,
-                        offset,
-                        countStarField,
-                        shiftTimeZone,
-                        batchSize,
-                        maxDelay,
-                        budget);
+        OneInputStreamOperator<RowData, RowData> operator =
+                nativeState(config)
+                        ? new NativeOwnedWindowAggregateOperator(
+                                plan, inputType, outputType.getFieldCount(), batchSize, budget)
+                        : new NativeWindowAggregateOperator(
+                                plan,
+                                inputType,
+                                grouping.length,
+                                accTypes,
+                                outputType.getFieldCount(),
+                                eventTime,
+                                window,
+                                size,
+                                slice,
+                                offset,
+                                countStarField,
+                                shiftTimeZone,
+                                batchSize,
+                                maxDelay,
+                                budget);
         OneInputTransformation<RowData, RowData> transform =
                 ExecNodeUtil.createOneInputTransformation(
                         input,
@@ -122,5 +128,24 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                         StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO,
                         false);
         return keyedBy(transform, planner, grouping);
+    }
+
+    /**
+     * Whether the windows are kept natively (streamfusion.window.state): event time only (a
+     * processing-time window fires on Flink's processing-time timers), and with AUTO only with the
+     * hashmap backend, so that RocksDB jobs keep state that is not bounded by memory.
+     */
+    private boolean nativeState(ExecNodeConfig config) {
+        if (!eventTime) {
+            return false;
+        }
+        switch (config.get(StreamFusionOptions.WINDOW_STATE)) {
+            case NATIVE:
+                return true;
+            case FLINK:
+                return false;
+            default:
+                return "hashmap".equalsIgnoreCase(config.get(StateBackendOptions.STATE_BACKEND));
+        }
     }
 }

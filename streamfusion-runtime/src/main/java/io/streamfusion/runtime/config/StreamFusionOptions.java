@@ -69,6 +69,31 @@ public final class StreamFusionOptions {
                                     + " every watermark and checkpoint barrier and at end of"
                                     + " input.");
 
+    /** Where a native event-time window aggregation keeps its windows. */
+    public enum WindowState {
+        /** Native state with the heap (hashmap) backend, Flink state with any other. */
+        AUTO,
+        /** Flink's keyed state and timers, laid out as the stock operator's. */
+        FLINK,
+        /** Native state and timers, snapshotted into raw keyed state. */
+        NATIVE
+    }
+
+    public static final ConfigOption<WindowState> WINDOW_STATE =
+            ConfigOptions.key("streamfusion.window.state")
+                    .enumType(WindowState.class)
+                    .defaultValue(WindowState.AUTO)
+                    .withDescription(
+                            "Where native event-time window aggregations (TUMBLE, HOP, CUMULATE;"
+                                    + " one-phase or global) keep their windows: FLINK keeps them"
+                                    + " in Flink keyed state and timers laid out as the stock"
+                                    + " operator's (savepoints interchangeable with stock Flink);"
+                                    + " NATIVE keeps them in native memory (bounded by"
+                                    + " streamfusion.memory.budget) with native timers,"
+                                    + " snapshotted into Flink raw keyed state by key group;"
+                                    + " AUTO is NATIVE with the hashmap state backend and FLINK"
+                                    + " with RocksDB, whose state is not bounded by memory.");
+
     public static final ConfigOption<MemorySize> MEMORY_BUDGET =
             ConfigOptions.key("streamfusion.memory.budget")
                     .memoryType()
@@ -85,6 +110,7 @@ public final class StreamFusionOptions {
                     BATCH_SIZE,
                     BATCH_MAX_DELAY,
                     WINDOW_BUFFER_ROWS,
+                    WINDOW_STATE,
                     MEMORY_BUDGET);
 
     private StreamFusionOptions() {}

@@ -12,6 +12,7 @@ public final class NativeMetrics {
     private static final AtomicLong BATCHES = new AtomicLong();
     private static final AtomicLong UDF_CALLS = new AtomicLong();
     private static final AtomicLong SERIALIZED_ROWS = new AtomicLong();
+    private static final AtomicLong NATIVE_STATE_ROWS = new AtomicLong();
 
     private NativeMetrics() {}
 
@@ -40,6 +41,15 @@ public final class NativeMetrics {
         return SERIALIZED_ROWS.get();
     }
 
+    /** Rows combined into state that native code owns (not Flink keyed state). */
+    public static void addNativeStateRows(long rows) {
+        NATIVE_STATE_ROWS.addAndGet(rows);
+    }
+
+    public static long nativeStateRows() {
+        return NATIVE_STATE_ROWS.get();
+    }
+
     public static long udfCalls() {
         return UDF_CALLS.get();
     }
@@ -62,5 +72,6 @@ public final class NativeMetrics {
         BATCHES.set(0);
         UDF_CALLS.set(0);
         SERIALIZED_ROWS.set(0);
+        NATIVE_STATE_ROWS.set(0);
     }
 }

@@ -91,13 +91,23 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     /** {@link #flush()}, refused after a failure and remembering its own. */
     protected void flushGuarded() throws Exception {
+        guarded(this::flush);
+    }
+
+    /** Runs {@code work} of this operator, refused after a failure and remembering its own. */
+    protected void guarded(GuardedWork work) throws Exception {
         checkNotFailed();
         try {
-            flush();
+            work.run();
         } catch (Exception | Error e) {
             failure = e;
             throw e;
         }
+    }
+
+    /** Work whose failure leaves the operator's batch or state partly processed. */
+    protected interface GuardedWork {
+        void run() throws Exception;
     }
 
     /** Throws once a flush or an emission of this operator has failed (see {@link #failure}). */

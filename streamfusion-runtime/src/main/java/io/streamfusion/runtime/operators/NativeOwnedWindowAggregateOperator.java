@@ -1,0 +1,234 @@
+package io.streamfusion.runtime.operators;
+
+import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.jni.NativeOwnedWindowAggregate;
+import io.streamfusion.runtime.metrics.NativeMetrics;
+import io.streamfusion.runtime.transpose.FieldUse;
+
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
+import org.apache.flink.runtime.state.KeyGroupsList;
+import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The operator shell of a native event-time window TVF aggregation (TUMBLE, HOP or CUMULATE;
+ * one-phase, or the global phase) whose accumulators and window timers the engine keeps itself
+ * (DESIGN.md "State" (b)), chosen by {@code streamfusion.window.state}. Its results, late-row
+ * handling and emission points are those of {@link NativeWindowAggregateOperator}; what changes
+ * is that no Flink keyed state, timer or key switch is touched per group or per window:
+ *
+ * <ul>
+ *   <li>a flush (full buffer, watermark, checkpoint barrier, end of input) hands the rows and the
+ *       watermark to native code, which combines them into its state;
+ *   <li>a watermark fires the due windows natively in one call; their rows are emitted before the
+ *       watermark is forwarded;
+ *   <li>a snapshot writes the native state into Flink's raw keyed state, one section per key group
+ *       (Flink's key group of each key), so checkpoints, savepoints and restores at another
+ *       parallelism are Flink's own; the watermark is kept in the union list state "watermark"
+ *       as WindowAggOperator keeps it.
+ * </ul>
+ *
+ * <p>The state lives in native memory bounded by the operator's budget, so the planner uses this
+ * operator with the heap (hashmap) state backend only; with RocksDB window state stays in Flink.
+ * Its snapshots are not Flink's "window-aggs" state: a savepoint of the stock operator (or of the
+ * native one over Flink state) is refused with the option to set, not silently ignored.
+ */
+public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG =
+            LoggerFactory.getLogger(NativeOwnedWindowAggregateOperator.class);
+
+    /** The keyed state of Flink's window aggregation (and of the native one over Flink state). */
+    private static final String FLINK_WINDOW_STATE = "window-aggs";
+
+    private final byte[] plan;
+    private final int outputArity;
+    private final long memoryBudgetBytes;
+
+    private transient NativeOwnedWindowAggregate agg;
+    private transient List<Integer> restoredGroups;
+    private transient List<byte[]> restoredSections;
+    private transient Meter lateRecordsDroppedRate;
+
+    public NativeOwnedWindowAggregateOperator(
+            byte[] plan,
+            RowType inputType,
+            int outputArity,
+            int batchSize,
+            long memoryBudgetBytes) {
+        // Event time only: a batch never waits for a timer.
+        super(inputType, batchSize, Long.MAX_VALUE, true);
+        this.plan = plan;
+        this.outputArity = outputArity;
+        this.memoryBudgetBytes = memoryBudgetBytes;
+    }
+
+    @Override
+    protected boolean isUsingCustomRawKeyedState() {
+        return true;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        restoredGroups = new ArrayList<>();
+        restoredSections = new ArrayList<>();
+        if (!context.isRestored()) {
+            return;
+        }
+        checkNoFlinkWindowState();
+        for (KeyGroupStatePartitionStreamProvider provider : context.getRawKeyedStateInputs()) {
+            DataInputStream in = new DataInputStream(provider.getStream());
+            int length = in.readInt();
+            if (length > 0) {
+                byte[] section = new byte[length];
+                in.readFully(section);
+                restoredGroups.add(provider.getKeyGroupId());
+                restoredSections.add(section);
+            }
+        }
+    }
+
+    /**
+     * A restore from a snapshot whose windows are in Flink's keyed state (the stock operator, or
+     * the native one over Flink state) would start with none of them.
+     */
+    private void checkNoFlinkWindowState() {
+        try (Stream<?> keys = getKeyedStateBackend().getKeysAndNamespaces(FLINK_WINDOW_STATE)) {
+            if (keys.findAny().isPresent()) {
+                throw new IllegalStateException(
+                        "This job's window aggregation was restored from a snapshot that keeps"
+                                + " its windows in Flink's keyed state \""
+                                + FLINK_WINDOW_STATE
+                                + "\" (stock Flink, or streamfusion.window.state=flink); set"
+                                + " streamfusion.window.state=flink to restore it");
+            }
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // No such state registered or restored: nothing to check.
+            LOG.debug("No Flink window state to check", e);
+        }
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        if (!(getKeyedStateBackend() instanceof HeapKeyedStateBackend)) {
+            LOG.warn(
+                    "Native window state with the {} state backend: windows are kept in native"
+                            + " memory (bounded by streamfusion.memory.budget), not in the backend;"
+                            + " set streamfusion.window.state=flink to keep them in Flink state",
+                    getKeyedStateBackend().getClass().getSimpleName());
+        }
+        agg =
+                new NativeOwnedWindowAggregate(
+                        plan,
+                        memoryBudgetBytes,
+                        getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
+        for (int i = 0; i < restoredSections.size(); i++) {
+            agg.restore(restoredGroups.get(i), restoredSections.get(i));
+        }
+        restoredGroups = null;
+        restoredSections = null;
+        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        lateRecordsDroppedRate = lateRecordsDroppedMeter();
+        getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
+    }
+
+    /** As Flink's window buffer, a batch waits for a watermark (or a barrier, end, full buffer). */
+    @Override
+    protected boolean flushesOnTimer() {
+        return false;
+    }
+
+    @Override
+    protected void flush() throws Exception {
+        int rows = batch.numRows();
+        if (rows == 0) {
+            return;
+        }
+        long dropped = agg.add(batch.bytes(), batch.offsets(), rows, currentWatermark);
+        if (dropped > 0) {
+            lateRecordsDroppedRate.markEvent(dropped);
+        }
+        NativeMetrics.addNativeStateRows(rows);
+        finishBatch(0);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flushGuarded();
+        if (mark.getTimestamp() > currentWatermark) {
+            currentWatermark = mark.getTimestamp();
+        }
+        // Also at an old watermark: a late row may have registered a timer that is already due,
+        // which Flink's timer service fires at its next watermark.
+        guarded(
+                () -> {
+                    NativeOwnedWindowAggregate.Fired fired = agg.advance(currentWatermark);
+                    if (fired.rows > 0) {
+                        emit(fired.bytes, fired.offsets, fired.rows, null);
+                        countEmitted(fired.rows);
+                    }
+                });
+        output.emitWatermark(new Watermark(currentWatermark));
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        checkNotFailed();
+        NativeOwnedWindowAggregate.Snapshot snapshot = agg.snapshot();
+        KeyedStateCheckpointOutputStream out = context.getRawKeyedOperatorStateOutput();
+        DataOutputStream data = new DataOutputStream(out);
+        KeyGroupsList groups = out.getKeyGroupList();
+        // Every key group of the range gets a section (empty: length 0), so a restore never
+        // meets a key group without one.
+        int section = 0;
+        for (int i = 0; i < groups.getNumberOfKeyGroups(); i++) {
+            int keyGroup = groups.getKeyGroupId(i);
+            out.startNewKeyGroup(keyGroup);
+            if (section < snapshot.keyGroups.length && snapshot.keyGroups[section] == keyGroup) {
+                int from = snapshot.offsets[section];
+                int length = snapshot.offsets[section + 1] - from;
+                data.writeInt(length);
+                data.write(snapshot.bytes, from, length);
+                section++;
+            } else {
+                data.writeInt(0);
+            }
+            data.flush();
+        }
+        if (section != snapshot.keyGroups.length) {
+            throw new IllegalStateException(
+                    "Native window state holds keys of key groups outside this subtask's range "
+                            + groups);
+        }
+    }
+
+    /** Windows fire within {@link #processWatermark}: none is ever pending. */
+    @Override
+    protected void drainFires() {}
+
+    @Override
+    protected AutoCloseable nativeAggregate() {
+        return agg;
+    }
+}
