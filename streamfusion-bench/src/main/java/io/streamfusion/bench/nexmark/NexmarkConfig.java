@@ -18,7 +18,7 @@ final class NexmarkConfig {
             "usage: ./sf bench nexmark [--queries q0,q5|all] [--events N] [--parallelism P] "
                     + "[--warmups W] [--warmup-events N] [--trials T] [--state heap|rocksdb] [--minibatch on|off] "
                     + "[--out DIR] [--check-events N] [--tps N] [--check-tps N] "
-                    + "[--managed-memory SIZE] [--job-timeout SECONDS]";
+                    + "[--managed-memory SIZE] [--job-timeout SECONDS] [--set KEY=VALUE]...";
 
     List<String> queries = new ArrayList<>(NexmarkQueries.ALL);
     /** Events per timed job. */
@@ -45,6 +45,8 @@ final class NexmarkConfig {
     /** Managed memory of each MiniCluster's TaskManager (RocksDB lives in it). */
     String managedMemory = "512m";
     Path out = Paths.get("nexmark-results");
+    /** Table options of every job given with --set (e.g. streamfusion.window.state=FLINK). */
+    final Map<String, String> extraOptions = new LinkedHashMap<>();
 
     static NexmarkConfig parse(String[] args) {
         NexmarkConfig c = new NexmarkConfig();
@@ -69,6 +71,14 @@ final class NexmarkConfig {
                 case "--minibatch": c.miniBatch = oneOf(arg, value, "on", "off").equals("on"); break;
                 case "--managed-memory": c.managedMemory = value; break;
                 case "--out": c.out = Paths.get(value); break;
+                case "--set": {
+                    int eq = value.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--set needs KEY=VALUE, not " + value);
+                    }
+                    c.extraOptions.put(value.substring(0, eq), value.substring(eq + 1));
+                    break;
+                }
                 default: throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
             }
         }
@@ -137,6 +147,7 @@ final class NexmarkConfig {
             options.put("table.exec.mini-batch.allow-latency", "2s");
             options.put("table.exec.mini-batch.size", "5000");
         }
+        options.putAll(extraOptions);
         return options;
     }
 
