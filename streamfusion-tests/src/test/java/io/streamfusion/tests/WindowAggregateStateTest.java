@@ -202,6 +202,18 @@ class WindowAggregateStateTest {
                 .allMatch(d -> d.operator.startsWith("WatermarkAssigner("));
     }
 
+    /**
+     * Window TVFs over slices keep their windows natively with the hashmap backend (checkpoints:
+     * raw keyed state; savepoints: Flink's layout), in Flink state with RocksDB; sessions and
+     * legacy group windows always in Flink state.
+     */
+    private static void assertStateOwner(String backend, String window, long stateRowsBefore) {
+        boolean sliced = window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
+        assertThat(NativeMetrics.nativeStateRows() > stateRowsBefore)
+                .as("windows in native state (%s, %s)", backend, window)
+                .isEqualTo(sliced && backend.equals("hashmap"));
+    }
+
     @ParameterizedTest
     @CsvSource({
         "hashmap, TUMBLE, TWO_PHASE",
@@ -226,6 +238,7 @@ class WindowAggregateStateTest {
         StateJobs.FailOnce.ARMED.set(true);
         StateJobs.FailOnce.CALLS.clear();
         long before = NativeMetrics.recordsIn();
+        long stateRows = NativeMetrics.nativeStateRows();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment nat =
                 env(
@@ -241,6 +254,7 @@ class WindowAggregateStateTest {
                                         dir.toUri().toString()));
         List<String> actual = collect(nat, query(window));
         assertWindowsNative(nat, phase);
+        assertStateOwner(backend, window, stateRows);
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(ROWS);
         // Rows the SESSION query filters out never reach fail_once.
         StateJobs.assertRestoredFromCheckpoint(
@@ -268,7 +282,8 @@ class WindowAggregateStateTest {
 
     /**
      * A savepoint taken with one engine restores with the other: the state, timers and uids are
-     * Flink's, so StreamFusion can be switched on or off for a running job.
+     * Flink's (native-owned windows are written in Flink's layout for a savepoint and moved back
+     * into native state on restore), so StreamFusion can be switched on or off for a running job.
      */
     @ParameterizedTest
     @CsvSource({
@@ -276,6 +291,8 @@ class WindowAggregateStateTest {
         "false, rocksdb, HOP, TWO_PHASE",
         "true, hashmap, CUMULATE, ONE_PHASE",
         "false, hashmap, TUMBLE, ONE_PHASE",
+        "true, hashmap, HOP, TWO_PHASE",
+        "false, hashmap, HOP, TWO_PHASE",
         "true, rocksdb, SESSION, LEGACY",
         "false, hashmap, SESSION, LEGACY",
         "true, hashmap, SESSION_TVF, ONE_PHASE",
@@ -301,6 +318,7 @@ class WindowAggregateStateTest {
 
         // Job 1: at parallelism 2, stopped with a savepoint while the source is mid-way.
         Record.SEEN.clear();
+        long stateRows = NativeMetrics.nativeStateRows();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment first =
                 env(firstNative, 2, backend, 4_000, phase, COMPLETE, Map.of());
@@ -310,11 +328,13 @@ class WindowAggregateStateTest {
                         first, "INSERT INTO out_sink " + query(window), dir, ROWS);
         if (firstNative) {
             assertWindowsNative(first, phase);
+            assertStateOwner(backend, window, stateRows);
         }
         // Every window is still open: its accumulators and timers are in the savepoint.
         assertThat(Record.SEEN).as("windows fired by job 1").isEmpty();
 
         // Job 2: the same query restored at another parallelism, run to the end of the source.
+        stateRows = NativeMetrics.nativeStateRows();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment second =
                 env(
@@ -329,6 +349,7 @@ class WindowAggregateStateTest {
         second.executeSql("INSERT INTO out_sink " + query(window)).await();
         if (secondNative) {
             assertWindowsNative(second, phase);
+            assertStateOwner(backend, window, stateRows);
         }
         List<String> actual = new ArrayList<>(Record.SEEN);
         Collections.sort(actual);

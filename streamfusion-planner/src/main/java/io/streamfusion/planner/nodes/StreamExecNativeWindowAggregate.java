@@ -24,10 +24,10 @@ import java.time.ZoneId;
 
 /**
  * Replaces a window TVF aggregation over TUMBLE, HOP or CUMULATE (StreamExecWindowAggregate, or
- * either node of the two-phase Local/Global pair) by a native window aggregation over Flink keyed
- * state and timers. Keeps Flink's key selector, state key type,
- * transformation name and managed memory weight, so the operator's state is laid out as the
- * stock one's.
+ * either node of the two-phase Local/Global pair) by a native window aggregation: over Flink keyed
+ * state and timers, or for event time with native-owned state (streamfusion.window.state). Keeps
+ * Flink's key selector, state key type, transformation name and managed memory weight, so the
+ * operator's savepoints are laid out as the stock one's.
  */
 public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
 
@@ -101,7 +101,13 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         OneInputStreamOperator<RowData, RowData> operator =
                 nativeState(config)
                         ? new NativeOwnedWindowAggregateOperator(
-                                plan, inputType, outputType.getFieldCount(), batchSize, budget)
+                                plan,
+                                inputType,
+                                grouping.length,
+                                accTypes,
+                                outputType.getFieldCount(),
+                                batchSize,
+                                budget)
                         : new NativeWindowAggregateOperator(
                                 plan,
                                 inputType,

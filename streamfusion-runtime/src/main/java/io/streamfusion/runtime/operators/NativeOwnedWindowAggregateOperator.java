@@ -5,14 +5,29 @@ import io.streamfusion.runtime.jni.NativeOwnedWindowAggregate;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
 
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Meter;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
 import org.apache.flink.runtime.state.KeyGroupsList;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
+import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
+import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.slf4j.Logger;
@@ -44,20 +59,22 @@ import java.util.stream.Stream;
  *
  * <p>The state lives in native memory bounded by the operator's budget, so the planner uses this
  * operator with the heap (hashmap) state backend only; with RocksDB window state stays in Flink.
- * Its snapshots are not Flink's "window-aggs" state: a savepoint of the stock operator (or of the
- * native one over Flink state) is refused with the option to set, not silently ignored.
+ * Savepoints are written in Flink's layout of the windows (keyed state "window-aggs" and timers
+ * "window-timers", see {@link FlinkWindowState}) and such state is moved into the native state on
+ * restore, so savepoints move between this operator, the stock one and the native one over Flink
+ * state.
  */
-public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase {
+public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
+        implements Triggerable<RowData, Long> {
 
     private static final long serialVersionUID = 1L;
 
     private static final Logger LOG =
             LoggerFactory.getLogger(NativeOwnedWindowAggregateOperator.class);
 
-    /** The keyed state of Flink's window aggregation (and of the native one over Flink state). */
-    private static final String FLINK_WINDOW_STATE = "window-aggs";
-
     private final byte[] plan;
+    private final int keyArity;
+    private final LogicalType[] accTypes;
     private final int outputArity;
     private final long memoryBudgetBytes;
 
@@ -65,16 +82,23 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     private transient List<Integer> restoredGroups;
     private transient List<byte[]> restoredSections;
     private transient Meter lateRecordsDroppedRate;
+    private transient FlinkWindowState flinkState;
+    /** Set while a savepoint is taken: the windows are in Flink's layout, not in raw state. */
+    private transient boolean savepoint;
 
     public NativeOwnedWindowAggregateOperator(
             byte[] plan,
             RowType inputType,
+            int keyArity,
+            LogicalType[] accTypes,
             int outputArity,
             int batchSize,
             long memoryBudgetBytes) {
         // Event time only: a batch never waits for a timer.
         super(inputType, batchSize, Long.MAX_VALUE, true);
         this.plan = plan;
+        this.keyArity = keyArity;
+        this.accTypes = accTypes;
         this.outputArity = outputArity;
         this.memoryBudgetBytes = memoryBudgetBytes;
     }
@@ -92,7 +116,6 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         if (!context.isRestored()) {
             return;
         }
-        checkNoFlinkWindowState();
         for (KeyGroupStatePartitionStreamProvider provider : context.getRawKeyedStateInputs()) {
             DataInputStream in = new DataInputStream(provider.getStream());
             int length = in.readInt();
@@ -105,29 +128,8 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         }
     }
 
-    /**
-     * A restore from a snapshot whose windows are in Flink's keyed state (the stock operator, or
-     * the native one over Flink state) would start with none of them.
-     */
-    private void checkNoFlinkWindowState() {
-        try (Stream<?> keys = getKeyedStateBackend().getKeysAndNamespaces(FLINK_WINDOW_STATE)) {
-            if (keys.findAny().isPresent()) {
-                throw new IllegalStateException(
-                        "This job's window aggregation was restored from a snapshot that keeps"
-                                + " its windows in Flink's keyed state \""
-                                + FLINK_WINDOW_STATE
-                                + "\" (stock Flink, or streamfusion.window.state=flink); set"
-                                + " streamfusion.window.state=flink to restore it");
-            }
-        } catch (IllegalStateException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            // No such state registered or restored: nothing to check.
-            LOG.debug("No Flink window state to check", e);
-        }
-    }
-
     @Override
+    @SuppressWarnings("unchecked")
     public void open() throws Exception {
         super.open();
         if (!(getKeyedStateBackend() instanceof HeapKeyedStateBackend)) {
@@ -137,16 +139,39 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                             + " set streamfusion.window.state=flink to keep them in Flink state",
                     getKeyedStateBackend().getClass().getSimpleName());
         }
-        agg =
-                new NativeOwnedWindowAggregate(
-                        plan,
-                        memoryBudgetBytes,
-                        getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
+        int maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
+        agg = new NativeOwnedWindowAggregate(plan, memoryBudgetBytes, maxParallelism);
         for (int i = 0; i < restoredSections.size(); i++) {
             agg.restore(restoredGroups.get(i), restoredSections.get(i));
         }
         restoredGroups = null;
         restoredSections = null;
+        // Flink's layout of the windows: the state of a savepoint (this operator's, the stock
+        // operator's or the native one's over Flink state) is moved into the native state.
+        RowDataSerializer accSerializer = new RowDataSerializer(accTypes);
+        ValueState<RowData> state =
+                getKeyedStateBackend()
+                        .getOrCreateKeyedState(
+                                LongSerializer.INSTANCE,
+                                new ValueStateDescriptor<>(
+                                        FlinkWindowState.STATE_NAME, accSerializer));
+        InternalTimerService<Long> timers =
+                getInternalTimerService("window-timers", LongSerializer.INSTANCE, this);
+        flinkState =
+                new FlinkWindowState(
+                        (InternalValueState<RowData, Long, RowData>) state,
+                        timers,
+                        accSerializer,
+                        keyArity,
+                        this);
+        KeyedStateBackend<RowData> backend = getKeyedStateBackend();
+        try (Stream<Tuple2<RowData, Long>> keys =
+                backend.getKeysAndNamespaces(FlinkWindowState.STATE_NAME)) {
+            int moved = flinkState.importInto(agg, keys, maxParallelism);
+            if (moved > 0) {
+                LOG.info("Moved the windows of {} keys from Flink's window state", moved);
+            }
+        }
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
@@ -191,10 +216,44 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         output.emitWatermark(new Watermark(currentWatermark));
     }
 
+    /**
+     * A savepoint holds the windows in Flink's layout (so stock Flink, or this engine over Flink
+     * state, restores it): they are written into Flink's state and timers before the snapshot
+     * and removed once its synchronous part (which copies the heap state, or snapshots RocksDB)
+     * is done. Checkpoints keep the native sections in raw keyed state.
+     */
+    @Override
+    public OperatorSnapshotFutures snapshotState(
+            long checkpointId,
+            long timestamp,
+            CheckpointOptions checkpointOptions,
+            CheckpointStreamFactory factory)
+            throws Exception {
+        if (!checkpointOptions.getCheckpointType().isSavepoint()) {
+            return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
+        }
+        checkNotFailed();
+        Object key = getCurrentKey();
+        FlinkWindowState.Exported exported = flinkState.export(agg.snapshot());
+        savepoint = true;
+        try {
+            return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
+        } finally {
+            savepoint = false;
+            exported.clear();
+            if (key != null) {
+                setCurrentKey(key);
+            }
+        }
+    }
+
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         checkNotFailed();
+        if (savepoint) {
+            return;
+        }
         NativeOwnedWindowAggregate.Snapshot snapshot = agg.snapshot();
         KeyedStateCheckpointOutputStream out = context.getRawKeyedOperatorStateOutput();
         DataOutputStream data = new DataOutputStream(out);
@@ -221,6 +280,20 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                     "Native window state holds keys of key groups outside this subtask's range "
                             + groups);
         }
+    }
+
+    /** Flink timers exist only while a savepoint is taken; none may fire. */
+    @Override
+    public void onEventTime(InternalTimer<RowData, Long> timer) {
+        throw new IllegalStateException(
+                "A Flink timer fired for native window state (window end "
+                        + timer.getNamespace()
+                        + ")");
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<RowData, Long> timer) {
+        onEventTime(timer);
     }
 
     /** Windows fire within {@link #processWatermark}: none is ever pending. */
