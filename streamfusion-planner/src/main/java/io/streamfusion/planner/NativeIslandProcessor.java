@@ -155,7 +155,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             String name = node.getDescription();
             try {
                 ExecNode<?> converted = tryConvert(node);
-                report.addNative(name, ((NativeExecNode) converted).plan());
+                NativeExecNode nativeNode = (NativeExecNode) converted;
+                report.addNative(name, nativeNode.plan(), nativeNode.note());
                 return converted;
             } catch (UnsupportedNativeException e) {
                 report.addFallback(name, e.getMessage());

@@ -16,23 +16,26 @@ public final class SupportReport {
         public final String reason;
         /** The serialized native plan of a native operator (for tools and profiling). */
         public final byte[] plan;
+        /** A native operator's remark (e.g. where its state lives), or null. */
+        public final String note;
 
-        Decision(String operator, boolean isNative, String reason, byte[] plan) {
+        Decision(String operator, boolean isNative, String reason, byte[] plan, String note) {
             this.operator = operator;
             this.isNative = isNative;
             this.reason = reason;
             this.plan = plan;
+            this.note = note;
         }
     }
 
     private final List<Decision> decisions = new ArrayList<>();
 
-    void addNative(String operator, byte[] plan) {
-        decisions.add(new Decision(operator, true, null, plan));
+    void addNative(String operator, byte[] plan, String note) {
+        decisions.add(new Decision(operator, true, null, plan, note));
     }
 
     void addFallback(String operator, String reason) {
-        decisions.add(new Decision(operator, false, reason, null));
+        decisions.add(new Decision(operator, false, reason, null, null));
     }
 
     public List<Decision> decisions() {
@@ -71,6 +74,9 @@ public final class SupportReport {
         for (Decision d : decisions) {
             if (d.isNative) {
                 s.append("native    ").append(d.operator).append('\n');
+                if (d.note != null) {
+                    s.append("          ").append(d.note).append('\n');
+                }
             } else {
                 s.append("fallback  ").append(d.operator).append("\n          reason: ")
                         .append(d.reason).append('\n');

@@ -11,6 +11,7 @@ import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Map;
@@ -139,6 +140,32 @@ class FallbackAndExplainTest {
         String explain = tEnv.explainSql("SELECT id, i32 + 1 FROM t WHERE i32 > 0");
         assertThat(explain).doesNotContain("NativeCalc(");
         assertThat(explain).contains("0 of 0 operators native");
+    }
+
+    /**
+     * EXPLAIN says where an event-time window aggregation keeps its windows: natively with the
+     * hashmap backend (streamfusion.window.state AUTO), in Flink state with RocksDB or FLINK.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "hashmap, AUTO, 'window state: native, by key group'",
+        "hashmap, FLINK, 'window state: Flink keyed state and timers'",
+        "rocksdb, AUTO, 'window state: Flink keyed state and timers'",
+        "rocksdb, NATIVE, 'window state: native, by key group'"
+    })
+    void explainShowsWhereWindowsAreKept(String backend, String mode, String note) {
+        StreamTableEnvironment tEnv = nativeAllowingFallback();
+        tEnv.getConfig().set("state.backend.type", backend);
+        tEnv.getConfig().set("streamfusion.window.state", mode);
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE ev (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)"
+                        + " WITH ('connector' = 'datagen')");
+        String explain =
+                tEnv.explainSql(
+                        "SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev,"
+                                + " DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start,"
+                                + " window_end");
+        assertThat(explain).containsPattern("native    (Global)?WindowAggregate\\(.*\\n +" + note);
     }
 
     @Test

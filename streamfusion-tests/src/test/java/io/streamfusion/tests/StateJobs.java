@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -14,10 +15,13 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 /**
  * What the state tests share: table environments for jobs that fail, restore and rescale on a
@@ -114,6 +118,46 @@ final class StateJobs {
                 .isPositive()
                 .isLessThan(rows);
         return savepoint;
+    }
+
+    /**
+     * The options of a job whose checkpoints (every 100 ms, into {@code dir}) outlive its
+     * cancellation, for {@link #checkpointMidway}.
+     */
+    static Map<String, String> retainedCheckpoints(Path dir) {
+        return Map.of(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), "100 ms",
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(), dir.toUri().toString(),
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION.key(),
+                        "RETAIN_ON_CANCELLATION");
+    }
+
+    /**
+     * Runs {@code insert} (configured with {@link #retainedCheckpoints}) for two seconds, cancels
+     * it and returns the path of its latest completed checkpoint, asserting that the job read
+     * some but not all of the source's {@code rows}.
+     */
+    static String checkpointMidway(StreamTableEnvironment tEnv, String insert, Path dir, int rows)
+            throws Exception {
+        FailOnce.CALLS.clear();
+        JobClient job = tEnv.executeSql(insert).getJobClient().get();
+        Thread.sleep(2_000);
+        job.cancel().get();
+        assertThat(FailOnce.CALLS.size())
+                .as("rows read before the cancellation")
+                .isPositive()
+                .isLessThan(rows);
+        Path jobDir = dir.resolve(job.getJobID().toString());
+        try (Stream<Path> checkpoints = Files.list(jobDir)) {
+            return checkpoints
+                    .filter(p -> p.getFileName().toString().startsWith("chk-"))
+                    .filter(p -> Files.exists(p.resolve("_metadata")))
+                    .max(Comparator.comparingInt(
+                            p -> Integer.parseInt(p.getFileName().toString().substring(4))))
+                    .orElseThrow(() -> new AssertionError("no completed checkpoint in " + jobDir))
+                    .toUri()
+                    .toString();
+        }
     }
 
     /**

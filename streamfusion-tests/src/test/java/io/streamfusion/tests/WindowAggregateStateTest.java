@@ -304,6 +304,23 @@ class WindowAggregateStateTest {
         assertSavepointRestore(nativeFirst, !nativeFirst, backend, 2, window, phase, dir);
     }
 
+    /**
+     * A retained checkpoint (native-owned windows: raw keyed state, one section per key group)
+     * restores at another parallelism: each new subtask gets the sections of its key groups.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "1, HOP, ONE_PHASE",
+        "3, TUMBLE, TWO_PHASE",
+        "3, CUMULATE, ONE_PHASE",
+        "3, HOP, TWO_PHASE"
+    })
+    void checkpointAtTwoRestoresAtAnotherParallelism(
+            int restoreParallelism, String window, String phase, @TempDir Path dir)
+            throws Exception {
+        assertRestore(true, true, "hashmap", restoreParallelism, window, phase, dir, true);
+    }
+
     private static void assertSavepointRestore(
             boolean firstNative,
             boolean secondNative,
@@ -313,6 +330,24 @@ class WindowAggregateStateTest {
             String phase,
             Path dir)
             throws Exception {
+        assertRestore(
+                firstNative, secondNative, backend, restoreParallelism, window, phase, dir, false);
+    }
+
+    /**
+     * Job 1 stops mid-way with a savepoint (or is cancelled after retained checkpoints), job 2
+     * restores from it and runs to the end; together they equal an uninterrupted stock run.
+     */
+    private static void assertRestore(
+            boolean firstNative,
+            boolean secondNative,
+            String backend,
+            int restoreParallelism,
+            String window,
+            String phase,
+            Path dir,
+            boolean fromCheckpoint)
+            throws Exception {
         List<String> expected = stockResult(window, phase, COMPLETE);
         String sink = "CREATE TEMPORARY TABLE out_sink (r STRING) WITH ('connector'='blackhole')";
 
@@ -321,11 +356,20 @@ class WindowAggregateStateTest {
         long stateRows = NativeMetrics.nativeStateRows();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment first =
-                env(firstNative, 2, backend, 4_000, phase, COMPLETE, Map.of());
+                env(
+                        firstNative,
+                        2,
+                        backend,
+                        4_000,
+                        phase,
+                        COMPLETE,
+                        fromCheckpoint ? StateJobs.retainedCheckpoints(dir) : Map.of());
         first.executeSql(sink);
+        String insert = "INSERT INTO out_sink " + query(window);
         String savepoint =
-                StateJobs.savepointMidway(
-                        first, "INSERT INTO out_sink " + query(window), dir, ROWS);
+                fromCheckpoint
+                        ? StateJobs.checkpointMidway(first, insert, dir, ROWS)
+                        : StateJobs.savepointMidway(first, insert, dir, ROWS);
         if (firstNative) {
             assertWindowsNative(first, phase);
             assertStateOwner(backend, window, stateRows);

@@ -363,6 +363,7 @@ public final class WindowAggregateConverter {
                 window.getOffset(),
                 infos.getIndexOfCountStar(),
                 shiftTimeZone,
+                StreamExecNativeWindowAggregate.nativeState(config, local, eventTime),
                 transformationName);
     }
 

@@ -4,4 +4,9 @@ package io.streamfusion.planner.nodes;
 public interface NativeExecNode {
     /** The serialized native plan this node runs (for EXPLAIN, tools and profiling). */
     byte[] plan();
+
+    /** A remark EXPLAIN prints under the operator (e.g. where its state lives), or null. */
+    default String note() {
+        return null;
+    }
 }

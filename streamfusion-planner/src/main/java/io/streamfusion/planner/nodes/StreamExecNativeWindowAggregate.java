@@ -7,6 +7,7 @@ import io.streamfusion.runtime.operators.NativeOwnedWindowAggregateOperator;
 import io.streamfusion.runtime.operators.NativeWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
@@ -41,6 +42,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     private final long offset;
     private final int countStarField;
     private final ZoneId shiftTimeZone;
+    private final boolean nativeState;
     private final String transformationName;
 
     public StreamExecNativeWindowAggregate(
@@ -57,6 +59,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
             long offset,
             int countStarField,
             ZoneId shiftTimeZone,
+            boolean nativeState,
             String transformationName) {
         super(original, plan, inputType);
         this.grouping = grouping;
@@ -69,6 +72,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         this.offset = offset;
         this.countStarField = countStarField;
         this.shiftTimeZone = shiftTimeZone;
+        this.nativeState = nativeState;
         this.transformationName = transformationName;
     }
 
@@ -99,7 +103,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                     false);
         }
         OneInputStreamOperator<RowData, RowData> operator =
-                nativeState(config)
+                nativeState
                         ? new NativeOwnedWindowAggregateOperator(
                                 plan,
                                 inputType,
@@ -137,12 +141,13 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     }
 
     /**
-     * Whether the windows are kept natively (streamfusion.window.state): event time only (a
-     * processing-time window fires on Flink's processing-time timers), and with AUTO only with the
-     * hashmap backend, so that RocksDB jobs keep state that is not bounded by memory.
+     * Whether a window aggregation keeps its windows natively (streamfusion.window.state): event
+     * time only (a processing-time window fires on Flink's processing-time timers), never the
+     * stateless LOCAL phase, and with AUTO only with the hashmap backend, so that RocksDB jobs
+     * keep state that is not bounded by memory.
      */
-    private boolean nativeState(ExecNodeConfig config) {
-        if (!eventTime) {
+    public static boolean nativeState(ReadableConfig config, boolean local, boolean eventTime) {
+        if (local || !eventTime) {
             return false;
         }
         switch (config.get(StreamFusionOptions.WINDOW_STATE)) {
@@ -153,5 +158,16 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
             default:
                 return "hashmap".equalsIgnoreCase(config.get(StateBackendOptions.STATE_BACKEND));
         }
+    }
+
+    @Override
+    public String note() {
+        if (local) {
+            return null;
+        }
+        return nativeState
+                ? "window state: native, by key group (checkpoints: raw keyed state; savepoints:"
+                        + " Flink's layout)"
+                : "window state: Flink keyed state and timers";
     }
 }
