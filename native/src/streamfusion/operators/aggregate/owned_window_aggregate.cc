@@ -177,8 +177,8 @@ Status OwnedWindowAggregate::CheckBudget() const {
       "StreamFusion native memory budget exceeded (streamfusion.memory.budget): the native window"
       " state holds ",
       state_bytes_, " bytes for ", keys_.size(), " keys, ", used, " of ", budget_,
-      " bytes in use (raise the budget, or run the job with the RocksDB state backend, which keeps"
-      " window state in Flink's RocksDB)");
+      " bytes in use (raise streamfusion.memory.budget, or set streamfusion.window.state=FLINK to"
+      " keep the windows in Flink state)");
 }
 
 Status OwnedWindowAggregate::Add(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
