@@ -349,6 +349,17 @@ class WindowAggregateParityTest {
                         + " GROUP BY window_start, window_end";
         assertWindowParity(onePhase(), sql);
         assertTwoPhase(assertWindowParity(harness(), sql));
+        // With the Calc between the two aggregations on Flink, the local phase over windowed rows
+        // is chained to it and reads its rows (not BinaryRowData) field by field: the window end
+        // must be among the fields the entry transpose writes.
+        ParityHarness flinkCalc =
+                harness()
+                        .withNativeOption("streamfusion.operators.excluded", "Calc")
+                        .withNativeOption("streamfusion.fallback", "allow");
+        assertTwoPhase(assertWindowParity(flinkCalc, sql));
+        assertThat(lastDecisions)
+                .anyMatch(d -> !d.isNative && d.operator.startsWith("Calc("))
+                .anyMatch(d -> d.isNative && d.operator.startsWith("LocalWindowAggregate("));
     }
 
     /**

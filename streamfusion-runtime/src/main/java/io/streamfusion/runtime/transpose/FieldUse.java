@@ -34,14 +34,23 @@ public final class FieldUse {
     public static FieldUse of(Plan plan) {
         if (plan.getOperatorsCount() > 0
                 && plan.getOperators(0).getKindCase() == Operator.KindCase.GROUP_AGGREGATE) {
-            return ofAggregate(plan.getOperators(0).getGroupAggregate());
+            GroupAggregateNode node = plan.getOperators(0).getGroupAggregate();
+            // A GLOBAL aggregation's calls index the LOCAL input; it reads its whole input.
+            return node.getMode() == GroupAggregateNode.Mode.GLOBAL ? all() : ofAggregate(node);
         }
         if (plan.getOperatorsCount() > 0
                 && plan.getOperators(0).getKindCase() == Operator.KindCase.WINDOW_AGGREGATE) {
             WindowAggregateNode window = plan.getOperators(0).getWindowAggregate();
+            if (window.getMode() == WindowAggregateNode.Mode.GLOBAL) {
+                return all();
+            }
             FieldUse use = ofAggregate(window.getAggregate());
             if (window.getTimeField() >= 0) {
                 use.child(window.getTimeField()).whole = true;
+            }
+            // Rows that carry their windows (after a window TVF or aggregation): the window end.
+            if (window.getWindowed()) {
+                use.child(window.getSliceEndField()).whole = true;
             }
             return use;
         }
