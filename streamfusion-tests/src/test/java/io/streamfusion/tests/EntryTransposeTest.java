@@ -22,8 +22,8 @@ import java.util.List;
 
 /**
  * The entry transpose writes rows built by sources (GenericRowData whose strings are still Java
- * Strings) byte for byte as Flink's serializer would: ASCII strings are written straight from
- * their characters, any other string through Flink's own UTF-8 encoding.
+ * Strings, not yet encoded) byte for byte as Flink's serializer would, without going through the
+ * serializer.
  */
 class EntryTransposeTest {
 

@@ -117,7 +117,7 @@ final class RowImageWriter {
             if ((kind == STRING || kind == BINARY || kind == ROW) && !row.isNullAt(i)) {
                 int length;
                 if (kind == STRING) {
-                    length = sizeBound((BinaryStringData) row.getString(i));
+                    length = ((BinaryStringData) row.getString(i)).getSizeInBytes();
                 } else if (kind == BINARY) {
                     length = row.getBinary(i).length;
                 } else {
@@ -163,15 +163,6 @@ final class RowImageWriter {
                     break;
                 case STRING: {
                     BinaryStringData string = (BinaryStringData) row.getString(i);
-                    if (string.getBinarySection() == null && string.getJavaObject() != null) {
-                        int next =
-                                writeAscii(segment, bytes, start, slot, cursor,
-                                        string.getJavaObject());
-                        if (next >= 0) {
-                            cursor = next;
-                            break;
-                        }
-                    }
                     int length = string.getSizeInBytes();
                     cursor = writeVariable(segment, bytes, start, slot, cursor, length,
                             string.getSegments(), string.getOffset(), null);
@@ -210,45 +201,6 @@ final class RowImageWriter {
     }
 
     /** A string or binary value: inline when at most 7 bytes, else in the variable part. */
-    /**
-     * The most bytes a string field takes: its size, or for a string still held as a Java String
-     * (as sources build them; not encoded yet) an upper bound of its UTF-8 size, so that sizing
-     * the buffer does not encode it.
-     */
-    private static int sizeBound(BinaryStringData string) {
-        if (string.getBinarySection() == null && string.getJavaObject() != null) {
-            return 3 * string.getJavaObject().length();
-        }
-        return string.getSizeInBytes();
-    }
-
-    /**
-     * Writes a Java String whose characters are all ASCII (so its UTF-8 bytes are its chars) as
-     * {@link #writeVariable} would write its encoded bytes, without encoding it into a byte array
-     * first; returns the new cursor, or -1 when a character is not ASCII (then the caller writes
-     * the string's own encoding over whatever was written).
-     */
-    private static int writeAscii(
-            MemorySegment segment, byte[] bytes, int start, int slot, int cursor, String string) {
-        int length = string.length();
-        int at = length <= 7 ? slot : start + cursor;
-        for (int c = 0; c < length; c++) {
-            char ch = string.charAt(c);
-            if (ch >= 0x80) {
-                return -1;
-            }
-            bytes[at + c] = (byte) ch;
-        }
-        if (length <= 7) {
-            bytes[slot + 7] = (byte) (0x80 | length);
-            return cursor;
-        }
-        int padded = (length + 7) & ~7;
-        java.util.Arrays.fill(bytes, at + length, at + padded, (byte) 0);
-        segment.putLong(slot, ((long) cursor << 32) | length);
-        return cursor + padded;
-    }
-
     private static int writeVariable(
             MemorySegment segment, byte[] bytes, int start, int slot, int cursor, int length,
             @Nullable MemorySegment[] sourceSegments, int sourceOffset, @Nullable byte[] source) {
