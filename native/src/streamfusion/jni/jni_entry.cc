@@ -862,8 +862,8 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createOwnedWi
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
     auto handle = std::make_unique<OwnedWindowAggregateHandle>();
-    SF_ASSIGN_OR_RAISE(handle->agg, operators::OwnedWindowAggregate::Make(
-                                        plan, memory_budget_bytes, max_parallelism));
+    SF_ASSIGN_OR_RAISE(handle->agg, operators::OwnedWindowAggregate::Make(plan, memory_budget_bytes,
+                                                                          max_parallelism));
     return reinterpret_cast<jlong>(handle.release());
   });
 }
@@ -914,9 +914,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAgg
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
     SF_RETURN_NOT_OK(h->agg->Snapshot());
-    const std::vector<int32_t> result = {
-        static_cast<int32_t>(h->agg->snapshot_key_groups().size()),
-        static_cast<int32_t>(h->agg->snapshot().size())};
+    const std::vector<int32_t> result = {static_cast<int32_t>(h->agg->snapshot_key_groups().size()),
+                                         static_cast<int32_t>(h->agg->snapshot().size())};
     SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
     return true;
   });

@@ -80,8 +80,9 @@ class SectionReader {
   bool done() const { return at_ == end_; }
 
   static Status Corrupt() {
-    return UserError("Corrupt native window aggregation state: a section of its raw keyed state"
-                     " ends early or has a negative length");
+    return UserError(
+        "Corrupt native window aggregation state: a section of its raw keyed state"
+        " ends early or has a negative length");
   }
 
  private:
@@ -112,7 +113,9 @@ Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
   return owned;
 }
 
-int64_t OwnedWindowAggregate::dropped() const { return agg_->dropped(); }
+int64_t OwnedWindowAggregate::dropped() const {
+  return agg_->dropped();
+}
 
 OwnedWindowAggregate::KeyState* OwnedWindowAggregate::Intern(std::string_view image) {
   auto [it, inserted] = keys_.try_emplace(std::string(image));
@@ -156,7 +159,8 @@ const std::string* OwnedWindowAggregate::FindSlice(const KeyState* key, int64_t 
 
 int64_t OwnedWindowAggregate::CountStar(const std::string* acc) const {
   // RowData.getLong of the COUNT(*) field, as the JVM shell reads it (nulls are not looked at).
-  const size_t at = static_cast<size_t>((acc_arity_ + 63 + 8) / 64 * 8 + 8 * agg_->count_star_field_);
+  const size_t at =
+      static_cast<size_t>((acc_arity_ + 63 + 8) / 64 * 8 + 8 * agg_->count_star_field_);
   if (acc->size() < at + 8) return 0;
   int64_t count;
   std::memcpy(&count, acc->data() + at, 8);
@@ -254,9 +258,8 @@ Status OwnedWindowAggregate::FireWindow(KeyState* key, int64_t window_end) {
   if (!empty) QueueFire(key, window_end, slice_accs, slices);
   if (agg.window_ == Node::HOP && !empty) RegisterTimer(JavaAdd(window_end, agg.slice_), key);
   // The expired slice: a tumbling window's own, a hopping window's first.
-  ClearSlice(key, agg.window_ == Node::HOP
-                      ? JavaAdd(JavaSub(window_end, agg.size_), agg.slice_)
-                      : window_end);
+  ClearSlice(key, agg.window_ == Node::HOP ? JavaAdd(JavaSub(window_end, agg.size_), agg.slice_)
+                                           : window_end);
   return Status::OK();
 }
 
@@ -296,11 +299,11 @@ void OwnedWindowAggregate::QueueFire(KeyState* key, int64_t window_end,
 Status OwnedWindowAggregate::DrainFires() {
   const auto fires = static_cast<int32_t>(fire_ends_.size());
   if (fires == 0) return Status::OK();
-  SF_RETURN_NOT_OK(agg_->Fire(fire_keys_.bytes.data(), fire_keys_.offsets.data(),
-                              fire_ends_.data(), fires, fire_accs_.bytes.data(),
-                              fire_accs_.offsets.data()));
+  SF_RETURN_NOT_OK(agg_->Fire(fire_keys_.bytes.data(), fire_keys_.offsets.data(), fire_ends_.data(),
+                              fires, fire_accs_.bytes.data(), fire_accs_.offsets.data()));
   const batch::BinaryRowBuffer& rows = agg_->output();
-  for (int32_t r = 0; r < rows.num_rows(); ++r) Append(&output_, ImageAt(rows, static_cast<size_t>(r)));
+  for (int32_t r = 0; r < rows.num_rows(); ++r)
+    Append(&output_, ImageAt(rows, static_cast<size_t>(r)));
   if (agg_->window_ == Node::CUMULATE) {
     // The merged accumulator becomes the first slice's state, unless the cycle ended.
     const batch::BinaryRowBuffer& merged = agg_->accs();
@@ -323,9 +326,8 @@ Status OwnedWindowAggregate::Snapshot() {
   std::vector<const KeyState*> keys;
   keys.reserve(keys_.size());
   for (const auto& entry : keys_) keys.push_back(&entry.second);
-  std::sort(keys.begin(), keys.end(), [](const KeyState* a, const KeyState* b) {
-    return a->key_group < b->key_group;
-  });
+  std::sort(keys.begin(), keys.end(),
+            [](const KeyState* a, const KeyState* b) { return a->key_group < b->key_group; });
   snapshot_.clear();
   snapshot_key_groups_.clear();
   snapshot_offsets_.clear();

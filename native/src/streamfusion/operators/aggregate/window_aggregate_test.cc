@@ -418,11 +418,9 @@ TEST(SessionWindowAggregateTest, RefusesSumsOfDoubles) {
   EXPECT_NE(made.status().ToString().find("hash-set order"), std::string::npos);
 }
 
-
 // The window aggregation with native-owned state and timers (OwnedWindowAggregate).
 
-std::unique_ptr<OwnedWindowAggregate> MakeOwned(const plan::Plan& plan,
-                                                int64_t budget = 1 << 26) {
+std::unique_ptr<OwnedWindowAggregate> MakeOwned(const plan::Plan& plan, int64_t budget = 1 << 26) {
   auto made = OwnedWindowAggregate::Make(plan, budget, /*max_parallelism=*/128);
   EXPECT_TRUE(made.ok()) << made.status().ToString();
   return std::move(*made);
@@ -455,9 +453,9 @@ TEST(OwnedWindowAggregateTest, HopFiresEachWindowAtItsTimerAndForgetsIdleKeys) {
             (std::vector<std::string>{"[1, 1, 1, -2000, 2000, 1999]"}));
   EXPECT_EQ(Advance(agg.get(), plan, 3'999),
             (std::vector<std::string>{"[1, 2, 11, 0, 4000, 3999]", "[2, 1, 100, 0, 4000, 3999]"}));
-  EXPECT_EQ(Advance(agg.get(), plan, 5'999),
-            (std::vector<std::string>{"[1, 1, 10, 2000, 6000, 5999]",
-                                      "[2, 1, 100, 2000, 6000, 5999]"}));
+  EXPECT_EQ(
+      Advance(agg.get(), plan, 5'999),
+      (std::vector<std::string>{"[1, 1, 10, 2000, 6000, 5999]", "[2, 1, 100, 2000, 6000, 5999]"}));
   // The window ending at 8,000 has no rows: not emitted, no next timer, keys forgotten.
   EXPECT_EQ(Advance(agg.get(), plan, INT64_MAX), (std::vector<std::string>{}));
   EXPECT_EQ(agg->num_keys(), 0);
@@ -501,9 +499,8 @@ TEST(OwnedWindowAggregateTest, SnapshotSectionsRestoreTheSameWindows) {
   ASSERT_TRUE(std::is_sorted(groups.begin(), groups.end()));
   auto restored = MakeOwned(plan);
   for (size_t i = 0; i < groups.size(); ++i) {
-    const auto status =
-        restored->Restore(groups[i], original->snapshot().data() + offsets[i],
-                          offsets[i + 1] - offsets[i]);
+    const auto status = restored->Restore(groups[i], original->snapshot().data() + offsets[i],
+                                          offsets[i + 1] - offsets[i]);
     ASSERT_TRUE(status.ok()) << status.ToString();
   }
   EXPECT_EQ(restored->num_keys(), 50);

@@ -173,7 +173,8 @@ class WindowAggregateParityTest {
         }
         if (sliced) {
             stateRows = NativeMetrics.nativeStateRows();
-            assertNativeRun(harness.withNativeOption("streamfusion.window.state", "FLINK"), sql, stock);
+            assertNativeRun(
+                    harness.withNativeOption("streamfusion.window.state", "FLINK"), sql, stock);
             assertThat(NativeMetrics.nativeStateRows())
                     .as("no native window state with streamfusion.window.state=FLINK")
                     .isEqualTo(stateRows);

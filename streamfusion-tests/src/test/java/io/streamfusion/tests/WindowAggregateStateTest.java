@@ -208,7 +208,8 @@ class WindowAggregateStateTest {
      * legacy group windows always in Flink state.
      */
     private static void assertStateOwner(String backend, String window, long stateRowsBefore) {
-        boolean sliced = window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
+        boolean sliced =
+                window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
         assertThat(NativeMetrics.nativeStateRows() > stateRowsBefore)
                 .as("windows in native state (%s, %s)", backend, window)
                 .isEqualTo(sliced && backend.equals("hashmap"));

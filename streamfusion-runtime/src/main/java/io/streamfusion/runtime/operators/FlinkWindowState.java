@@ -98,16 +98,21 @@ final class FlinkWindowState {
             }
             state.clear();
         }
-        List<Tuple2<BinaryRowData, Long>> timerList = new ArrayList<>();
-        // The timer service sets each timer's key as the current key.
+        // Each timer's key, window end and time; the timer service sets the key as current.
+        List<BinaryRowData> timerKeys = new ArrayList<>();
+        List<long[]> timerEndsAndTimes = new ArrayList<>();
         timers.forEachEventTimeTimer(
-                (windowEnd, time) ->
-                        timerList.add(
-                                Tuple2.of(((BinaryRowData) keys.getCurrentKey()).copy(), windowEnd)));
-        for (Tuple2<BinaryRowData, Long> timer : timerList) {
-            keys.setCurrentKey(timer.f0);
-            timers.deleteEventTimeTimer(timer.f1, timer.f1 - 1);
-            windows.computeIfAbsent(timer.f0, k -> new KeyWindows()).timers.add(timer.f1);
+                (windowEnd, time) -> {
+                    timerKeys.add(((BinaryRowData) keys.getCurrentKey()).copy());
+                    timerEndsAndTimes.add(new long[] {windowEnd, time});
+                });
+        for (int t = 0; t < timerKeys.size(); t++) {
+            long[] endAndTime = timerEndsAndTimes.get(t);
+            keys.setCurrentKey(timerKeys.get(t));
+            timers.deleteEventTimeTimer(endAndTime[0], endAndTime[1]);
+            windows.computeIfAbsent(timerKeys.get(t), k -> new KeyWindows())
+                    .timers
+                    .add(endAndTime[0]);
         }
         Map<Integer, List<Map.Entry<BinaryRowData, KeyWindows>>> byGroup = new TreeMap<>();
         for (Map.Entry<BinaryRowData, KeyWindows> e : windows.entrySet()) {
