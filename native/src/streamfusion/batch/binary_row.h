@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "arrow/memory_pool.h"
@@ -58,6 +59,18 @@ struct BinaryRowBuffer {
   void Clear() {
     bytes.clear();
     offsets.clear();
+  }
+  // Row i's image (its bytes, e.g. as a hash map key).
+  std::string_view Image(size_t i) const {
+    const int32_t begin = offsets[i];
+    return {reinterpret_cast<const char*>(bytes.data()) + begin,
+            static_cast<size_t>(offsets[i + 1] - begin)};
+  }
+  // Appends an image (an empty one: a row without one) as the next row.
+  void Append(std::string_view image) {
+    if (offsets.empty()) offsets.push_back(static_cast<int32_t>(bytes.size()));
+    bytes.insert(bytes.end(), image.begin(), image.end());
+    offsets.push_back(static_cast<int32_t>(bytes.size()));
   }
 };
 

@@ -147,15 +147,9 @@ Status GroupAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int3
   keys_.offsets.push_back(0);
   key_of_row_.resize(static_cast<size_t>(num_rows));
   for (int32_t r = 0; r < num_rows; ++r) {
-    const int32_t begin = row_keys_.offsets[static_cast<size_t>(r)];
-    const int32_t end = row_keys_.offsets[static_cast<size_t>(r) + 1];
-    const std::string_view image(reinterpret_cast<const char*>(row_keys_.bytes.data()) + begin,
-                                 static_cast<size_t>(end - begin));
+    const std::string_view image = row_keys_.Image(static_cast<size_t>(r));
     auto [it, inserted] = key_index_.try_emplace(image, keys_.num_rows());
-    if (inserted) {
-      keys_.bytes.insert(keys_.bytes.end(), image.begin(), image.end());
-      keys_.offsets.push_back(static_cast<int32_t>(keys_.bytes.size()));
-    }
+    if (inserted) keys_.Append(image);
     key_of_row_[static_cast<size_t>(r)] = it->second;
   }
   return PrepareDistinctLookups();
@@ -191,16 +185,13 @@ void GroupAggregate::AddLookups(size_t d, const std::vector<int32_t>& key_of) {
   std::vector<int32_t>& of_row = lookup_of_row_[d];
   of_row.resize(n);
   for (size_t r = 0; r < n; ++r) {
-    const int32_t begin = images.offsets[r];
-    const std::string_view image(reinterpret_cast<const char*>(images.bytes.data()) + begin,
-                                 static_cast<size_t>(images.offsets[r + 1] - begin));
+    const std::string_view image = images.Image(r);
     auto [it, inserted] =
         lookups.try_emplace({key_of[r], image}, static_cast<int32_t>(lookup_keys_.size()));
     if (inserted) {
       lookup_keys_.push_back(key_of[r]);
       lookup_maps_.push_back(static_cast<int32_t>(d));
-      lookup_values_.bytes.insert(lookup_values_.bytes.end(), image.begin(), image.end());
-      lookup_values_.offsets.push_back(static_cast<int32_t>(lookup_values_.bytes.size()));
+      lookup_values_.Append(image);
     }
     of_row[r] = it->second;
   }

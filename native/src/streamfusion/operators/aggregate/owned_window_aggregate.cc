@@ -20,18 +20,6 @@ constexpr int64_t kTimerOverhead = 48;
 // Fires computed per WindowAggregate::Fire call.
 constexpr size_t kFiresPerDrain = 4096;
 
-std::string_view ImageAt(const batch::BinaryRowBuffer& buffer, size_t i) {
-  const int32_t begin = buffer.offsets[i];
-  return {reinterpret_cast<const char*>(buffer.bytes.data()) + begin,
-          static_cast<size_t>(buffer.offsets[i + 1] - begin)};
-}
-
-void Append(batch::BinaryRowBuffer* buffer, std::string_view image) {
-  if (buffer->offsets.empty()) buffer->offsets.push_back(0);
-  buffer->bytes.insert(buffer->bytes.end(), image.begin(), image.end());
-  buffer->offsets.push_back(static_cast<int32_t>(buffer->bytes.size()));
-}
-
 void Reset(batch::BinaryRowBuffer* buffer) {
   buffer->Clear();
   buffer->offsets.push_back(0);
@@ -194,17 +182,17 @@ Status OwnedWindowAggregate::Add(const uint8_t* rows, const int32_t* offsets, in
   Reset(&group_accs_);
   group_keys_.resize(groups);
   for (size_t g = 0; g < groups; ++g) {
-    KeyState* key = Intern(ImageAt(keys, g));
+    KeyState* key = Intern(keys.Image(g));
     group_keys_[g] = key;
     const std::string* acc = FindSlice(key, slices[g]);
-    Append(&group_accs_, acc == nullptr ? std::string_view() : std::string_view(*acc));
+    group_accs_.Append(acc == nullptr ? std::string_view() : std::string_view(*acc));
   }
   SF_RETURN_NOT_OK(agg_->Combine(group_accs_.bytes.data(), group_accs_.offsets.data()));
   const batch::BinaryRowBuffer& accs = agg_->accs();
   const std::vector<int64_t>& late_timers = agg_->late_timers();
   for (size_t g = 0; g < groups; ++g) {
     KeyState* key = group_keys_[g];
-    SetSlice(key, slices[g], ImageAt(accs, g));
+    SetSlice(key, slices[g], accs.Image(g));
     // AggCombiner: the slice's timer unless its window has fired; a late row's timer.
     if (!WindowAggregate::IsWindowFired(slices[g], watermark)) RegisterTimer(slices[g], key);
     if (late_timers[g] != WindowAggregate::kNoTimer) RegisterTimer(late_timers[g], key);
@@ -239,13 +227,8 @@ Status OwnedWindowAggregate::Advance(int64_t watermark) {
 Status OwnedWindowAggregate::FireWindow(KeyState* key, int64_t window_end) {
   const WindowAggregate& agg = *agg_;
   const int32_t slices = agg.slices_per_window_;
-  const std::string* accs[64];
-  std::vector<const std::string*> many;
-  const std::string** slice_accs = accs;
-  if (slices > 64) {
-    many.resize(static_cast<size_t>(slices));
-    slice_accs = many.data();
-  }
+  slice_accs_.resize(static_cast<size_t>(slices));
+  const std::string** slice_accs = slice_accs_.data();
   int64_t count = 0;
   for (int32_t s = 0; s < slices; ++s) {
     // Latest slice first: HoppingSlicesIterable's order.
@@ -288,11 +271,11 @@ void OwnedWindowAggregate::QueueFire(KeyState* key, int64_t window_end,
     Reset(&fire_keys_);
     Reset(&fire_accs_);
   }
-  Append(&fire_keys_, *key->image);
+  fire_keys_.Append(*key->image);
   fire_ends_.push_back(window_end);
   fire_key_states_.push_back(key);
   for (int32_t s = 0; s < n; ++s) {
-    Append(&fire_accs_, accs[s] == nullptr ? std::string_view() : std::string_view(*accs[s]));
+    fire_accs_.Append(accs[s] == nullptr ? std::string_view() : std::string_view(*accs[s]));
   }
 }
 
@@ -302,13 +285,12 @@ Status OwnedWindowAggregate::DrainFires() {
   SF_RETURN_NOT_OK(agg_->Fire(fire_keys_.bytes.data(), fire_keys_.offsets.data(), fire_ends_.data(),
                               fires, fire_accs_.bytes.data(), fire_accs_.offsets.data()));
   const batch::BinaryRowBuffer& rows = agg_->output();
-  for (int32_t r = 0; r < rows.num_rows(); ++r)
-    Append(&output_, ImageAt(rows, static_cast<size_t>(r)));
+  for (int32_t r = 0; r < rows.num_rows(); ++r) output_.Append(rows.Image(static_cast<size_t>(r)));
   if (agg_->window_ == Node::CUMULATE) {
     // The merged accumulator becomes the first slice's state, unless the cycle ended.
     const batch::BinaryRowBuffer& merged = agg_->accs();
     for (size_t f = 0; f < static_cast<size_t>(fires); ++f) {
-      if (fire_keeps_[f]) SetSlice(fire_key_states_[f], fire_first_slices_[f], ImageAt(merged, f));
+      if (fire_keeps_[f]) SetSlice(fire_key_states_[f], fire_first_slices_[f], merged.Image(f));
     }
   }
   fire_ends_.clear();

@@ -115,6 +115,7 @@ class OwnedWindowAggregate {
   std::set<KeyState*> queued_keys_;
   std::vector<KeyState*> touched_;
 
+  std::vector<const std::string*> slice_accs_;  // FireWindow's: each slice's accumulator
   batch::BinaryRowBuffer group_accs_;
   std::vector<KeyState*> group_keys_;
   batch::BinaryRowBuffer output_;

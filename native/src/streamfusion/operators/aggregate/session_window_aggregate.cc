@@ -121,13 +121,10 @@ Status SessionWindowAggregate::Prepare(const uint8_t* rows, const int32_t* offse
       return UserError(
           "RowTime field should not be null, please convert it to a non-null long value.");
     }
-    const int32_t begin = row_keys_.offsets[r];
-    const std::string_view image(reinterpret_cast<const char*>(row_keys_.bytes.data()) + begin,
-                                 static_cast<size_t>(row_keys_.offsets[r + 1] - begin));
+    const std::string_view image = row_keys_.Image(r);
     auto [it, inserted] = key_index.try_emplace(image, static_cast<int32_t>(rows_of_key_.size()));
     if (inserted) {
-      keys_.bytes.insert(keys_.bytes.end(), image.begin(), image.end());
-      keys_.offsets.push_back(static_cast<int32_t>(keys_.bytes.size()));
+      keys_.Append(image);
       rows_of_key_.emplace_back();
     }
     rows_of_key_[static_cast<size_t>(it->second)].push_back(static_cast<int32_t>(r));

@@ -227,14 +227,11 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
         if (window_ == Node::CUMULATE) slice_end = JavaAdd(WindowStart(slice_end), slice_);
       }
     }
-    const int32_t begin = row_keys_.offsets[r];
-    const std::string_view image(reinterpret_cast<const char*>(row_keys_.bytes.data()) + begin,
-                                 static_cast<size_t>(row_keys_.offsets[r + 1] - begin));
+    const std::string_view image = row_keys_.Image(r);
     auto [it, inserted] =
         groups.try_emplace({image, slice_end}, static_cast<int32_t>(namespaces_.size()));
     if (inserted) {
-      keys_.bytes.insert(keys_.bytes.end(), image.begin(), image.end());
-      keys_.offsets.push_back(static_cast<int32_t>(keys_.bytes.size()));
+      keys_.Append(image);
       namespaces_.push_back(slice_end);
       late_timers_.push_back(kNoTimer);
       first_row_.push_back(static_cast<int32_t>(r));
