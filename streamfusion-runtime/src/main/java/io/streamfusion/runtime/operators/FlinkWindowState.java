@@ -11,9 +11,11 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.runtime.util.TimeWindowUtil;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -43,6 +45,9 @@ final class FlinkWindowState {
 
     /** The keyed state of Flink's window aggregation. */
     static final String STATE_NAME = "window-aggs";
+
+    /** Its timer service. */
+    static final String TIMERS_NAME = "window-timers";
 
     private final InternalValueState<RowData, Long, RowData> state;
     private final InternalTimerService<Long> timers;
@@ -158,6 +163,11 @@ final class FlinkWindowState {
         return out.array();
     }
 
+    /** A window's timer time, as WindowAggOperator sets it (native state is UTC only). */
+    private static long timerTime(long windowEnd) {
+        return TimeWindowUtil.toEpochMillsForTimer(windowEnd - 1, ZoneOffset.UTC);
+    }
+
     /** Windows written in Flink's layout for a savepoint, to be removed after it. */
     final class Exported {
         private final List<BinaryRowData> rows = new ArrayList<>();
@@ -173,7 +183,7 @@ final class FlinkWindowState {
                     state.clear();
                 }
                 for (long windowEnd : windowTimers.get(k)) {
-                    timers.deleteEventTimeTimer(windowEnd, windowEnd - 1);
+                    timers.deleteEventTimeTimer(windowEnd, timerTime(windowEnd));
                 }
             }
         }
@@ -209,7 +219,7 @@ final class FlinkWindowState {
                 long[] windowEnds = new long[in.getInt()];
                 for (int i = 0; i < windowEnds.length; i++) {
                     windowEnds[i] = in.getLong();
-                    timers.registerEventTimeTimer(windowEnds[i], windowEnds[i] - 1);
+                    timers.registerEventTimeTimer(windowEnds[i], timerTime(windowEnds[i]));
                 }
                 exported.rows.add(key);
                 exported.slices.add(slices);

@@ -51,8 +51,8 @@ import java.util.stream.Stream;
  *       watermark to native code, which combines them into its state;
  *   <li>a watermark fires the due windows natively in one call; their rows are emitted before the
  *       watermark is forwarded;
- *   <li>a snapshot writes the native state into Flink's raw keyed state, one section per key group
- *       (Flink's key group of each key), so checkpoints, savepoints and restores at another
+ *   <li>a checkpoint writes the native state into Flink's raw keyed state, one section per key
+ *       group (Flink's key group of each key), so failure recovery and restores at another
  *       parallelism are Flink's own; the watermark is kept in the union list state "watermark"
  *       as WindowAggOperator keeps it.
  * </ul>
@@ -156,7 +156,8 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                                 new ValueStateDescriptor<>(
                                         FlinkWindowState.STATE_NAME, accSerializer));
         InternalTimerService<Long> timers =
-                getInternalTimerService("window-timers", LongSerializer.INSTANCE, this);
+                getInternalTimerService(
+                        FlinkWindowState.TIMERS_NAME, LongSerializer.INSTANCE, this);
         flinkState =
                 new FlinkWindowState(
                         (InternalValueState<RowData, Long, RowData>) state,

@@ -125,14 +125,17 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         zone = ZoneId.of(shiftTimeZone);
         // CUMULATE fires from its first slice's accumulator and the current slice's.
         slicesPerWindow = window == Window.CUMULATE ? 2 : (int) (size / slice);
-        timers = getInternalTimerService("window-timers", LongSerializer.INSTANCE, this);
+        timers =
+                getInternalTimerService(
+                        FlinkWindowState.TIMERS_NAME, LongSerializer.INSTANCE, this);
         timers.initializeWatermark(currentWatermark);
         accSerializer = new RowDataSerializer(accTypes);
         ValueState<RowData> state =
                 getKeyedStateBackend()
                         .getOrCreateKeyedState(
                                 LongSerializer.INSTANCE,
-                                new ValueStateDescriptor<>("window-aggs", accSerializer));
+                                new ValueStateDescriptor<>(
+                                        FlinkWindowState.STATE_NAME, accSerializer));
         windowState = (InternalValueState<RowData, Long, RowData>) state;
         currentProgress = eventTime ? currentWatermark : Long.MIN_VALUE;
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
