@@ -674,8 +674,42 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
     const std::vector<int32_t> result = {h->agg->output().num_rows(),
                                          static_cast<int32_t>(h->agg->output().bytes.size()),
                                          static_cast<int32_t>(h->agg->accs().bytes.size()),
-                                         static_cast<int32_t>(h->agg->updated_lookups().size())};
+                                         static_cast<int32_t>(h->agg->updated_lookups().size()),
+                                         static_cast<int32_t>(h->agg->full_map_keys().size())};
     SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
+    return true;
+  });
+}
+
+// After a groupAggregateProcess that requested whole maps (sizes[4] > 0): the key index and map
+// of each request.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyMapRequests(
+    JNIEnv* env, jclass, jlong handle, jintArray keys, jintArray maps) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->full_map_keys(), "map request keys"));
+    SF_RETURN_NOT_OK(CopyToJava(env, maps, h->agg->full_map_maps(), "map request maps"));
+    return true;
+  });
+}
+
+// Every entry of the requested maps: entry i of request requestOf[i], its value the one-field
+// row images[offsets[i], offsets[i + 1]). They become the next lookups, in order.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateSupplyMaps(
+    JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
+    jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    if (count < 0 || env->GetArrayLength(request_of) < count) {
+      return InternalError("groupAggregateSupplyMaps: request array shorter than ", count);
+    }
+    std::vector<int32_t> requests(static_cast<size_t>(count));
+    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
+    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "groupAggregateSupplyMaps",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->SupplyFullMaps(requests.data(), count, data,
+                                                                  offs);
+                                  }));
     return true;
   });
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -578,6 +580,158 @@ struct FirstLastPolicy {
   }
 };
 
+// Java's compareTo of two values of one internal type: Float/Double.compare for floating point
+// (-0.0 below 0.0; NaN above everything and equal to itself), by value otherwise (integers,
+// DECIMAL at one scale, strings by unsigned bytes then length, timestamps by millis then nanos).
+template <typename T>
+int JavaCompare(const T& a, const T& b) {
+  if (a < b) return -1;
+  if (b < a) return 1;
+  if constexpr (std::is_floating_point_v<T>) {
+    // Equal or unordered: Double.doubleToLongBits (one NaN) as signed integers.
+    using Bits = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+    auto bits = [](T v) {
+      if (std::isnan(v)) v = std::numeric_limits<T>::quiet_NaN();
+      Bits out;
+      std::memcpy(&out, &v, sizeof(out));
+      return out;
+    };
+    const Bits x = bits(a);
+    const Bits y = bits(b);
+    return x == y ? 0 : (x < y ? -1 : 1);
+  }
+  return 0;
+}
+
+// MinWithRetractAggFunction (kMax = false) and MaxWithRetractAggFunction (kMax = true), Flink
+// 2.2.1: accumulator ROW(value, mapSize, map) and a MapView value -> count (the view).
+//   accumulate x: value = x when mapSize is 0 or x is beyond value (compareTo); count + 1, the
+//     entry removed at 0; mapSize + 1 when the count became 1
+//   retract x: count - 1 (an absent entry goes to -1); at 0 the entry goes, mapSize - 1, and
+//     mapSize 0 makes value NULL; otherwise when x equals value, the map is scanned for the new
+//     extreme over every entry, negative counts included (an empty map sets mapSize 0)
+//   value: `value` when mapSize > 0, else NULL
+// A NULL argument changes nothing. The two-phase merge is not native (refused).
+template <typename T, bool kMax>
+struct RetractableExtremePolicy {
+  struct Acc {
+    T value{};
+    bool valid = false;
+    int64_t map_size = 0;
+  };
+  using Value = T;
+  static constexpr int kAccWidth = 1;
+  Argument arg;
+  std::shared_ptr<arrow::DataType> field_type;  // the accumulator's struct type
+  ValueCountView* view = nullptr;
+
+  // `x` replaces `current`: Flink's `acc.min.compareTo(x) > 0` (`acc.max.compareTo(x) < 0`).
+  static bool Beyond(const T& x, const T& current) {
+    const int c = JavaCompare(current, x);
+    return kMax ? c < 0 : c > 0;
+  }
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  bool GetValue(const Acc& acc, Value* value) const {
+    if (acc.map_size <= 0 || !acc.valid) return false;
+    *value = acc.value;
+    return true;
+  }
+  void Accumulate(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    T x = ReadValue<T>(*arg.data, row);
+    const int32_t p = view->entry_of_row[row];
+    if (acc.map_size == 0 || !acc.valid || Beyond(x, acc.value)) {
+      acc.value = std::move(x);
+      acc.valid = true;
+    }
+    const int64_t count = JavaAdd(view->counts[p], 1);
+    view->counts[p] = count;
+    view->dirty[p] = 1;
+    if (count == 1) acc.map_size = JavaAdd(acc.map_size, 1);
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    if (!ReadValid(*arg.data, row)) return;
+    const int32_t p = view->entry_of_row[row];
+    const int64_t count = JavaSub(view->counts[p], 1);
+    view->counts[p] = count;
+    view->dirty[p] = 1;
+    if (count != 0) return;  // a negative count is kept and not counted in mapSize
+    acc.map_size = JavaSub(acc.map_size, 1);
+    if (acc.map_size == 0) {
+      acc.valid = false;
+      return;
+    }
+    if (acc.valid && JavaCompare(ReadValue<T>(*arg.data, row), acc.value) == 0) {
+      Rescan(acc, view->key_of_entry[p]);
+    }
+  }
+  // updateMin/updateMax: the extreme of every entry left in the key's map.
+  void Rescan(Acc& acc, int32_t key) const {
+    const auto k = static_cast<size_t>(key);
+    if (!view->complete[k]) {
+      if (view->requests.empty() || view->requests.back() != key) view->requests.push_back(key);
+      return;
+    }
+    bool found = false;
+    for (const int32_t p : view->entries_of_key[k]) {
+      if (view->counts[p] == 0) continue;
+      T v = ReadValue<T>(*view->values, view->value_of_entry[p]);
+      if (!found || Beyond(v, acc.value)) {
+        acc.value = std::move(v);
+        found = true;
+      }
+    }
+    acc.valid = found;
+    if (!found) acc.map_size = 0;
+  }
+  // GroupAggHelper's cleanup() after `row` empties the group: the map is empty, and whole.
+  void AfterRow(int64_t row, int32_t key) const {
+    if (view->cleared_after == nullptr || !view->cleared_after[row]) return;
+    const auto k = static_cast<size_t>(key);
+    for (const int32_t p : view->entries_of_key[k]) {
+      view->counts[p] = 0;
+      view->dirty[p] = 0;
+    }
+    view->complete[k] = 1;
+  }
+  void Combine(Acc&, const Acc&) const {}
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const auto& row_data = *accs.column_data(field);
+    const int64_t at = row_data.offset + row;
+    const auto& value = *row_data.child_data[0];
+    const auto& map_size = *row_data.child_data[1];
+    acc->valid = ReadValid(value, at);
+    acc->value = acc->valid ? ReadValue<T>(value, at) : T{};
+    acc->map_size = ReadValid(map_size, at) ? ReadValue<int64_t>(map_size, at) : 0;
+  }
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<T> values(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    std::vector<int64_t> sizes(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      if (accs[k].valid) values[k] = accs[k].value;
+      valid[k] = accs[k].valid;
+      sizes[k] = accs[k].map_size;
+    }
+    const auto& fields = field_type->fields();
+    SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
+    SF_ASSIGN_OR_RAISE(auto size_column, MakeColumn(fields[1]->type(), sizes,
+                                                    std::vector<uint8_t>(accs.size(), 1), pool));
+    // The state-backed view's placeholder: Flink's bytes are its NullSerializer's one byte,
+    // which nothing reads (the view is bound to the state); NULL reads the same.
+    SF_ASSIGN_OR_RAISE(
+        auto map_column,
+        arrow::MakeArrayOfNull(fields[2]->type(), static_cast<int64_t>(accs.size()), pool));
+    SF_ASSIGN_OR_RAISE(auto row_column,
+                       arrow::StructArray::Make({value_column, size_column, map_column}, fields));
+    columns->push_back(std::move(row_column));
+    return Status::OK();
+  }
+};
+
 // ---- The kernel: a policy driven over a batch ----
 
 template <typename P>
@@ -628,6 +782,7 @@ class Kernel final : public AggKernel {
       if (!FieldEquals(before_valid_[i] != 0, before_[i], after_valid_[i] != 0, after_[i])) {
         changed[r] = 1;
       }
+      if constexpr (kHasView) policy_.AfterRow(r, plan.key[r]);
     }
     return Status::OK();
   }
@@ -704,6 +859,12 @@ class Kernel final : public AggKernel {
   }
 
   int32_t acc_width() const override { return P::kAccWidth; }
+
+  static constexpr bool kHasView = requires(P p) { p.view; };
+  bool uses_view() const override { return kHasView; }
+  void BindView(ValueCountView* view) override {
+    if constexpr (kHasView) policy_.view = view;
+  }
 
  private:
   P policy_;
@@ -885,6 +1046,10 @@ Status CheckWindowable(const plan::AggregateCall& call) {
       call.kind() == plan::AggregateCall::LAST_VALUE) {
     return Unsupported("FIRST_VALUE/LAST_VALUE in window aggregation is not native yet");
   }
+  if (call.kind() == plan::AggregateCall::MIN_WITH_RETRACT ||
+      call.kind() == plan::AggregateCall::MAX_WITH_RETRACT) {
+    return Unsupported("MIN/MAX over retracting input in window aggregation is not native yet");
+  }
   return Status::OK();
 }
 
@@ -1054,6 +1219,34 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
           make(ExtremePolicy<T, true>{});
         } else {
           make(ExtremePolicy<T, false>{});
+        }
+      });
+      return kernel;
+    }
+    case plan::AggregateCall::MIN_WITH_RETRACT:
+    case plan::AggregateCall::MAX_WITH_RETRACT: {
+      SF_RETURN_NOT_OK(check_width(1));
+      const type::LogicalType& acc = acc_types[0];
+      if (acc.kind != TypeKind::kRow || acc.fields.size() != 3 ||
+          acc.fields[1].type.kind != TypeKind::kBigInt) {
+        return InternalError(name, ": the accumulator is not ROW(value, mapSize BIGINT, map)");
+      }
+      auto dispatch = [&](auto&& fn) { return DispatchValue(*arg_type, fn); };
+      if (!dispatch([](auto) {})) {
+        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
+      }
+      const bool is_max = call.kind() == plan::AggregateCall::MAX_WITH_RETRACT;
+      dispatch([&](auto zero) {
+        using T = decltype(zero);
+        auto make = [&](auto policy) {
+          policy.arg = arg;
+          policy.field_type = type::ToArrow(acc);
+          kernel = MakeKernel(policy, call, result_type);
+        };
+        if (is_max) {
+          make(RetractableExtremePolicy<T, true>{});
+        } else {
+          make(RetractableExtremePolicy<T, false>{});
         }
       });
       return kernel;

@@ -14,6 +14,9 @@
 //                          with a sticky NULL after overflow) and count; value
 //                          CAST(sum / count AS result), NULL when the count is 0
 //   Min/MaxAggFunction.*   replace when x < min / x > max (Java comparison); retract ignored
+//   Min/MaxWithRetract...  (over retracting input) a count per value in a state-backed MapView
+//                          (ValueCountView); compareTo order; a rescan of the whole map when the
+//                          extreme's count drops to 0
 // A kernel keeps the accumulators of the batch's keys and, for every row it processes, the
 // function's value before and after the row.
 
@@ -61,6 +64,28 @@ struct BundlePlan {
   const uint8_t* gate = nullptr;  // as RowPlan::gate
 };
 
+// The state-backed MapView<T, Long> (value -> count) of MIN/MAX over retracting input
+// (Min/MaxWithRetractAggFunction), one map per group key, as far as a batch knows it: the group
+// aggregation's lookups of that map (one entry per (key, value) that the batch touches, read from
+// Flink's MapState) and, for keys whose extreme had to be found again, every entry of the key's
+// map (a full load). A count of 0 is an absent entry (Flink removes entries at 0; negative counts
+// stay). A rescan of a key whose map is not complete adds the key to `requests` and leaves the
+// key's results undefined: the aggregation then has the JVM load those maps and runs again.
+struct ValueCountView {
+  const int32_t* entry_of_row = nullptr;     // per input row: its value's entry, -1 when NULL
+  const int32_t* key_of_entry = nullptr;     // per entry: its group key
+  int64_t* counts = nullptr;                 // per entry: the count
+  uint8_t* dirty = nullptr;                  // per entry: written during the batch
+  const arrow::ArrayData* values = nullptr;  // the entries' values
+  const int32_t* value_of_entry = nullptr;   // per entry: its row in `values`
+  std::vector<std::vector<int32_t>> entries_of_key;  // this map's entries, per key
+  std::vector<uint8_t> complete;                     // per key: entries_of_key holds the whole map
+  std::vector<int32_t> requests;                     // keys whose whole map a rescan needs
+  // Per input row (per-row mode): the group empties after the row, and Flink's cleanup() clears
+  // the map; null when no group empties.
+  const int8_t* cleared_after = nullptr;
+};
+
 class AggKernel {
  public:
   virtual ~AggKernel() = default;
@@ -86,6 +111,9 @@ class AggKernel {
                       std::vector<std::shared_ptr<arrow::Array>>* columns) const = 0;
   // Number of accumulator fields.
   virtual int32_t acc_width() const = 0;
+  // The map of a function that keeps one (MIN/MAX over retracting input), before Run/RunBundle.
+  virtual bool uses_view() const { return false; }
+  virtual void BindView(ValueCountView*) {}
 };
 
 // RowKind.INSERT.toByteValue()
@@ -158,7 +186,7 @@ Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type
                                                    arrow::MemoryPool* pool);
 
 // Refuses FIRST_VALUE and LAST_VALUE, which have no merge in Flink, in window aggregations
-// (whose panes, slices and sessions merge accumulators).
+// (whose panes, slices and sessions merge accumulators), and the functions that keep a map.
 Status CheckWindowable(const plan::AggregateCall& call);
 
 // `check(call)` may refuse a call before its kernel is made.

@@ -102,6 +102,21 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
                     type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
     agg->distincts_.push_back(std::move(d));
   }
+  for (int i = 0; i < node.calls_size(); ++i) {
+    const plan::AggregateCall& call = node.calls(i);
+    if (call.kind() != plan::AggregateCall::MIN_WITH_RETRACT &&
+        call.kind() != plan::AggregateCall::MAX_WITH_RETRACT) {
+      continue;
+    }
+    if (two_phase) {
+      return Unsupported(
+          "MIN/MAX over retracting input in two-phase aggregation (merging heap maps) is not "
+          "native yet");
+    }
+    agg->extremes_.push_back(
+        Extreme{i, call.args(0), aggregated_type[static_cast<size_t>(call.args(0))].type});
+  }
+  agg->views_.resize(agg->extremes_.size());
   if (node.mode() == plan::GroupAggregateNode::GLOBAL) {
     const auto first_view = static_cast<int32_t>(agg->grouping_.size() + agg->acc_type_.size() -
                                                  agg->distincts_.size());
@@ -159,20 +174,32 @@ Status GroupAggregate::PrepareDistinctLookups() {
   lookup_keys_.clear();
   lookup_maps_.clear();
   lookup_values_.Clear();
-  if (distincts_.empty()) return Status::OK();
+  full_map_keys_.clear();
+  full_map_maps_.clear();
+  for (ExtremeView& v : views_) v.complete.assign(static_cast<size_t>(keys_.num_rows()), 0);
+  if (num_maps() == 0) return Status::OK();
   lookup_values_.offsets.push_back(0);
-  distinct_images_.resize(distincts_.size());
-  lookup_of_row_.resize(distincts_.size());
+  distinct_images_.resize(num_maps());
+  lookup_of_row_.resize(num_maps());
   if (mode_ == plan::GroupAggregateNode::GLOBAL) return PrepareMergedLookups();
   for (size_t d = 0; d < distincts_.size(); ++d) {
     SF_RETURN_NOT_OK(
         state::EncodeKeys(input_type_, *input_, {distincts_[d].arg}, &distinct_images_[d]));
     AddLookups(d, key_of_row_);
   }
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    const size_t m = distincts_.size() + e;
+    const int32_t arg = extremes_[e].arg;
+    SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {arg}, &distinct_images_[m]));
+    // Flink's functions ignore NULL arguments: their maps never hold a NULL key.
+    AddLookups(m, key_of_row_, input_->column_data(arg).get());
+  }
+  lookup_alias_.assign(lookup_keys_.size(), -1);
   return Status::OK();
 }
 
-void GroupAggregate::AddLookups(size_t d, const std::vector<int32_t>& key_of) {
+void GroupAggregate::AddLookups(size_t d, const std::vector<int32_t>& key_of,
+                                const arrow::ArrayData* nulls) {
   struct PairHash {
     size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
       return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
@@ -185,6 +212,10 @@ void GroupAggregate::AddLookups(size_t d, const std::vector<int32_t>& key_of) {
   std::vector<int32_t>& of_row = lookup_of_row_[d];
   of_row.resize(n);
   for (size_t r = 0; r < n; ++r) {
+    if (nulls != nullptr && !nulls->IsValid(static_cast<int64_t>(r))) {
+      of_row[r] = -1;
+      continue;
+    }
     const std::string_view image = images.Image(r);
     auto [it, inserted] =
         lookups.try_emplace({key_of[r], image}, static_cast<int32_t>(lookup_keys_.size()));
@@ -252,7 +283,7 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
                                             const int64_t* distinct_values,
                                             const uint8_t* distinct_present,
                                             const std::vector<int8_t>* zero_after) {
-  if (distincts_.empty()) return Status::OK();
+  if (num_maps() == 0) return Status::OK();
   const size_t lookups = lookup_keys_.size();
   // LOCAL's maps start empty with each bundle; the other modes read Flink's state.
   const bool from_state = mode_ != plan::GroupAggregateNode::LOCAL;
@@ -342,7 +373,6 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
       }
       if (zero_after != nullptr && (*zero_after)[r]) {
         const auto k = static_cast<size_t>(key_of_row_[r]);
-        maps_cleared_[k] = 1;
         for (const int32_t p : of_key[k]) {
           values[static_cast<size_t>(p)] = 0;
           lookup_dirty_[static_cast<size_t>(p)] = 0;
@@ -350,13 +380,153 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
       }
     }
   }
+  // A group emptied by a retraction clears every map of its key (the MIN/MAX kernels empty
+  // their own maps as they pass the row).
+  for (size_t r = 0; zero_after != nullptr && r < zero_after->size(); ++r) {
+    if ((*zero_after)[r]) maps_cleared_[static_cast<size_t>(key_of_row_[r])] = 1;
+  }
+  return Status::OK();
+}
+
+Status GroupAggregate::BindViews(const int8_t* cleared_after) {
+  const auto num_keys = static_cast<size_t>(keys_.num_rows());
+  const size_t lookups = lookup_keys_.size();
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    const auto m = static_cast<int32_t>(distincts_.size() + e);
+    ExtremeView& ev = views_[e];
+    ValueCountView& v = ev.view;
+    v.entries_of_key.assign(num_keys, {});
+    ev.value_of_entry.assign(lookups, -1);
+    batch::BinaryRowBuffer images;
+    images.offsets.push_back(0);
+    int32_t count = 0;
+    for (size_t p = 0; p < lookups; ++p) {
+      if (lookup_maps_[p] != m || lookup_alias_[p] >= 0) continue;
+      v.entries_of_key[static_cast<size_t>(lookup_keys_[p])].push_back(static_cast<int32_t>(p));
+      ev.value_of_entry[p] = count++;
+      images.Append(lookup_values_.Image(p));
+    }
+    const type::RowType value_type{type::Field{"value", extremes_[e].type}};
+    SF_ASSIGN_OR_RAISE(
+        ev.values, batch::DecodeBinaryRows(value_type, images.bytes.data(), images.offsets.data(),
+                                           count, pool_.get()));
+    v.values = ev.values->column_data(0).get();
+    v.value_of_entry = ev.value_of_entry.data();
+    v.entry_of_row = lookup_of_row_[static_cast<size_t>(m)].data();
+    v.key_of_entry = lookup_keys_.data();
+    v.counts = lookup_results_.data();
+    v.dirty = lookup_dirty_.data();
+    v.complete = ev.complete;
+    v.requests.clear();
+    v.cleared_after = cleared_after;
+    kernels_[static_cast<size_t>(extremes_[e].call)]->BindView(&v);
+  }
+  return Status::OK();
+}
+
+bool GroupAggregate::NeedsFullMaps() {
+  full_map_keys_.clear();
+  full_map_maps_.clear();
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    std::vector<int32_t> keys = views_[e].view.requests;
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (const int32_t k : keys) {
+      full_map_keys_.push_back(k);
+      full_map_maps_.push_back(static_cast<int32_t>(distincts_.size() + e));
+    }
+  }
+  return !full_map_keys_.empty();
+}
+
+Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
+                                      const uint8_t* images, const int32_t* offsets) {
+  if (input_ == nullptr || full_map_keys_.empty()) {
+    return InternalError("GroupAggregate::SupplyFullMaps without requested maps");
+  }
+  const auto requests = static_cast<int32_t>(full_map_keys_.size());
+  // The batch's lookups of the requested maps, by (request, value image).
+  std::unordered_map<std::string, int32_t> existing;
+  std::vector<int32_t> request_of_pair(static_cast<size_t>(keys_.num_rows()) * num_maps(), -1);
+  for (int32_t q = 0; q < requests; ++q) {
+    request_of_pair[static_cast<size_t>(full_map_keys_[q]) * num_maps() +
+                    static_cast<size_t>(full_map_maps_[q])] = q;
+  }
+  auto pair_key = [](int32_t q, std::string_view image) {
+    std::string key(reinterpret_cast<const char*>(&q), sizeof(q));
+    key.append(image);
+    return key;
+  };
+  const size_t before = lookup_keys_.size();
+  for (size_t p = 0; p < before; ++p) {
+    const int32_t q = request_of_pair[static_cast<size_t>(lookup_keys_[p]) * num_maps() +
+                                      static_cast<size_t>(lookup_maps_[p])];
+    if (q >= 0) existing.emplace(pair_key(q, lookup_values_.Image(p)), static_cast<int32_t>(p));
+  }
+  // Each entry's value in the canonical image the batch's own lookups have (decoded and
+  // encoded again), map by map.
+  std::vector<batch::BinaryRowBuffer> canonical(static_cast<size_t>(count));
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    const auto m = static_cast<int32_t>(distincts_.size() + e);
+    batch::BinaryRowBuffer raw;
+    raw.offsets.push_back(0);
+    std::vector<int32_t> entries;
+    for (int32_t i = 0; i < count; ++i) {
+      if (request_of[i] < 0 || request_of[i] >= requests) {
+        return InternalError("Supplied map entry ", i, " of request ", request_of[i],
+                             " outside the ", requests, " requests");
+      }
+      if (full_map_maps_[request_of[i]] != m) continue;
+      if (offsets[i + 1] < offsets[i]) return InternalError("Supplied map entries' offsets");
+      raw.Append(std::string_view(reinterpret_cast<const char*>(images + offsets[i]),
+                                  static_cast<size_t>(offsets[i + 1] - offsets[i])));
+      entries.push_back(i);
+    }
+    if (entries.empty()) continue;
+    const type::RowType value_type{type::Field{"value", extremes_[e].type}};
+    SF_ASSIGN_OR_RAISE(auto values,
+                       batch::DecodeBinaryRows(value_type, raw.bytes.data(), raw.offsets.data(),
+                                               static_cast<int32_t>(entries.size()), pool_.get()));
+    batch::BinaryRowBuffer encoded;
+    SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, &encoded));
+    for (size_t j = 0; j < entries.size(); ++j) {
+      canonical[static_cast<size_t>(entries[j])].offsets.push_back(0);
+      canonical[static_cast<size_t>(entries[j])].Append(encoded.Image(j));
+    }
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t q = request_of[i];
+    const std::string_view image = canonical[static_cast<size_t>(i)].Image(0);
+    const auto p = static_cast<int32_t>(lookup_keys_.size());
+    lookup_keys_.push_back(full_map_keys_[q]);
+    lookup_maps_.push_back(full_map_maps_[q]);
+    lookup_values_.Append(image);
+    lookup_alias_.push_back(-1);
+    auto it = existing.find(pair_key(q, image));
+    if (it != existing.end()) lookup_alias_[static_cast<size_t>(it->second)] = p;
+  }
+  // Rows of a requested map now read its supplied entries.
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    const size_t m = distincts_.size() + e;
+    for (int32_t& p : lookup_of_row_[m]) {
+      if (p >= 0 && lookup_alias_[static_cast<size_t>(p)] >= 0) {
+        p = lookup_alias_[static_cast<size_t>(p)];
+      }
+    }
+  }
+  for (int32_t q = 0; q < requests; ++q) {
+    const auto e = static_cast<size_t>(full_map_maps_[q]) - distincts_.size();
+    views_[e].complete[static_cast<size_t>(full_map_keys_[q])] = 1;
+  }
+  full_map_keys_.clear();
+  full_map_maps_.clear();
   return Status::OK();
 }
 
 void GroupAggregate::FinishDistinctWrites() {
   updated_lookups_.clear();
   updated_values_.clear();
-  if (distincts_.empty() || mode_ == plan::GroupAggregateNode::LOCAL) return;
+  if (num_maps() == 0 || mode_ == plan::GroupAggregateNode::LOCAL) return;
   for (size_t k = 0; k < acc_actions_.size(); ++k) {
     // A group that ends empty has its maps cleared with its accumulator (MiniBatchGroupAggFunction
     // and GroupAggHelper call function.cleanup()); the JVM clears before it writes entries.
@@ -367,8 +537,10 @@ void GroupAggregate::FinishDistinctWrites() {
     const auto k = static_cast<size_t>(lookup_keys_[p]);
     if (!lookup_dirty_[p]) continue;
     if (acc_actions_[k] == (static_cast<int8_t>(AccAction::kClear) | kClearDistinctMaps)) continue;
-    const bool remove =
-        distincts_[static_cast<size_t>(lookup_maps_[p])].retracting && lookup_results_[p] == 0;
+    const auto m = static_cast<size_t>(lookup_maps_[p]);
+    // Count maps (DISTINCT over retraction, MIN/MAX over retraction) lose entries at 0.
+    const bool counts = m >= distincts_.size() || distincts_[m].retracting;
+    const bool remove = counts && lookup_results_[p] == 0;
     updated_lookups_.push_back(remove ? ~static_cast<int32_t>(p) : static_cast<int32_t>(p));
     updated_values_.push_back(lookup_results_[p]);
   }
@@ -387,7 +559,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
 
   if (mode_ != plan::GroupAggregateNode::GROUP_AGG) {
     SF_RETURN_NOT_OK(ProcessBundle(state.get(), acc_row, distinct_values, distinct_present));
-    input_.reset();
+    if (full_map_keys_.empty()) input_.reset();
     return Status::OK();
   }
 
@@ -428,6 +600,9 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
   }
 
   SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present, &zero_after));
+  SF_RETURN_NOT_OK(BindViews(std::find(zero_after.begin(), zero_after.end(), 1) != zero_after.end()
+                                 ? zero_after.data()
+                                 : nullptr));
   // Flink's equaliser compares the output values only: a hidden record counter changes on every
   // row but must not make an otherwise unchanged value emit.
   std::vector<uint8_t> changed(n, 0);
@@ -438,6 +613,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_keys, state.get(), acc_row, acc_offset_[i]));
     SF_RETURN_NOT_OK(kernels_[i]->Run(*input_, plan, hidden_[i] ? ignored.data() : changed.data()));
   }
+  if (NeedsFullMaps()) return Status::OK();
   SF_RETURN_NOT_OK(EmitChangelog(first, zero_after, op, changed));
 
   // What becomes of each key's state.
@@ -516,6 +692,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
   }
 
   SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present, nullptr));
+  SF_RETURN_NOT_OK(BindViews(nullptr));
   std::vector<uint8_t> changed(keys, 0);
   std::vector<uint8_t> ignored(keys, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
@@ -545,6 +722,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
                     gates_[i].empty() ? nullptr : gates_[i].data()};
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*input_, plan, changes));
   }
+  if (NeedsFullMaps()) return Status::OK();
 
   acc_actions_.assign(keys, static_cast<int8_t>(AccAction::kKeep));
   source_rows_.clear();

@@ -30,6 +30,13 @@
 // state are dropped, the counter is read at the end), and keys are emitted in the order Flink's
 // bundle HashMap iterates them (BundleOrder).
 //
+// MIN/MAX over retracting input (Min/MaxWithRetractAggFunction) keep a state-backed map
+// value -> count per key, read through the same lookups (its maps follow the DISTINCT maps).
+// When a retraction removes a key's extreme, Flink scans the key's whole map: Process then ends
+// with full_map_keys()/full_map_maps() not empty, the JVM passes those maps' entries to
+// SupplyFullMaps, appends them to its lookups and calls Process again with the same arguments
+// (extended by the new lookups' values).
+//
 // DISTINCT aggregates (append-only input, bitmask maps): one phase reads and updates Flink's
 // state-backed maps through lookups (Prepare lists the (key, value) entries a batch touches, the
 // JVM reads them, Process returns the changed ones). Two-phase, LOCAL builds each key's map of
@@ -47,12 +54,11 @@
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/operators/aggregate/agg_kernels.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 
 namespace streamfusion::operators {
-
-class AggKernel;
 
 // What the JVM does with a key's ValueState after a batch.
 enum class AccAction : int8_t {
@@ -88,6 +94,15 @@ class GroupAggregate {
   Status Process(const uint8_t* accs, const int32_t* offsets,
                  const int64_t* distinct_values = nullptr,
                  const uint8_t* distinct_present = nullptr);
+  // After Process: the keys (and maps) whose whole map a rescan needs; when not empty the
+  // batch is not done (see above).
+  const std::vector<int32_t>& full_map_keys() const { return full_map_keys_; }
+  const std::vector<int32_t>& full_map_maps() const { return full_map_maps_; }
+  // Every entry of the requested maps: entry i belongs to request request_of[i] and its value
+  // is the one-field row images[offsets[i], offsets[i + 1]). The entries become lookups
+  // lookup_keys().size() + i, in order.
+  Status SupplyFullMaps(const int32_t* request_of, int32_t count, const uint8_t* images,
+                        const int32_t* offsets);
   // After Process: the lookups whose map entry changed, and their new values: p to put value p,
   // ~p (negative) to remove entry p (a retracting map's count back at 0).
   const std::vector<int32_t>& updated_lookups() const { return updated_lookups_; }
@@ -114,7 +129,15 @@ class GroupAggregate {
   Status PrepareMergedLookups();
   // Adds the lookups of distinct `d` for entries whose keys are `key_of` and whose value images
   // are distinct_images_[d]; entry e's lookup is lookup_of_row_[d][e].
-  void AddLookups(size_t d, const std::vector<int32_t>& key_of);
+  // `nulls`: rows whose value there is NULL get no lookup (lookup -1).
+  void AddLookups(size_t d, const std::vector<int32_t>& key_of,
+                  const arrow::ArrayData* nulls = nullptr);
+  size_t num_maps() const { return distincts_.size() + extremes_.size(); }
+  // Binds each MIN/MAX-over-retraction kernel to its map's entries of the batch; `cleared_after`
+  // per row: the group empties after it (per-row mode), or null.
+  Status BindViews(const int8_t* cleared_after);
+  // After the kernels ran: collects the rescans' requests; true when the batch must run again.
+  bool NeedsFullMaps();
   // LOCAL: the views of map `d` of keys `keys`, one binary column.
   Result<std::shared_ptr<arrow::Array>> EncodeViews(size_t d, const std::vector<int32_t>& keys);
   // Output rows: grouping fields from input rows source_rows_, values from the kernels at
@@ -165,6 +188,23 @@ class GroupAggregate {
     int32_t view_field = -1;     // GLOBAL: the input column holding the LOCAL view
   };
   std::vector<Distinct> distincts_;
+  // MIN/MAX over retracting input: call `call` keeps map distincts_.size() + e of argument `arg`.
+  struct Extreme {
+    int32_t call = 0;
+    int32_t arg = 0;
+    type::LogicalType type;
+  };
+  std::vector<Extreme> extremes_;
+  struct ExtremeView {
+    ValueCountView view;
+    std::vector<int32_t> value_of_entry;
+    std::shared_ptr<arrow::RecordBatch> values;
+    std::vector<uint8_t> complete;  // per key: the whole map was supplied this batch
+  };
+  std::vector<ExtremeView> views_;
+  std::vector<int32_t> lookup_alias_;  // per lookup: the supplied entry replacing it, or -1
+  std::vector<int32_t> full_map_keys_;
+  std::vector<int32_t> full_map_maps_;
   std::vector<int32_t> distinct_of_call_;    // per call: its distinct map, -1 if none
   std::vector<std::vector<uint8_t>> gates_;  // per call: its DISTINCT gate, empty if none
   type::RowType aggregated_type_;            // the rows the calls read (GLOBAL: LOCAL's input)

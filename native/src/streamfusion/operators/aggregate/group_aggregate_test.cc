@@ -230,6 +230,111 @@ TEST(GroupAggregateTest, AnEmptiedGroupClearsItsRetractingDistinctMaps) {
   EXPECT_TRUE(agg->updated_lookups().empty());  // the clear covers it
 }
 
+// ROW(value BIGINT, mapSize BIGINT, map): Min/MaxWithRetractAggFunction's accumulator.
+plan::DataType RetractableExtremeAcc() {
+  plan::DataType row = expression::testing::T(plan::DataType::ROW);
+  const std::vector<std::pair<std::string, plan::DataType>> fields = {
+      {"value", BigInt()},
+      {"mapSize", BigInt()},
+      {"map", expression::testing::T(plan::DataType::VARBINARY, 0, 0, INT32_MAX)}};
+  for (const auto& [name, type] : fields) {
+    auto* f = row.add_fields();
+    f->set_name(name);
+    *f->mutable_type() = type;
+  }
+  return row;
+}
+
+// One-field BIGINT rows (map entries' values) as images.
+batch::BinaryRowBuffer ValueImages(const std::vector<int64_t>& values) {
+  arrow::Int64Builder builder;
+  arrow::Int8Builder kinds;
+  for (int64_t v : values) {
+    EXPECT_TRUE(builder.Append(v).ok());
+    EXPECT_TRUE(kinds.Append(0).ok());
+  }
+  std::shared_ptr<arrow::Array> column, kind;
+  EXPECT_TRUE(builder.Finish(&column).ok());
+  EXPECT_TRUE(kinds.Finish(&kind).ok());
+  type::RowType row_type = {{"value", *type::FromProto(BigInt())}};
+  auto batch = arrow::RecordBatch::Make(type::ToArrowSchema(row_type),
+                                        static_cast<int64_t>(values.size()), {column, kind});
+  batch::BinaryRowBuffer out;
+  EXPECT_TRUE(batch::EncodeBinaryRows(row_type, *batch, &out).ok());
+  return out;
+}
+
+TEST(GroupAggregateTest, RetractingTheMaximumRescansTheWholeMap) {
+  const auto plan =
+      MakePlan({Call(plan::AggregateCall::MAX_WITH_RETRACT, {1}, {RetractableExtremeAcc()}),
+                Call(plan::AggregateCall::COUNT1, {}, {BigInt()}, /*hidden=*/true)},
+               1);
+  const auto output_type = *type::FromProto(plan.output_type());
+  auto agg = *GroupAggregate::Make(plan, 0);
+  // 10, 20, 30 into an empty map: each a new maximum; the map gets 10, 20, 30 -> 1.
+  const auto first = Images({{0, 1, 10}, {0, 1, 30}, {0, 1, 20}});
+  ASSERT_TRUE(agg->Prepare(first.bytes.data(), first.offsets.data(), 3).ok());
+  ASSERT_EQ(agg->lookup_keys().size(), 3u);
+  const std::vector<int64_t> zeros = {0, 0, 0};
+  const std::vector<uint8_t> absent = {0, 0, 0};
+  const std::vector<int32_t> no_state = {0, 0};
+  ASSERT_TRUE(agg->Process(nullptr, no_state.data(), zeros.data(), absent.data()).ok());
+  EXPECT_TRUE(agg->full_map_keys().empty());
+  EXPECT_EQ(Changelog(*agg, output_type),
+            (std::vector<std::string>{"+I[1, 10]", "-U[1, 10]", "+U[1, 30]"}));
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1, 1}));
+  const auto acc = AccOf(*agg, 0);
+
+  // -U 30 (the maximum, count 1 -> 0), then -U 25 (never seen: count -1, kept, not counted).
+  // The batch's lookups know 30 and 25 only: Process asks for key 0's whole map.
+  const auto second = Images({{1, 1, 30}, {1, 1, 25}});
+  ASSERT_TRUE(agg->Prepare(second.bytes.data(), second.offsets.data(), 2).ok());
+  ASSERT_EQ(agg->lookup_keys().size(), 2u);
+  std::vector<int64_t> values = {1, 0};
+  std::vector<uint8_t> present = {1, 0};
+  const std::vector<int32_t> offsets = {0, static_cast<int32_t>(acc.size())};
+  ASSERT_TRUE(agg->Process(acc.data(), offsets.data(), values.data(), present.data()).ok());
+  ASSERT_EQ(agg->full_map_keys(), (std::vector<int32_t>{0}));
+  ASSERT_EQ(agg->full_map_maps(), (std::vector<int32_t>{0}));
+  // The state's map (in any order): 20, 30, 10 -> 1. They become lookups 2, 3, 4; lookup 0
+  // (30) now reads entry 3.
+  const auto entries = ValueImages({20, 30, 10});
+  const std::vector<int32_t> request_of = {0, 0, 0};
+  ASSERT_TRUE(
+      agg->SupplyFullMaps(request_of.data(), 3, entries.bytes.data(), entries.offsets.data()).ok());
+  ASSERT_EQ(agg->lookup_keys().size(), 5u);
+  values.insert(values.end(), {1, 1, 1});
+  present.insert(present.end(), {1, 1, 1});
+  ASSERT_TRUE(agg->Process(acc.data(), offsets.data(), values.data(), present.data()).ok());
+  EXPECT_TRUE(agg->full_map_keys().empty());
+  EXPECT_EQ(Changelog(*agg, output_type), (std::vector<std::string>{"-U[1, 30]", "+U[1, 20]"}));
+  // 25 -> -1 is put, 30 is removed (~3).
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{1, ~3}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{-1, 0}));
+
+  // A rescan sees entries of negative count too (Flink iterates the map's keys): +I 7 (not a
+  // new maximum), then -U 20 rescans {7 -> 1, 25 -> -1, 10 -> 1} and finds 25.
+  const auto acc2 = AccOf(*agg, 0);
+  const auto third = Images({{0, 1, 7}, {1, 1, 20}});
+  ASSERT_TRUE(agg->Prepare(third.bytes.data(), third.offsets.data(), 2).ok());
+  std::vector<int64_t> values3 = {0, 1};
+  std::vector<uint8_t> present3 = {0, 1};
+  const std::vector<int32_t> offsets2 = {0, static_cast<int32_t>(acc2.size())};
+  ASSERT_TRUE(agg->Process(acc2.data(), offsets2.data(), values3.data(), present3.data()).ok());
+  ASSERT_EQ(agg->full_map_keys(), (std::vector<int32_t>{0}));
+  const auto entries3 = ValueImages({25, 20, 10});
+  ASSERT_TRUE(
+      agg->SupplyFullMaps(request_of.data(), 3, entries3.bytes.data(), entries3.offsets.data())
+          .ok());
+  values3.insert(values3.end(), {-1, 1, 1});
+  present3.insert(present3.end(), {1, 1, 1});
+  ASSERT_TRUE(agg->Process(acc2.data(), offsets2.data(), values3.data(), present3.data()).ok());
+  EXPECT_EQ(Changelog(*agg, output_type), (std::vector<std::string>{"-U[1, 20]", "+U[1, 25]"}));
+  // 7 -> 1 is put, 20 removed (lookup 1 now reads supplied entry 3).
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, ~3}));
+}
+
 TEST(GroupAggregateTest, RetractionInInsertOnlyPlanIsAnError) {
   const auto plan = MakePlan({Call(plan::AggregateCall::MAX, {1}, {BigInt()})}, -1);
   auto agg = *GroupAggregate::Make(plan, 0);

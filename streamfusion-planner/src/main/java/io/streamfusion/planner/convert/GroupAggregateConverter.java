@@ -24,6 +24,8 @@ import org.apache.flink.table.planner.functions.aggfunctions.SumAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumWithRetractAggFunction;
 import org.apache.flink.table.runtime.functions.aggregate.FirstValueAggFunction;
 import org.apache.flink.table.runtime.functions.aggregate.LastValueAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.MaxWithRetractAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.MinWithRetractAggFunction;
 import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
@@ -43,6 +45,7 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarBinaryType;
 
 import org.apache.calcite.rel.core.AggregateCall;
 
@@ -220,7 +223,8 @@ public final class GroupAggregateConverter {
             agg.addGrouping(key);
         }
         List<LogicalType> accTypes = new ArrayList<>();
-        addCalls(node, agg, infos, accTypes);
+        List<DistinctState> callMaps = new ArrayList<>();
+        addCalls(node, agg, infos, accTypes, callMaps);
         List<DistinctState> distincts = new ArrayList<>();
         for (DistinctInfo distinct : infos.distinctInfos()) {
             DistinctAggregate.Builder proto =
@@ -245,6 +249,8 @@ public final class GroupAggregateConverter {
             // LOCAL's heap view otherwise.
             accTypes.add(distinct.accType().getLogicalType());
         }
+        // The calls' own maps (MIN/MAX over retracting input) follow the DISTINCT maps.
+        distincts.addAll(callMaps);
 
         byte[] bytes =
                 NativePlans.compileFor(
@@ -267,13 +273,27 @@ public final class GroupAggregateConverter {
     /**
      * Adds the calls of {@code infos} (Flink's functions, accumulator layout and hidden COUNT(*))
      * to {@code agg} and their accumulator types to {@code accTypes}; refuses functions without a
-     * native kernel.
+     * native kernel. Window aggregations keep no call maps.
      */
     static void addCalls(
             ExecNodeBase<?> node,
             GroupAggregateNode.Builder agg,
             AggregateInfoList infos,
             List<LogicalType> accTypes)
+            throws UnsupportedNativeException {
+        addCalls(node, agg, infos, accTypes, null);
+    }
+
+    /**
+     * As above; the state-backed maps of MIN/MAX over retracting input go to {@code callMaps} in
+     * call order (refused when null).
+     */
+    static void addCalls(
+            ExecNodeBase<?> node,
+            GroupAggregateNode.Builder agg,
+            AggregateInfoList infos,
+            List<LogicalType> accTypes,
+            List<DistinctState> callMaps)
             throws UnsupportedNativeException {
         int countStar =
                 infos.indexOfCountStar().isDefined()
@@ -295,6 +315,12 @@ public final class GroupAggregateConverter {
                 proto.addArgs(arg);
             }
             checkStringOrdering(node, proto.getKind(), info);
+            if (proto.getKind() == Kind.MIN_WITH_RETRACT
+                    || proto.getKind() == Kind.MAX_WITH_RETRACT) {
+                addRetractableExtreme(node, info, proto, accTypes, callMaps);
+                agg.addCalls(proto);
+                continue;
+            }
             for (DataType acc : info.externalAccTypes()) {
                 proto.addAccTypes(TypeConverter.toProto(acc.getLogicalType()));
                 accTypes.add(acc.getLogicalType());
@@ -316,7 +342,10 @@ public final class GroupAggregateConverter {
      */
     private static void checkStringOrdering(ExecNodeBase<?> node, Kind kind, AggregateInfo info)
             throws UnsupportedNativeException {
-        if (kind != Kind.MIN && kind != Kind.MAX) {
+        if (kind != Kind.MIN
+                && kind != Kind.MAX
+                && kind != Kind.MIN_WITH_RETRACT
+                && kind != Kind.MAX_WITH_RETRACT) {
             return;
         }
         LogicalTypeRoot root = info.externalResultType().getLogicalType().getTypeRoot();
@@ -330,6 +359,70 @@ public final class GroupAggregateConverter {
                             + " of a string whose input is a chained Flink operator is not native:"
                             + " Flink may compare Java-held strings in UTF-16 order");
         }
+    }
+
+    /**
+     * MIN/MAX over retracting input (Min/MaxWithRetractAggFunction): the accumulator is Flink's
+     * STRUCTURED (min/max, mapSize, map) whose map is a state-backed MapView value -> count; the
+     * native side reads the STRUCTURED field as ROW(value, mapSize BIGINT, map placeholder) and
+     * the map as one of the aggregation's MapStates, declared as Flink's generated code declares
+     * it.
+     */
+    private static void addRetractableExtreme(
+            ExecNodeBase<?> node,
+            AggregateInfo info,
+            io.streamfusion.plan.AggregateCall.Builder proto,
+            List<LogicalType> accTypes,
+            List<DistinctState> callMaps)
+            throws UnsupportedNativeException {
+        String name = proto.getKind() == Kind.MIN_WITH_RETRACT ? "MIN" : "MAX";
+        if (callMaps == null
+                || node instanceof StreamExecLocalGroupAggregate
+                || node instanceof StreamExecGlobalGroupAggregate) {
+            throw new UnsupportedNativeException(
+                    name
+                            + " over retracting input in two-phase aggregation (merging heap"
+                            + " maps) is not native yet");
+        }
+        DataType[] accs = info.externalAccTypes();
+        if (accs.length != 1
+                || info.viewSpecs().length != 1
+                || !(info.viewSpecs()[0] instanceof MapViewSpec)) {
+            throw new UnsupportedNativeException(
+                    name + " over retracting input with an unexpected accumulator " + accs[0]);
+        }
+        List<LogicalType> fields = accs[0].getLogicalType().getChildren();
+        if (fields.size() != 3) {
+            throw new UnsupportedNativeException(
+                    name + " over retracting input with an unexpected accumulator " + accs[0]);
+        }
+        // The view's placeholder bytes, as a VARBINARY reads them (nothing reads them).
+        io.streamfusion.plan.DataType placeholder =
+                io.streamfusion.plan.DataType.newBuilder()
+                        .setKind(io.streamfusion.plan.DataType.Kind.VARBINARY)
+                        .setNullable(true)
+                        .setLength(VarBinaryType.MAX_LENGTH)
+                        .build();
+        proto.addAccTypes(
+                io.streamfusion.plan.DataType.newBuilder()
+                        .setKind(io.streamfusion.plan.DataType.Kind.ROW)
+                        .setNullable(true)
+                        .addFields(field("value", TypeConverter.toProto(fields.get(0))))
+                        .addFields(field("mapSize", TypeConverter.toProto(fields.get(1))))
+                        .addFields(field("map", placeholder)));
+        accTypes.add(accs[0].getLogicalType());
+        MapViewSpec spec = (MapViewSpec) info.viewSpecs()[0];
+        callMaps.add(
+                new DistinctState(
+                        spec.getStateId(),
+                        spec.getKeyDataType(),
+                        spec.getValueDataType(),
+                        spec.containsNullKey()));
+    }
+
+    private static io.streamfusion.plan.Field field(
+            String name, io.streamfusion.plan.DataType type) {
+        return io.streamfusion.plan.Field.newBuilder().setName(name).setType(type).build();
     }
 
     /** The native kernel of one of Flink's aggregate function classes. */
@@ -358,6 +451,12 @@ public final class GroupAggregateConverter {
         }
         if (function instanceof MaxAggFunction) {
             return Kind.MAX;
+        }
+        if (function instanceof MinWithRetractAggFunction) {
+            return Kind.MIN_WITH_RETRACT;
+        }
+        if (function instanceof MaxWithRetractAggFunction) {
+            return Kind.MAX_WITH_RETRACT;
         }
         if (function instanceof FirstValueAggFunction) {
             return Kind.FIRST_VALUE;

@@ -43,6 +43,16 @@ public final class NativeGroupAggregate extends NativeHandle {
                 handle(), accs, accOffsets, distinctValues, distinctPresent, sizes);
     }
 
+    /** See {@link NativeLib#groupAggregateCopyMapRequests}. */
+    public void copyMapRequests(int[] keys, int[] maps) {
+        NativeLib.groupAggregateCopyMapRequests(handle(), keys, maps);
+    }
+
+    /** See {@link NativeLib#groupAggregateSupplyMaps}. */
+    public void supplyMaps(int[] requestOf, int count, byte[] images, int[] offsets) {
+        NativeLib.groupAggregateSupplyMaps(handle(), requestOf, count, images, offsets);
+    }
+
     /** See {@link NativeLib#groupAggregateCopyOutput}. */
     public void copyOutput(
             byte[] rows,

@@ -109,8 +109,9 @@ public final class NativeLib {
      * Step 2: replays the batch over each key's accumulator image ({@code accs[accOffsets[k] ..
      * accOffsets[k+1])}, an empty range when the key has no state) and, with DISTINCT aggregates,
      * each lookup's map value ({@code distinctPresent[p]} 0: no entry; both null without).
-     * Writes output rows, output bytes, accumulator bytes and updated map entries to {@code
-     * sizes}.
+     * Writes output rows, output bytes, accumulator bytes, updated map entries and whole maps
+     * requested to {@code sizes}; when maps are requested (MIN/MAX over retracting input whose
+     * extreme left), the batch is not done: see {@link #groupAggregateCopyMapRequests}.
      */
     public static native void groupAggregateProcess(
             long handle,
@@ -119,6 +120,17 @@ public final class NativeLib {
             @Nullable long[] distinctValues,
             @Nullable byte[] distinctPresent,
             int[] sizes);
+
+    /** The key index and map of each whole map the last {@link #groupAggregateProcess} needs. */
+    public static native void groupAggregateCopyMapRequests(long handle, int[] keys, int[] maps);
+
+    /**
+     * Every entry of the requested maps, entry i of request {@code requestOf[i]} with its value
+     * as a one-field row image ({@code images[offsets[i] .. offsets[i+1])}): they become the next
+     * lookups in order; then {@link #groupAggregateProcess} runs the batch again.
+     */
+    public static native void groupAggregateSupplyMaps(
+            long handle, int[] requestOf, int count, byte[] images, int[] offsets);
 
     /**
      * Copies the result of {@link #groupAggregateProcess}: changelog rows with offsets and the

@@ -13,6 +13,7 @@ public final class NativeMetrics {
     private static final AtomicLong UDF_CALLS = new AtomicLong();
     private static final AtomicLong SERIALIZED_ROWS = new AtomicLong();
     private static final AtomicLong NATIVE_STATE_ROWS = new AtomicLong();
+    private static final AtomicLong WHOLE_MAP_LOADS = new AtomicLong();
 
     private NativeMetrics() {}
 
@@ -50,6 +51,15 @@ public final class NativeMetrics {
         return NATIVE_STATE_ROWS.get();
     }
 
+    /** A group's whole state-backed map read for MIN/MAX over retracting input (a rescan). */
+    public static void addWholeMapLoads(long maps) {
+        WHOLE_MAP_LOADS.addAndGet(maps);
+    }
+
+    public static long wholeMapLoads() {
+        return WHOLE_MAP_LOADS.get();
+    }
+
     public static long udfCalls() {
         return UDF_CALLS.get();
     }
@@ -73,5 +83,6 @@ public final class NativeMetrics {
         UDF_CALLS.set(0);
         SERIALIZED_ROWS.set(0);
         NATIVE_STATE_ROWS.set(0);
+        WHOLE_MAP_LOADS.set(0);
     }
 }

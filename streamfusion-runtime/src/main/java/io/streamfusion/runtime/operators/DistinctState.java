@@ -5,10 +5,12 @@ import org.apache.flink.table.types.DataType;
 import java.io.Serializable;
 
 /**
- * One DISTINCT map of a group aggregation, as Flink's generated aggregation declares it in keyed
- * state: a MapState named {@code stateId} from the distinct value (Flink's external
- * representation of {@code keyType}) to a bitmask ({@code valueType}), and when the value may be
- * NULL a ValueState named {@code stateId + "_null_state"} for the NULL entry.
+ * One state-backed map of a group aggregation, as Flink's generated aggregation declares it in
+ * keyed state: a MapState named {@code stateId} from the value (Flink's external representation
+ * of {@code keyType}) to a BIGINT ({@code valueType}), and when the value may be NULL a
+ * ValueState named {@code stateId + "_null_state"} for the NULL entry. The DISTINCT maps (value
+ * to bitmask, or to a count over retracting input) come first, then the MapViews of MIN/MAX over
+ * retracting input (value to count).
  */
 public final class DistinctState implements Serializable {
     private static final long serialVersionUID = 1L;

@@ -4,6 +4,7 @@ import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.KeyImages;
 import io.streamfusion.runtime.jni.NativeGroupAggregate;
+import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.MapState;
@@ -15,6 +16,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
@@ -25,6 +27,11 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.runtime.util.StateConfigUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 
 
 /**
@@ -78,6 +85,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private transient RowData.FieldGetter[] distinctGetters;
     private transient DataStructureConverter<Object, Object>[] distinctConverters;
     private transient int[] lookupSizes;
+    private transient RowDataSerializer[] mapKeySerializers;
+    private transient ImageBuffer entryImages;
 
     public NativeGroupAggregateOperator(
             byte[] plan,
@@ -121,7 +130,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         agg = new NativeGroupAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(parsed), outputArity);
         accs = new ImageBuffer();
-        sizes = new int[4];
+        sizes = new int[5];
         getMetricGroup()
                 .gauge(
                         "streamfusionNativeMemoryBytes",
@@ -136,6 +145,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         distinctNulls = new ValueState[n];
         distinctGetters = new RowData.FieldGetter[n];
         distinctConverters = new DataStructureConverter[n];
+        mapKeySerializers = new RowDataSerializer[n];
         for (int m = 0; m < n; m++) {
             DistinctState d = distincts[m];
             distinctMaps[m] =
@@ -161,7 +171,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             distinctConverters[m] =
                     (DataStructureConverter) DataStructureConverters.getConverter(d.keyType);
             distinctConverters[m].open(getRuntimeContext().getUserCodeClassLoader());
+            mapKeySerializers[m] = new RowDataSerializer(d.keyType.getLogicalType());
         }
+        entryImages = new ImageBuffer();
         lookupSizes = new int[2];
     }
 
@@ -211,12 +223,18 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         }
 
         Lookups lookups = distincts.length == 0 ? null : readDistinctMaps(keys);
-        agg.process(
-                accs.bytes(),
-                accs.offsets(),
-                lookups == null ? null : lookups.values,
-                lookups == null ? null : lookups.present,
-                sizes);
+        while (true) {
+            agg.process(
+                    accs.bytes(),
+                    accs.offsets(),
+                    lookups == null ? null : lookups.values,
+                    lookups == null ? null : lookups.present,
+                    sizes);
+            if (sizes[4] == 0) {
+                break;
+            }
+            supplyWholeMaps(keys, lookups, sizes[4]);
+        }
         int outRows = sizes[0];
         byte[] outBytes = new byte[sizes[1]];
         int[] outOffsets = new int[outRows + 1];
@@ -303,6 +321,59 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             } else {
                 distinctMaps[m].put(key, values[i]);
             }
+        }
+    }
+
+    /**
+     * MIN/MAX over retracting input whose extreme left a group: Flink scans the group's whole map
+     * (updateMin/updateMax). Hands every entry of the requested maps to the native aggregation and
+     * appends them to {@code lookups}, in the same order.
+     */
+    private void supplyWholeMaps(BinaryRowData[] keys, Lookups lookups, int requests)
+            throws Exception {
+        int[] requestKeys = new int[requests];
+        int[] requestMaps = new int[requests];
+        agg.copyMapRequests(requestKeys, requestMaps);
+        NativeMetrics.addWholeMapLoads(requests);
+        List<Integer> requestOf = new ArrayList<>();
+        List<Object> entryKeys = new ArrayList<>();
+        List<Long> counts = new ArrayList<>();
+        entryImages.clear();
+        for (int q = 0; q < requests; q++) {
+            int m = requestMaps[q];
+            setCurrentKey(keys[requestKeys[q]]);
+            Iterable<Map.Entry<Object, Object>> entries = distinctMaps[m].entries();
+            if (entries == null) {
+                continue;
+            }
+            for (Map.Entry<Object, Object> entry : entries) {
+                requestOf.add(q);
+                entryKeys.add(entry.getKey());
+                counts.add((Long) entry.getValue());
+                entryImages.append(
+                        GenericRowData.of(distinctConverters[m].toInternal(entry.getKey())),
+                        mapKeySerializers[m]);
+            }
+        }
+        int n = requestOf.size();
+        int[] requestArray = new int[n];
+        for (int i = 0; i < n; i++) {
+            requestArray[i] = requestOf.get(i);
+        }
+        agg.supplyMaps(requestArray, n, entryImages.bytes(), entryImages.offsets());
+        int before = lookups.keys.length;
+        lookups.keys = Arrays.copyOf(lookups.keys, before + n);
+        lookups.maps = Arrays.copyOf(lookups.maps, before + n);
+        lookups.distinctKeys = Arrays.copyOf(lookups.distinctKeys, before + n);
+        lookups.values = Arrays.copyOf(lookups.values, before + n);
+        lookups.present = Arrays.copyOf(lookups.present, before + n);
+        for (int i = 0; i < n; i++) {
+            int q = requestArray[i];
+            lookups.keys[before + i] = requestKeys[q];
+            lookups.maps[before + i] = requestMaps[q];
+            lookups.distinctKeys[before + i] = entryKeys.get(i);
+            lookups.values[before + i] = counts.get(i);
+            lookups.present[before + i] = 1;
         }
     }
 
