@@ -1045,7 +1045,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowC
 // added and cleared arrays (fetched with sessionWindowCopyMerge) and the rows dropped as late.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowMerge(
     JNIEnv* env, jclass, jlong handle, jlongArray windows, jintArray window_offsets,
-    jlong watermark, jlongArray sizes) {
+    jlong watermark, jlongArray row_times, jint num_rows, jlongArray sizes) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     const jint keys = h->agg->keys().num_rows();
@@ -1059,7 +1059,12 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowM
     }
     SF_ASSIGN_OR_RAISE(auto bounds,
                        LongsFromJava(env, windows, offsets.back() * 4, "sessionWindowMerge"));
-    SF_RETURN_NOT_OK(h->agg->Merge(bounds.data(), offsets.data(), watermark));
+    std::vector<int64_t> times;
+    if (row_times != nullptr) {
+      SF_ASSIGN_OR_RAISE(times, LongsFromJava(env, row_times, num_rows, "sessionWindowMerge"));
+    }
+    SF_RETURN_NOT_OK(h->agg->Merge(bounds.data(), offsets.data(), watermark,
+                                   row_times == nullptr ? nullptr : times.data()));
     const auto& agg = *h->agg;
     const std::vector<int64_t> result = {
         static_cast<int64_t>(agg.groups().size()),  static_cast<int64_t>(agg.reads().size()),

@@ -84,8 +84,10 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
   agg->gap_ = node.gap();
   if (agg->gap_ <= 0) return InternalError("Invalid session gap: ", agg->gap_, " ms");
   agg->time_field_ = node.time_field();
-  if (agg->time_field_ < 0 || agg->time_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
-      !IsCompactTimestamp(agg->input_type_[static_cast<size_t>(agg->time_field_)].type)) {
+  agg->proctime_ = node.proctime();
+  if (!agg->proctime_ &&
+      (agg->time_field_ < 0 || agg->time_field_ >= static_cast<int32_t>(agg->input_type_.size()) ||
+       !IsCompactTimestamp(agg->input_type_[static_cast<size_t>(agg->time_field_)].type))) {
     return InternalError("The session's time attribute is not a TIMESTAMP(3) input field");
   }
   auto outputs = static_cast<int32_t>(agg->key_type_.size()) + calls.visible;
@@ -113,11 +115,11 @@ Status SessionWindowAggregate::Prepare(const uint8_t* rows, const int32_t* offse
   keys_.offsets.push_back(0);
   rows_of_key_.clear();
   const auto n = static_cast<size_t>(num_rows);
-  const arrow::ArrayData* rowtime = input_->column_data(time_field_).get();
+  const arrow::ArrayData* rowtime = proctime_ ? nullptr : input_->column_data(time_field_).get();
   std::unordered_map<std::string_view, int32_t> key_index;
   key_index.reserve(n);
   for (size_t r = 0; r < n; ++r) {
-    if (rowtime->IsNull(static_cast<int64_t>(r))) {
+    if (rowtime != nullptr && rowtime->IsNull(static_cast<int64_t>(r))) {
       return UserError(
           "RowTime field should not be null, please convert it to a non-null long value.");
     }
@@ -133,8 +135,12 @@ Status SessionWindowAggregate::Prepare(const uint8_t* rows, const int32_t* offse
 }
 
 Status SessionWindowAggregate::Merge(const int64_t* windows, const int32_t* window_offsets,
-                                     int64_t watermark) {
+                                     int64_t watermark, const int64_t* row_times) {
   if (input_ == nullptr) return InternalError("SessionWindowAggregate::Merge before Prepare");
+  if (proctime_ && row_times == nullptr) {
+    return InternalError("A processing-time session window needs its rows' arrival times");
+  }
+  row_times_ = proctime_ ? row_times : input_->column_data(time_field_)->GetValues<int64_t>(1);
   groups_.clear();
   reads_.clear();
   removed_.clear();
@@ -173,8 +179,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
             [](const Window& a, const Window& b) { return Before(a, b.start, b.end); });
   initial = set;
 
-  const arrow::ArrayData* rowtime = input_->column_data(time_field_).get();
-  const int64_t* times = rowtime->GetValues<int64_t>(1);
+  const int64_t* times = row_times_;
   std::vector<int32_t> state_of_row;  // per row of the key, -1: dropped
   const auto& rows = rows_of_key_[static_cast<size_t>(key)];
   state_of_row.reserve(rows.size());

@@ -1,6 +1,6 @@
 #pragma once
 
-// Flink's legacy group window aggregation over an event-time SESSION window
+// Flink's legacy group window aggregation over an event-time or processing-time SESSION window
 // (StreamExecGroupWindowAggregate: WindowOperator with MergingWindowProcessFunction and
 // MergingWindowSet, Flink 2.2.1), computed natively over accumulators and window sets that the
 // JVM keeps in Flink's keyed state ("native compute over Flink keyed state", DESIGN.md "State"
@@ -65,8 +65,10 @@ class SessionWindowAggregate {
   const batch::BinaryRowBuffer& keys() const { return keys_; }
 
   // Step 2. Key k's in-flight windows are entries [window_offsets[k], window_offsets[k + 1]) of
-  // `windows`, 4 longs each: window start, end, state window start, end.
-  Status Merge(const int64_t* windows, const int32_t* window_offsets, int64_t watermark);
+  // `windows`, 4 longs each: window start, end, state window start, end. On processing time,
+  // `row_times` holds each row's arrival time (the watermark is then Long.MIN_VALUE).
+  Status Merge(const int64_t* windows, const int32_t* window_offsets, int64_t watermark,
+               const int64_t* row_times = nullptr);
   const std::vector<int64_t>& groups() const { return groups_; }
   const std::vector<int64_t>& reads() const { return reads_; }
   const std::vector<int64_t>& removed() const { return removed_; }
@@ -110,6 +112,8 @@ class SessionWindowAggregate {
   std::vector<plan::WindowAggregateNode::Property> properties_;
   int64_t gap_ = 0;
   int32_t time_field_ = -1;
+  bool proctime_ = false;
+  const int64_t* row_times_ = nullptr;  // the batch's row times, during Merge
 
   // The prepared batch.
   std::shared_ptr<arrow::RecordBatch> input_;

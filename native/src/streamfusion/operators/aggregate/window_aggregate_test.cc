@@ -352,6 +352,24 @@ TEST(SessionWindowAggregateTest, RowsMergeSessionsInArrivalOrder) {
   EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 3, 7, 1000, 8000, 7999]"}));
 }
 
+TEST(SessionWindowAggregateTest, ProcessingTimeTakesArrivalTimesAndDropsNothing) {
+  plan::Plan plan = SessionPlan();
+  plan.mutable_operators(0)->mutable_session_window_aggregate()->set_proctime(true);
+  auto agg = MakeSession(plan);
+  // The time field holds other times: the rows' arrival times decide, and a time long
+  // past is not late (no watermark on processing time).
+  const auto input = Images({{1, 90'000, 1}, {1, 0, 2}, {2, 0, 3}});
+  ASSERT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), 3).ok());
+  const std::vector<int32_t> offsets = {0, 0, 0};
+  EXPECT_FALSE(agg->Merge(nullptr, offsets.data(), INT64_MIN).ok());  // times required
+  const std::vector<int64_t> arrivals = {1'000, 3'500, 10};
+  const auto status = agg->Merge(nullptr, offsets.data(), INT64_MIN, arrivals.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 6'500, 1'000, 4'000,  //
+                                                1, 10, 3'010, 10, 3'010}));
+  EXPECT_EQ(agg->dropped(), 0);
+}
+
 TEST(SessionWindowAggregateTest, MergesStateWindowsAndDropsLateRows) {
   const auto plan = SessionPlan();
   auto agg = MakeSession(plan);

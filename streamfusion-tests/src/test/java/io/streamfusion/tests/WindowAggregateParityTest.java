@@ -368,17 +368,23 @@ class WindowAggregateParityTest {
      * row is counted once per key (a bounded input fires its windows at the end).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"TVF", "TUMBLE", "HOP"})
+    @ValueSource(strings = {"TVF", "TUMBLE", "HOP", "SESSION", "TVF_SESSION"})
     void processingTimeWindowsCountEveryRow(String kind) {
-        // The window TVF, or the legacy GROUP BY TUMBLE / HOP (each row in two windows).
+        // The window TVFs TUMBLE and SESSION, or the legacy GROUP BY TUMBLE / HOP (each row in two
+        // windows) / SESSION (sessions of a key merge while its rows come less than 1 s apart).
         String sql =
                 kind.equals("TVF")
                         ? "SELECT g, window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE src,"
                                 + " DESCRIPTOR(pt), INTERVAL '1' SECOND)) WHERE g >= 0 GROUP BY g,"
                                 + " window_start, window_end"
-                        : "SELECT g, COUNT(*) AS c FROM src WHERE g >= 0 GROUP BY g, " + kind
-                                + "(pt, INTERVAL '1' SECOND"
-                                + (kind.equals("HOP") ? ", INTERVAL '2' SECOND)" : ")");
+                        : kind.equals("TVF_SESSION")
+                                ? "SELECT g, window_start, COUNT(*) AS c FROM TABLE(SESSION(TABLE"
+                                        + " src PARTITION BY g, DESCRIPTOR(pt), INTERVAL '1'"
+                                        + " SECOND)) WHERE g >= 0 GROUP BY g, window_start,"
+                                        + " window_end"
+                                : "SELECT g, COUNT(*) AS c FROM src WHERE g >= 0 GROUP BY g, "
+                                        + kind + "(pt, INTERVAL '1' SECOND"
+                                        + (kind.equals("HOP") ? ", INTERVAL '2' SECOND)" : ")");
         // PROCTIME() itself stays on Flink (non-deterministic); the window aggregation is native.
         Map<String, String> options = new HashMap<>();
         options.put("streamfusion.batch.size", "512");
@@ -425,7 +431,7 @@ class WindowAggregateParityTest {
         }
         assertThat(counts.get(0)).isEqualTo(expected);
         assertThat(counts.get(1)).isEqualTo(expected);
-        String operator = kind.equals("TVF") ? "WindowAggregate(" : "GroupWindowAggregate(";
+        String operator = kind.startsWith("TVF") ? "WindowAggregate(" : "GroupWindowAggregate(";
         assertThat(lastDecisions).anyMatch(d -> d.isNative && d.operator.startsWith(operator));
     }
 

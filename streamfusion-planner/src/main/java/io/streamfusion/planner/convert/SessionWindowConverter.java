@@ -35,9 +35,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Converts an aggregation over an event-time SESSION window into a native session window
- * aggregation, or refuses with the reason: the legacy {@code GROUP BY ..., SESSION(rowtime, gap)}
- * (StreamExecGroupWindowAggregate, Flink's WindowOperator) and the SESSION window TVF
+ * Converts an aggregation over an event-time or processing-time SESSION window into a native
+ * session window aggregation, or refuses with the reason: the legacy {@code GROUP BY ...,
+ * SESSION(time, gap)} (StreamExecGroupWindowAggregate, Flink's WindowOperator) and the SESSION
+ * window TVF
  * (StreamExecWindowAggregate, WindowAggOperator with UnsliceSyncStateWindowAggProcessor). Both
  * merge windows with Flink's MergingWindowProcessFunction over the same state. The functions and
  * accumulator layout come from the same {@link AggregateInfoList} call Flink's translation makes.
@@ -55,10 +56,11 @@ public final class SessionWindowConverter {
         String name = "GroupWindowAggregate";
         LogicalWindow window = NodeFields.read(node, "window");
         SessionGroupWindow sessionWindow = (SessionGroupWindow) window;
+        boolean rowtime = AggregateUtil.isRowtimeAttribute(sessionWindow.timeField());
         checkCommon(
                 node,
                 name,
-                AggregateUtil.isRowtimeAttribute(sessionWindow.timeField()),
+                rowtime,
                 window.timeAttribute().getOutputDataType().getLogicalType(),
                 config);
         checkNoEarlyOrLateFiring(name, config, window);
@@ -69,6 +71,7 @@ public final class SessionWindowConverter {
                 legacyInfos(node, typeFactory, inputType),
                 AggregateUtil.toDuration(sessionWindow.gap()).toMillis(),
                 window.timeAttribute().getFieldIndex(),
+                !rowtime,
                 false,
                 session);
     }
@@ -111,6 +114,7 @@ public final class SessionWindowConverter {
                 infos,
                 spec.getGap().toMillis(),
                 ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex(),
+                !windowing.isRowtime(),
                 true,
                 session);
     }
@@ -139,10 +143,7 @@ public final class SessionWindowConverter {
                 true);
     }
 
-    /**
-     * Refusals the window aggregations share: processing time, retraction, TIMESTAMP_LTZ outside
-     * UTC.
-     */
+    /** Refusals the session window aggregations share: retraction, time zones other than UTC. */
     static void checkCommon(
             ExecNodeBase<RowData> node,
             String name,
@@ -150,10 +151,6 @@ public final class SessionWindowConverter {
             LogicalType timeType,
             TableConfig config)
             throws UnsupportedNativeException {
-        if (!rowtime) {
-            throw new UnsupportedNativeException(
-                    name + " over a processing-time window is not native yet");
-        }
         boolean needRetraction = NodeFields.read(node, "needRetraction");
         if (needRetraction) {
             throw new UnsupportedNativeException(
@@ -164,7 +161,8 @@ public final class SessionWindowConverter {
                         timeType, TableConfigUtils.getLocalTimeZone(config));
         if (!shiftTimeZone.normalized().equals(ZoneOffset.UTC)) {
             throw new UnsupportedNativeException(
-                    "Event-time window on TIMESTAMP_LTZ in time zone "
+                    (rowtime ? "Event-time" : "Processing-time")
+                            + " window on TIMESTAMP_LTZ in time zone "
                             + shiftTimeZone
                             + " is not native yet (UTC only)");
         }
@@ -176,6 +174,7 @@ public final class SessionWindowConverter {
             AggregateInfoList infos,
             long gap,
             int timeField,
+            boolean proctime,
             boolean tvf,
             SessionOptions session)
             throws UnsupportedNativeException {
@@ -186,6 +185,7 @@ public final class SessionWindowConverter {
                                 WindowAggregateConverter.aggregateOf(node, name, infos, accTypes))
                         .setGap(gap)
                         .setTimeField(timeField)
+                        .setProctime(proctime)
                         .addAllProperties(WindowAggregateConverter.propertiesOf(node));
         int[] grouping = NodeFields.read(node, "grouping");
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();

@@ -259,9 +259,17 @@ public final class NativeLib {
      * Step 2: merges each key's rows into its in-flight windows (start, end, state start, state
      * end; key k's from {@code windowOffsets[k]}) at {@code watermark}; writes to {@code sizes}
      * the lengths of the groups, reads, removed, added and cleared arrays, and the rows dropped.
+     * On processing time {@code rowTimes} holds the arrival time of each of the {@code numRows}
+     * rows (null on event time).
      */
     public static native void sessionWindowMerge(
-            long handle, long[] windows, int[] windowOffsets, long watermark, long[] sizes);
+            long handle,
+            long[] windows,
+            int[] windowOffsets,
+            long watermark,
+            @Nullable long[] rowTimes,
+            int numRows,
+            long[] sizes);
 
     public static native void sessionWindowCopyMerge(
             long handle, long[] groups, long[] reads, long[] removed, long[] added, long[] cleared);

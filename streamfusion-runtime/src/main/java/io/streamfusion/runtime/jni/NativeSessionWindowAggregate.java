@@ -1,5 +1,7 @@
 package io.streamfusion.runtime.jni;
 
+import javax.annotation.Nullable;
+
 /**
  * Owns one native session window aggregation (a SessionWindowAggregateNode plan compiled by the
  * engine) and frees it on {@link #close()}. Each call hands over Java arrays and copies results
@@ -56,10 +58,19 @@ public final class NativeSessionWindowAggregate extends NativeHandle {
         return keys;
     }
 
-    /** Step 2: merges the rows into the keys' in-flight windows at {@code watermark}. */
-    public Change merge(long[] windows, int[] windowOffsets, long watermark) {
+    /**
+     * Step 2: merges the rows into the keys' in-flight windows at {@code watermark}; on
+     * processing time the rows' arrival times are {@code rowTimes} (null on event time).
+     */
+    public Change merge(
+            long[] windows,
+            int[] windowOffsets,
+            long watermark,
+            @Nullable long[] rowTimes,
+            int numRows) {
         long h = handle();
-        NativeLib.sessionWindowMerge(h, windows, windowOffsets, watermark, sizes);
+        NativeLib.sessionWindowMerge(
+                h, windows, windowOffsets, watermark, rowTimes, numRows, sizes);
         Change change = new Change(sizes);
         NativeLib.sessionWindowCopyMerge(
                 h, change.groups, change.reads, change.removed, change.added, change.cleared);

@@ -15,6 +15,7 @@ import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.operators.window.TimeWindow;
@@ -26,7 +27,7 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * The operator shell of a native aggregation over an event-time SESSION window: the legacy group
+ * The operator shell of a native aggregation over a SESSION window: the legacy group
  * window ({@code GROUP BY ..., SESSION(rowtime, gap)}), standing in for Flink's WindowOperator
  * with its MergingWindowProcessFunction, or the window TVF, standing in for WindowAggOperator with
  * UnsliceSyncStateWindowAggProcessor (the same merging, plus the union list state "watermark").
@@ -44,6 +45,11 @@ import java.util.Map;
  * reads each key's windows and the accumulators involved once, and writes back the net change
  * (accumulators, window mapping, timers). Flink's timers fire the windows; the fired windows'
  * results are computed natively in bulk before the watermark that fired them is forwarded.
+ *
+ * <p>On processing time (Flink's ProcessingTimeSessionWindows / the TVF on a PROCTIME
+ * attribute) each row's time is its arrival's, taken when it reaches this operator as Flink's
+ * operator takes it per record; no row is late; batches are also flushed on the batch timer and
+ * before a window fires, and the windows' timers are processing-time timers.
  */
 public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, TimeWindow> {
@@ -66,6 +72,8 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
     private transient ImageBuffer reads;
     private transient long[] windows;
     private transient FireQueue fires;
+    private transient boolean proctime;
+    private transient long[] arrivals;
 
     public NativeSessionWindowAggregateOperator(
             byte[] plan,
@@ -110,17 +118,37 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
                                 new TimeWindow.Serializer()));
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeSessionWindowAggregate(plan, memoryBudgetBytes);
-        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        Plan parsed = Plan.parseFrom(plan);
+        proctime = parsed.getOperators(0).getSessionWindowAggregate().getProctime();
+        arrivals = proctime ? new long[64] : null;
+        openBatches(FieldUse.of(parsed), outputArity);
         reads = new ImageBuffer();
         windows = new long[64];
         fires = new FireQueue(2);
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
-    /** No window can fire before a watermark: a batch waits for one (or a barrier, or the end). */
+    /**
+     * No event-time window can fire before a watermark: such a batch waits for one (or a barrier,
+     * or the end). A processing-time batch is flushed on the timer too, so that its rows' windows
+     * get their timers.
+     */
     @Override
     protected boolean flushesOnTimer() {
-        return false;
+        return proctime;
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        if (proctime) {
+            // WindowOperator takes each record's processing time (UTC shift only).
+            int row = batch.numRows();
+            if (row >= arrivals.length) {
+                arrivals = Arrays.copyOf(arrivals, Math.max(row + 1, arrivals.length * 2));
+            }
+            arrivals[row] = getProcessingTimeService().getCurrentProcessingTime();
+        }
+        super.processElement(element);
     }
 
     /** Combines the batch into state: Flink's per-record processElement, for a batch at once. */
@@ -151,7 +179,9 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
             windowOffsets[k + 1] = w / 4;
         }
         NativeSessionWindowAggregate.Change change =
-                agg.merge(windows, windowOffsets, timers.currentWatermark());
+                proctime
+                        ? agg.merge(windows, windowOffsets, Long.MIN_VALUE, arrivals, rows)
+                        : agg.merge(windows, windowOffsets, timers.currentWatermark(), null, rows);
         if (change.dropped > 0) {
             lateRecordsDroppedRate.markEvent(change.dropped);
         }
@@ -191,14 +221,22 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
             setCurrentKey(keyRows[(int) removed[i]]);
             TimeWindow window = new TimeWindow(removed[i + 1], removed[i + 2]);
             mapping.remove(window);
-            timers.deleteEventTimeTimer(window, window.maxTimestamp());
+            if (proctime) {
+                timers.deleteProcessingTimeTimer(window, window.maxTimestamp());
+            } else {
+                timers.deleteEventTimeTimer(window, window.maxTimestamp());
+            }
         }
         long[] added = change.added;
         for (int i = 0; i < added.length; i += NativeSessionWindowAggregate.ADDED_WIDTH) {
             setCurrentKey(keyRows[(int) added[i]]);
             TimeWindow window = new TimeWindow(added[i + 1], added[i + 2]);
             mapping.put(window, new TimeWindow(added[i + 3], added[i + 4]));
-            timers.registerEventTimeTimer(window, window.maxTimestamp());
+            if (proctime) {
+                timers.registerProcessingTimeTimer(window, window.maxTimestamp());
+            } else {
+                timers.registerEventTimeTimer(window, window.maxTimestamp());
+            }
         }
         finishBatch(0);
     }
@@ -221,6 +259,26 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
      */
     @Override
     public void onEventTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+        fireWindow(timer);
+    }
+
+    /**
+     * WindowOperator.onProcessingTime: as onEventTime, after the rows that arrived before the
+     * timer reached state (they may have merged the window into a longer one, whose own timer
+     * then fires it: Flink's deleted timer).
+     */
+    @Override
+    public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+        fireOnProcessingTime(
+                timer,
+                () -> {
+                    if (mapping.contains(timer.getNamespace())) {
+                        fireWindow(timer);
+                    }
+                });
+    }
+
+    private void fireWindow(InternalTimer<RowData, TimeWindow> timer) throws Exception {
         TimeWindow window = timer.getNamespace();
         if (timer.getTimestamp() != window.maxTimestamp()) {
             return;
@@ -240,11 +298,6 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         if (fires.count() >= batchSize) {
             drainFires();
         }
-    }
-
-    @Override
-    public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) {
-        // Event-time session windows register no processing-time timers.
     }
 
     /** Computes and emits the fired windows' results. */
