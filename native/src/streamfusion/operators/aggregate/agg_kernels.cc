@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 
 #include "arrow/array/array_nested.h"
 #include "arrow/array/builder_base.h"
@@ -611,13 +612,20 @@ int JavaCompare(const T& a, const T& b) {
 //     mapSize 0 makes value NULL; otherwise when x equals value, the map is scanned for the new
 //     extreme over every entry, negative counts included (an empty map sets mapSize 0)
 //   value: `value` when mapSize > 0, else NULL
-// A NULL argument changes nothing. The two-phase merge is not native (refused).
+//   merge (two phases): value = other's when mapSize is 0 or other's (mapSize > 0) is beyond;
+//     each entry of other's map is added to this map's count: at 0 the entry goes, and mapSize
+//     drops when the count was positive before and is not after (a rescan when it was the
+//     extreme), rises when it becomes positive from at most 0; mapSize of other is not read
+// A NULL argument changes nothing. A map is the state's (the view) or, for the accumulators
+// that two-phase aggregation merges (LOCAL rows, GLOBAL's bundle), a heap map by entry.
 template <typename T, bool kMax>
 struct RetractableExtremePolicy {
   struct Acc {
     T value{};
     bool valid = false;
     int64_t map_size = 0;
+    bool heap = false;
+    std::unordered_map<int32_t, int64_t> map;  // heap: entry -> count (no zeros)
   };
   using Value = T;
   static constexpr int kAccWidth = 1;
@@ -632,6 +640,11 @@ struct RetractableExtremePolicy {
   }
 
   Acc Init() const { return Acc{}; }
+  Acc InitHeap() const {
+    Acc acc;
+    acc.heap = true;
+    return acc;
+  }
   void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
   bool GetValue(const Acc& acc, Value* value) const {
     if (acc.map_size <= 0 || !acc.valid) return false;
@@ -669,6 +682,19 @@ struct RetractableExtremePolicy {
   }
   // updateMin/updateMax: the extreme of every entry left in the key's map.
   void Rescan(Acc& acc, int32_t key) const {
+    if (acc.heap) {
+      bool found = false;
+      for (const auto& [p, count] : acc.map) {
+        T v = EntryValue(p);
+        if (!found || Beyond(v, acc.value)) {
+          acc.value = std::move(v);
+          found = true;
+        }
+      }
+      acc.valid = found;
+      if (!found) acc.map_size = 0;
+      return;
+    }
     const auto k = static_cast<size_t>(key);
     if (!view->complete[k]) {
       if (view->requests.empty() || view->requests.back() != key) view->requests.push_back(key);
@@ -696,7 +722,49 @@ struct RetractableExtremePolicy {
     }
     view->complete[k] = 1;
   }
-  void Combine(Acc&, const Acc&) const {}
+  T EntryValue(int32_t p) const { return ReadValue<T>(*view->values, view->value_of_entry[p]); }
+  int64_t Count(const Acc& acc, int32_t p) const {
+    if (!acc.heap) return view->counts[p];
+    const auto it = acc.map.find(p);
+    return it == acc.map.end() ? 0 : it->second;
+  }
+  void SetCount(Acc& acc, int32_t p, int64_t count) const {
+    if (acc.heap) {
+      if (count == 0) {
+        acc.map.erase(p);
+      } else {
+        acc.map[p] = count;
+      }
+      return;
+    }
+    view->counts[p] = count;
+    view->dirty[p] = 1;
+  }
+  // `other` is a heap accumulator (a LOCAL row's, or GLOBAL's bundle).
+  void Combine(Acc& acc, const Acc& other) const {
+    if (acc.map_size == 0 ||
+        (other.map_size > 0 && other.valid && acc.valid && Beyond(other.value, acc.value))) {
+      acc.value = other.value;
+      acc.valid = other.valid;
+    }
+    bool rescan = false;
+    int32_t key = -1;
+    for (const auto& [p, other_count] : other.map) {
+      key = view->key_of_entry[p];
+      const int64_t this_count = Count(acc, p);
+      const int64_t merged = JavaAdd(other_count, this_count);
+      SetCount(acc, p, merged);
+      if (merged <= 0) {
+        if (this_count > 0) {
+          acc.map_size = JavaSub(acc.map_size, 1);
+          if (acc.valid && JavaCompare(EntryValue(p), acc.value) == 0) rescan = true;
+        }
+      } else if (this_count <= 0) {
+        acc.map_size = JavaAdd(acc.map_size, 1);
+      }
+    }
+    if (rescan) Rescan(acc, key);
+  }
   void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
     const auto& row_data = *accs.column_data(field);
     const int64_t at = row_data.offset + row;
@@ -705,6 +773,14 @@ struct RetractableExtremePolicy {
     acc->valid = ReadValid(value, at);
     acc->value = acc->valid ? ReadValue<T>(value, at) : T{};
     acc->map_size = ReadValid(map_size, at) ? ReadValue<int64_t>(map_size, at) : 0;
+  }
+  // A LOCAL accumulator that GLOBAL input row `row` carries, with its heap map.
+  void LoadMerged(Acc* acc, const arrow::RecordBatch& input, int64_t row, int32_t field) const {
+    Load(acc, input, row, field);
+    acc->heap = true;
+    for (const auto& [p, count] : (*view->row_entries)[static_cast<size_t>(row)]) {
+      if (count != 0) acc->map[p] = count;
+    }
   }
   Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
                std::vector<ArrayPtr>* columns) const {
@@ -809,7 +885,11 @@ class Kernel final : public AggKernel {
     std::vector<Acc> bundle;
     std::vector<uint8_t> merged;  // keys that received accumulators (others stay as loaded)
     if (plan.merge_offset >= 0) {
-      bundle.assign(keys, policy_.Init());
+      if constexpr (requires(P p) { p.InitHeap(); }) {
+        bundle.assign(keys, policy_.InitHeap());
+      } else {
+        bundle.assign(keys, policy_.Init());
+      }
       merged.assign(keys, 0);
     }
     for (int64_t r = 0; r < plan.num_rows; ++r) {
@@ -818,7 +898,11 @@ class Kernel final : public AggKernel {
       const auto k = static_cast<size_t>(plan.key[r]);
       if (plan.merge_offset >= 0) {
         Acc other = policy_.Init();
-        policy_.Load(&other, input, r, plan.merge_offset + plan.acc_offset);
+        if constexpr (requires(P p) { p.LoadMerged(&other, input, r, 0); }) {
+          policy_.LoadMerged(&other, input, r, plan.merge_offset + plan.acc_offset);
+        } else {
+          policy_.Load(&other, input, r, plan.merge_offset + plan.acc_offset);
+        }
         policy_.Combine(bundle[k], other);
         merged[k] = 1;
         continue;

@@ -84,6 +84,9 @@ struct ValueCountView {
   // Per input row (per-row mode): the group empties after the row, and Flink's cleanup() clears
   // the map; null when no group empties.
   const int8_t* cleared_after = nullptr;
+  // GLOBAL (two-phase): per input row, the entries (entry, count) of the heap map that the LOCAL
+  // accumulator in the row carries.
+  const std::vector<std::vector<std::pair<int32_t, int64_t>>>* row_entries = nullptr;
 };
 
 class AggKernel {

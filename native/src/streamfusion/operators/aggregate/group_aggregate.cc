@@ -108,13 +108,12 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
         call.kind() != plan::AggregateCall::MAX_WITH_RETRACT) {
       continue;
     }
-    if (two_phase) {
-      return Unsupported(
-          "MIN/MAX over retracting input in two-phase aggregation (merging heap maps) is not "
-          "native yet");
+    const type::LogicalType& type = aggregated_type[static_cast<size_t>(call.args(0))].type;
+    if (two_phase && !IsDistinctViewKeyType(type)) {
+      return Unsupported("MIN/MAX over retracting input of ", type.ToString(),
+                         " in two-phase aggregation is not native yet");
     }
-    agg->extremes_.push_back(
-        Extreme{i, call.args(0), aggregated_type[static_cast<size_t>(call.args(0))].type});
+    agg->extremes_.push_back(Extreme{i, call.args(0), type});
   }
   agg->views_.resize(agg->extremes_.size());
   if (node.mode() == plan::GroupAggregateNode::GLOBAL) {
@@ -181,7 +180,11 @@ Status GroupAggregate::PrepareDistinctLookups() {
   lookup_values_.offsets.push_back(0);
   distinct_images_.resize(num_maps());
   lookup_of_row_.resize(num_maps());
-  if (mode_ == plan::GroupAggregateNode::GLOBAL) return PrepareMergedLookups();
+  if (mode_ == plan::GroupAggregateNode::GLOBAL) {
+    SF_RETURN_NOT_OK(PrepareMergedLookups());
+    lookup_alias_.assign(lookup_keys_.size(), -1);
+    return Status::OK();
+  }
   for (size_t d = 0; d < distincts_.size(); ++d) {
     SF_RETURN_NOT_OK(
         state::EncodeKeys(input_type_, *input_, {distincts_[d].arg}, &distinct_images_[d]));
@@ -275,6 +278,45 @@ Status GroupAggregate::PrepareMergedLookups() {
     entries.rows =
         arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type_), n, std::move(columns));
     entries.op.assign(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate));
+  }
+  // MIN/MAX over retracting input: the heap map (value -> count) in each LOCAL accumulator.
+  row_entries_.resize(extremes_.size());
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    const size_t m = distincts_.size() + e;
+    const auto field = static_cast<int32_t>(grouping_.size()) +
+                       acc_offset_[static_cast<size_t>(extremes_[e].call)];
+    const auto& accs = static_cast<const arrow::StructArray&>(*input_->column(field));
+    const auto& views = static_cast<const arrow::BinaryArray&>(*accs.field(2));
+    batch::BinaryRowBuffer raw;
+    std::vector<int64_t> counts;
+    std::vector<int32_t> key_of_entry;
+    std::vector<int32_t> row_of_entry;
+    for (int64_t r = 0; r < num_rows; ++r) {
+      if (accs.IsNull(r) || views.IsNull(r)) continue;
+      const std::string_view view = views.GetView(r);
+      SF_RETURN_NOT_OK(DecodeDistinctView(extremes_[e].type,
+                                          reinterpret_cast<const uint8_t*>(view.data()),
+                                          static_cast<int64_t>(view.size()), &raw, &counts));
+      key_of_entry.resize(counts.size(), key_of_row_[static_cast<size_t>(r)]);
+      row_of_entry.resize(counts.size(), static_cast<int32_t>(r));
+    }
+    const auto n = static_cast<int32_t>(counts.size());
+    if (raw.offsets.empty()) raw.offsets.push_back(0);
+    type::LogicalType key_type = extremes_[e].type;
+    key_type.nullable = true;
+    const type::RowType value_type{type::Field{"value", key_type}};
+    SF_ASSIGN_OR_RAISE(auto values, batch::DecodeBinaryRows(value_type, raw.bytes.data(),
+                                                            raw.offsets.data(), n, pool_.get()));
+    SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, &distinct_images_[m]));
+    AddLookups(m, key_of_entry, values->column_data(0).get());
+    auto& of_row = row_entries_[e];
+    of_row.assign(static_cast<size_t>(num_rows), {});
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t p = lookup_of_row_[m][static_cast<size_t>(i)];
+      if (p < 0) return UserError("A NULL value in the map of a MIN/MAX accumulator");
+      of_row[static_cast<size_t>(row_of_entry[static_cast<size_t>(i)])].emplace_back(
+          p, counts[static_cast<size_t>(i)]);
+    }
   }
   return Status::OK();
 }
@@ -417,8 +459,11 @@ Status GroupAggregate::BindViews(const int8_t* cleared_after) {
     v.counts = lookup_results_.data();
     v.dirty = lookup_dirty_.data();
     v.complete = ev.complete;
+    // LOCAL's maps start empty with each bundle: whole from the start.
+    if (mode_ == plan::GroupAggregateNode::LOCAL) v.complete.assign(num_keys, 1);
     v.requests.clear();
     v.cleared_after = cleared_after;
+    v.row_entries = mode_ == plan::GroupAggregateNode::GLOBAL ? &row_entries_[e] : nullptr;
     kernels_[static_cast<size_t>(extremes_[e].call)]->BindView(&v);
   }
   return Status::OK();
@@ -505,13 +550,17 @@ Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
     auto it = existing.find(pair_key(q, image));
     if (it != existing.end()) lookup_alias_[static_cast<size_t>(it->second)] = p;
   }
-  // Rows of a requested map now read its supplied entries.
+  // Rows (and GLOBAL's incoming map entries) of a requested map now read its supplied entries.
+  auto redirect = [&](int32_t& p) {
+    if (p >= 0 && lookup_alias_[static_cast<size_t>(p)] >= 0) {
+      p = lookup_alias_[static_cast<size_t>(p)];
+    }
+  };
   for (size_t e = 0; e < extremes_.size(); ++e) {
-    const size_t m = distincts_.size() + e;
-    for (int32_t& p : lookup_of_row_[m]) {
-      if (p >= 0 && lookup_alias_[static_cast<size_t>(p)] >= 0) {
-        p = lookup_alias_[static_cast<size_t>(p)];
-      }
+    for (int32_t& p : lookup_of_row_[distincts_.size() + e]) redirect(p);
+    if (e >= row_entries_.size()) continue;
+    for (auto& entries : row_entries_[e]) {
+      for (auto& entry : entries) redirect(entry.first);
     }
   }
   for (int32_t q = 0; q < requests; ++q) {
@@ -768,6 +817,16 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
       SF_ASSIGN_OR_RAISE(auto views, EncodeViews(d, value_keys));
       values.push_back(std::move(views));
     }
+    // A MIN/MAX over retracting input sends its bundle's map in its accumulator, as Flink's
+    // heap MapView bytes.
+    for (size_t e = 0; e < extremes_.size(); ++e) {
+      auto& column =
+          values[static_cast<size_t>(acc_offset_[static_cast<size_t>(extremes_[e].call)])];
+      const auto& acc = static_cast<const arrow::StructArray&>(*column);
+      SF_ASSIGN_OR_RAISE(auto views, EncodeViews(distincts_.size() + e, value_keys));
+      SF_ASSIGN_OR_RAISE(column, arrow::StructArray::Make({acc.field(0), acc.field(1), views},
+                                                          acc.struct_type()->fields()));
+    }
     new_accs_.Clear();
     return EncodeRows(std::move(values), out_kinds);
   }
@@ -801,7 +860,9 @@ Result<std::shared_ptr<arrow::Array>> GroupAggregate::EncodeViews(
       masks.push_back(lookup_results_[static_cast<size_t>(p)]);
     }
     bytes.clear();
-    SF_RETURN_NOT_OK(EncodeDistinctView(distincts_[d].key_type, images, sizes, masks, &bytes));
+    const type::LogicalType& key_type =
+        d < distincts_.size() ? distincts_[d].key_type : extremes_[d - distincts_.size()].type;
+    SF_RETURN_NOT_OK(EncodeDistinctView(key_type, images, sizes, masks, &bytes));
     SF_RETURN_NOT_OK(builder.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
   }
   std::shared_ptr<arrow::Array> out;

@@ -202,6 +202,8 @@ class GroupAggregate {
     std::vector<uint8_t> complete;  // per key: the whole map was supplied this batch
   };
   std::vector<ExtremeView> views_;
+  // GLOBAL, per MIN/MAX map: each input row's LOCAL heap map as (lookup, count) entries.
+  std::vector<std::vector<std::vector<std::pair<int32_t, int64_t>>>> row_entries_;
   std::vector<int32_t> lookup_alias_;  // per lookup: the supplied entry replacing it, or -1
   std::vector<int32_t> full_map_keys_;
   std::vector<int32_t> full_map_maps_;

@@ -138,7 +138,8 @@ class GroupAggregateStateTest {
         "rocksdb, false, retract-distinct",
         "rocksdb, true, retract-distinct",
         "hashmap, false, retract-min-max",
-        "rocksdb, false, retract-min-max"
+        "rocksdb, false, retract-min-max",
+        "rocksdb, true, retract-min-max"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, boolean miniBatch, String kind, @TempDir Path dir)
@@ -205,19 +206,25 @@ class GroupAggregateStateTest {
         assertSavepointRestore(true, true, backend, restoreParallelism, miniBatch, dir);
     }
 
-    /** MIN/MAX over retracting input: its maps rescale, and move between the engines. */
+    /**
+     * MIN/MAX over retracting input: its maps rescale, and move between the engines, per row and
+     * in two phases.
+     */
     @ParameterizedTest
     @CsvSource({
-        "true, true, hashmap, 3",
-        "true, true, rocksdb, 1",
-        "true, false, rocksdb, 2",
-        "false, true, hashmap, 2"
+        "true, true, hashmap, 3, false",
+        "true, true, rocksdb, 1, false",
+        "true, false, rocksdb, 2, false",
+        "false, true, hashmap, 2, false",
+        "true, false, hashmap, 2, true",
+        "false, true, rocksdb, 3, true"
     })
     void retractingMinMaxSavepointsRestore(
             boolean firstNative,
             boolean secondNative,
             String backend,
             int restoreParallelism,
+            boolean miniBatch,
             @TempDir Path dir)
             throws Exception {
         assertSavepointRestore(
@@ -227,7 +234,7 @@ class GroupAggregateStateTest {
                 secondNative,
                 backend,
                 restoreParallelism,
-                false,
+                miniBatch,
                 dir);
     }
 

@@ -46,6 +46,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import org.apache.calcite.rel.core.AggregateCall;
 
@@ -376,23 +377,22 @@ public final class GroupAggregateConverter {
             List<DistinctState> callMaps)
             throws UnsupportedNativeException {
         String name = proto.getKind() == Kind.MIN_WITH_RETRACT ? "MIN" : "MAX";
-        if (callMaps == null
-                || node instanceof StreamExecLocalGroupAggregate
-                || node instanceof StreamExecGlobalGroupAggregate) {
+        if (callMaps == null) {
             throw new UnsupportedNativeException(
-                    name
-                            + " over retracting input in two-phase aggregation (merging heap"
-                            + " maps) is not native yet");
+                    name + " over retracting input in a window aggregation is not native yet");
         }
+        // LocalGroupAggregate keeps the map on the heap and sends it on in the accumulator.
+        boolean local = node instanceof StreamExecLocalGroupAggregate;
         DataType[] accs = info.externalAccTypes();
         if (accs.length != 1
-                || info.viewSpecs().length != 1
-                || !(info.viewSpecs()[0] instanceof MapViewSpec)) {
+                || info.viewSpecs().length != (local ? 0 : 1)
+                || (!local && !(info.viewSpecs()[0] instanceof MapViewSpec))) {
             throw new UnsupportedNativeException(
                     name + " over retracting input with an unexpected accumulator " + accs[0]);
         }
         List<LogicalType> fields = accs[0].getLogicalType().getChildren();
-        if (fields.size() != 3) {
+        List<String> names = LogicalTypeChecks.getFieldNames(accs[0].getLogicalType());
+        if (fields.size() != 3 || names.size() != 3) {
             throw new UnsupportedNativeException(
                     name + " over retracting input with an unexpected accumulator " + accs[0]);
         }
@@ -407,10 +407,13 @@ public final class GroupAggregateConverter {
                 io.streamfusion.plan.DataType.newBuilder()
                         .setKind(io.streamfusion.plan.DataType.Kind.ROW)
                         .setNullable(true)
-                        .addFields(field("value", TypeConverter.toProto(fields.get(0))))
-                        .addFields(field("mapSize", TypeConverter.toProto(fields.get(1))))
-                        .addFields(field("map", placeholder)));
+                        .addFields(field(names.get(0), TypeConverter.toProto(fields.get(0))))
+                        .addFields(field(names.get(1), TypeConverter.toProto(fields.get(1))))
+                        .addFields(field(names.get(2), placeholder)));
         accTypes.add(accs[0].getLogicalType());
+        if (local) {
+            return;
+        }
         MapViewSpec spec = (MapViewSpec) info.viewSpecs()[0];
         callMaps.add(
                 new DistinctState(

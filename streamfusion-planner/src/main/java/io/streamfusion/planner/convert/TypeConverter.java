@@ -11,6 +11,7 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RawType;
+import org.apache.flink.table.types.logical.StructuredType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -79,6 +80,18 @@ public final class TypeConverter {
                             Field.newBuilder()
                                     .setName(field.getName())
                                     .setType(toProto(field.getType())));
+                }
+                return b.build();
+            case STRUCTURED_TYPE:
+                // An aggregate function's accumulator (e.g. MinWithRetractAccumulator, which
+                // LocalGroupAggregate sends on): internally a RowData, laid out as a ROW.
+                b.setKind(DataType.Kind.ROW);
+                for (StructuredType.StructuredAttribute attribute :
+                        ((StructuredType) type).getAttributes()) {
+                    b.addFields(
+                            Field.newBuilder()
+                                    .setName(attribute.getName())
+                                    .setType(toProto(attribute.getType())));
                 }
                 return b.build();
             case NULL:
