@@ -235,11 +235,9 @@ public final class WindowAggregateConverter {
             String transformationName)
             throws UnsupportedNativeException {
         String name = node.getClass().getSimpleName().replace("StreamExec", "");
+        // Over an updating input (a changelog source) -U/-D rows retract (AggCombiner), the
+        // functions are Flink's retracting ones and COUNT(*) decides whether a window is empty.
         boolean needRetraction = NodeFields.read(node, "needRetraction");
-        if (needRetraction) {
-            throw new UnsupportedNativeException(
-                    name + " over an updating input is not native yet");
-        }
         WindowingStrategy windowing = NodeFields.read(node, "windowing");
         WindowSpec spec = windowing.getWindow();
         Duration offset;
@@ -332,7 +330,7 @@ public final class WindowAggregateConverter {
                         typeFactory,
                         aggregatedType,
                         JavaScalaConversionUtil.toScala(Arrays.asList(aggCalls)),
-                        false,
+                        needRetraction,
                         spec,
                         !local);
         List<LogicalType> accTypes = new ArrayList<>();
