@@ -1140,6 +1140,15 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowF
   });
 }
 
+// The rows of the last sessionWindowFire (empty windows are not emitted).
+JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowOutputRows(
+    JNIEnv* env, jclass, jlong handle) {
+  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
+    return static_cast<jint>(h->agg->output().num_rows());
+  });
+}
+
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
   Guard<bool>(env, false, [&]() -> Result<bool> {

@@ -81,6 +81,7 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
   agg->acc_offset_ = std::move(calls.acc_offset);
   agg->acc_type_ = std::move(calls.acc_type);
   agg->hidden_ = std::move(calls.hidden);
+  agg->count_star_field_ = calls.count_star_field;
   agg->gap_ = node.gap();
   if (agg->gap_ <= 0) return InternalError("Invalid session gap: ", agg->gap_, " ms");
   agg->time_field_ = node.time_field();
@@ -349,8 +350,13 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
   const std::vector<uint8_t> none(static_cast<size_t>(num_groups), 0);
   const auto n = static_cast<size_t>(input_->num_rows());
   std::vector<int8_t> op(n);
+  // Over an updating input -U/-D retract (UnsliceSyncStateWindowAggProcessor).
+  const auto* kinds = input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1);
   for (size_t r = 0; r < n; ++r) {
-    op[r] = static_cast<int8_t>(group_of_row_[r] < 0 ? RowOp::kSkip : RowOp::kAccumulate);
+    const bool retract = kinds[r] == 1 || kinds[r] == 3;
+    op[r] = static_cast<int8_t>(group_of_row_[r] < 0 ? RowOp::kSkip
+                                : retract            ? RowOp::kRetract
+                                                     : RowOp::kAccumulate);
   }
   std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
@@ -390,26 +396,41 @@ Status SessionWindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offs
     BundlePlan plan{nullptr, nullptr, fresh.data(), 0};
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*key_batch, plan, ignored.data()));
   }
-  std::vector<int32_t> all(fires);
-  for (size_t f = 0; f < fires; ++f) all[f] = static_cast<int32_t>(f);
+  // A window whose COUNT(*) (with an updating input) is 0 is empty and not emitted
+  // (WindowIsEmptySupplier: no accumulator, or its count 0).
+  std::vector<int32_t> emitted;
+  for (size_t f = 0; f < fires; ++f) {
+    if (count_star_field_ >= 0) {
+      const int32_t row = acc_row[f];
+      const arrow::ArrayData* counts =
+          row < 0 ? nullptr : state->column_data(count_star_field_).get();
+      if (counts == nullptr || (counts->IsValid(row) && counts->GetValues<int64_t>(1)[row] == 0)) {
+        continue;
+      }
+    }
+    emitted.push_back(static_cast<int32_t>(f));
+  }
   std::vector<std::shared_ptr<arrow::Array>> columns;
-  for (int i = 0; i < key_batch->num_columns() - 1; ++i) columns.push_back(key_batch->column(i));
-  const std::vector<int8_t> after(fires, 1);
+  for (int i = 0; i < key_batch->num_columns() - 1; ++i) {
+    SF_ASSIGN_OR_RAISE(auto column, Gather(*key_batch->column(i), emitted, pool_.get()));
+    columns.push_back(std::move(column));
+  }
+  const std::vector<int8_t> after(emitted.size(), 1);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     if (hidden_[i]) continue;
-    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(all, after, pool_.get()));
+    SF_ASSIGN_OR_RAISE(auto values, kernels_[i]->Values(emitted, after, pool_.get()));
     columns.push_back(std::move(values));
   }
-  std::vector<int64_t> starts(fires);
-  std::vector<int64_t> ends(fires);
-  for (size_t f = 0; f < fires; ++f) {
-    starts[f] = windows[2 * f];
-    ends[f] = windows[2 * f + 1];
+  std::vector<int64_t> starts;
+  std::vector<int64_t> ends;
+  for (const int32_t f : emitted) {
+    starts.push_back(windows[2 * f]);
+    ends.push_back(windows[2 * f + 1]);
   }
   SF_RETURN_NOT_OK(
       AppendWindowProperties(properties_, starts, ends, output_type_, pool_.get(), &columns));
-  return EncodeRowImages(output_type_, std::move(columns), static_cast<int64_t>(fires), nullptr,
-                         pool_.get(), &output_);
+  return EncodeRowImages(output_type_, std::move(columns), static_cast<int64_t>(emitted.size()),
+                         nullptr, pool_.get(), &output_);
 }
 
 int64_t SessionWindowAggregate::memory_bytes() const {

@@ -570,6 +570,27 @@ class WindowAggregateParityTest {
     }
 
     /**
+     * SESSION TVF over an updating input: rows retract from the session they fall in, and a
+     * session whose COUNT(*) is back at 0 is empty and not emitted (per id: every deleted row's
+     * session).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"b|1", "b|3", "id|1"})
+    void sessionsOverAnUpdatingInputMatch(String spec) {
+        String key = spec.substring(0, spec.indexOf('|'));
+        String gap = spec.substring(spec.indexOf('|') + 1);
+        assertWindowParity(
+                harness(),
+                "SELECT " + key + ", " + WINDOW + ", COUNT(*), SUM(i32), AVG(i64), COUNT(s) FROM"
+                        + " TABLE(SESSION(TABLE " + CHANGES + " PARTITION BY (" + key + "),"
+                        + " DESCRIPTOR(rowtime), INTERVAL '" + gap + "' SECOND)) GROUP BY " + key
+                        + ", " + WINDOW);
+        assertThat(lastDecisions)
+                .as("retracting functions")
+                .anyMatch(d -> d.isNative && d.operator.contains("SUM_RETRACT("));
+    }
+
+    /**
      * The legacy GROUP BY TUMBLE / HOP group windows (Flink's WindowOperator, state per window or
      * per pane of the slide) with their _START, _END and _ROWTIME, one phase: FLOAT, DOUBLE and
      * DECIMAL sums too, whose panes are accumulated in arrival order and merged earliest first as

@@ -289,6 +289,9 @@ public final class NativeLib {
             byte[] accs,
             int[] accOffsets);
 
+    /** The rows of the last {@link #sessionWindowFire} (empty windows are not emitted). */
+    public static native int sessionWindowOutputRows(long handle);
+
     public static native void sessionWindowCopyOutput(long handle, byte[] rows, int[] offsets);
 
     public static native long sessionWindowMemoryBytes(long handle);

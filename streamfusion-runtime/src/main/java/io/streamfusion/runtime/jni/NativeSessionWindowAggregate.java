@@ -103,6 +103,11 @@ public final class NativeSessionWindowAggregate extends NativeHandle {
         return out;
     }
 
+    /** The rows of the last {@link #fire} (a window whose COUNT(*) is 0 is not emitted). */
+    public int outputRows() {
+        return NativeLib.sessionWindowOutputRows(handle());
+    }
+
     @Override
     long memoryBytes(long handle) {
         return NativeLib.sessionWindowMemoryBytes(handle);

@@ -318,8 +318,9 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
                         fires.accs.offsets(),
                         offsets);
         fires.clear();
-        emit(rows, offsets, n, null);
-        countEmitted(n);
+        int emitted = agg.outputRows();
+        emit(rows, offsets, emitted, null);
+        countEmitted(emitted);
     }
 
     @Override
