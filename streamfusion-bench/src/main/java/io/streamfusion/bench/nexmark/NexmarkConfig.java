@@ -96,8 +96,10 @@ final class NexmarkConfig {
         List<String> queries = new ArrayList<>();
         for (String q : value.split(",")) {
             String name = q.trim().toLowerCase();
-            if (!NexmarkQueries.ALL.contains(name)) {
-                throw new IllegalArgumentException("unknown query " + q + "; known: " + NexmarkQueries.ALL);
+            if (!NexmarkQueries.ALL.contains(name) && !NexmarkQueries.EXTRA.contains(name)) {
+                throw new IllegalArgumentException(
+                        "unknown query " + q + "; known: " + NexmarkQueries.ALL + " and "
+                                + NexmarkQueries.EXTRA);
             }
             queries.add(name);
         }
