@@ -1009,6 +1009,35 @@ bool DispatchValue(const LogicalType& type, Fn&& fn) {
   return DispatchFixed(type.kind, type.precision, fn);
 }
 
+// The kernel of Policy<T, kFlag> over the argument's value type T (DispatchValue), whose one
+// accumulator field is `acc_type`; Unsupported for value types it does not keep.
+template <template <typename, bool> class Policy>
+Result<std::unique_ptr<AggKernel>> MakeValueKernel(bool flag, const Argument& arg,
+                                                   const LogicalType& arg_type,
+                                                   const LogicalType& acc_type,
+                                                   const plan::AggregateCall& call,
+                                                   const LogicalType& result_type) {
+  std::unique_ptr<AggKernel> kernel;
+  const bool kept = DispatchValue(arg_type, [&](auto zero) {
+    using T = decltype(zero);
+    auto make = [&](auto policy) {
+      policy.arg = arg;
+      policy.field_type = type::ToArrow(acc_type);
+      kernel = MakeKernel(policy, call, result_type);
+    };
+    if (flag) {
+      make(Policy<T, true>{});
+    } else {
+      make(Policy<T, false>{});
+    }
+  });
+  if (!kept) {
+    return Unsupported(plan::AggregateCall::Kind_Name(call.kind()), " of ", arg_type.ToString(),
+                       " is not supported natively");
+  }
+  return kernel;
+}
+
 bool IsNumeric(TypeKind kind) {
   switch (kind) {
     case TypeKind::kTinyInt:
@@ -1285,28 +1314,10 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
       return kernel;
     }
     case plan::AggregateCall::MIN:
-    case plan::AggregateCall::MAX: {
+    case plan::AggregateCall::MAX:
       SF_RETURN_NOT_OK(check_width(1));
-      const bool is_max = call.kind() == plan::AggregateCall::MAX;
-      auto dispatch = [&](auto&& fn) { return DispatchValue(*arg_type, fn); };
-      if (!dispatch([](auto) {})) {
-        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
-      }
-      dispatch([&](auto zero) {
-        using T = decltype(zero);
-        auto make = [&](auto policy) {
-          policy.arg = arg;
-          policy.field_type = type::ToArrow(acc_types[0]);
-          kernel = MakeKernel(policy, call, result_type);
-        };
-        if (is_max) {
-          make(ExtremePolicy<T, true>{});
-        } else {
-          make(ExtremePolicy<T, false>{});
-        }
-      });
-      return kernel;
-    }
+      return MakeValueKernel<ExtremePolicy>(call.kind() == plan::AggregateCall::MAX, arg, *arg_type,
+                                            acc_types[0], call, result_type);
     case plan::AggregateCall::MIN_WITH_RETRACT:
     case plan::AggregateCall::MAX_WITH_RETRACT: {
       SF_RETURN_NOT_OK(check_width(1));
@@ -1315,25 +1326,9 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
           acc.fields[1].type.kind != TypeKind::kBigInt) {
         return InternalError(name, ": the accumulator is not ROW(value, mapSize BIGINT, map)");
       }
-      auto dispatch = [&](auto&& fn) { return DispatchValue(*arg_type, fn); };
-      if (!dispatch([](auto) {})) {
-        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
-      }
-      const bool is_max = call.kind() == plan::AggregateCall::MAX_WITH_RETRACT;
-      dispatch([&](auto zero) {
-        using T = decltype(zero);
-        auto make = [&](auto policy) {
-          policy.arg = arg;
-          policy.field_type = type::ToArrow(acc);
-          kernel = MakeKernel(policy, call, result_type);
-        };
-        if (is_max) {
-          make(RetractableExtremePolicy<T, true>{});
-        } else {
-          make(RetractableExtremePolicy<T, false>{});
-        }
-      });
-      return kernel;
+      return MakeValueKernel<RetractableExtremePolicy>(
+          call.kind() == plan::AggregateCall::MAX_WITH_RETRACT, arg, *arg_type, acc, call,
+          result_type);
     }
     case plan::AggregateCall::FIRST_VALUE:
     case plan::AggregateCall::LAST_VALUE: {
@@ -1343,25 +1338,8 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
           acc.fields[1].type.kind != TypeKind::kBigInt) {
         return InternalError(name, ": the accumulator is not ROW(value, order BIGINT)");
       }
-      auto dispatch = [&](auto&& fn) { return DispatchValue(*arg_type, fn); };
-      if (!dispatch([](auto) {})) {
-        return Unsupported(name, " of ", arg_type->ToString(), " is not supported natively");
-      }
-      const bool last = call.kind() == plan::AggregateCall::LAST_VALUE;
-      dispatch([&](auto zero) {
-        using T = decltype(zero);
-        auto make = [&](auto policy) {
-          policy.arg = arg;
-          policy.field_type = type::ToArrow(acc);
-          kernel = MakeKernel(policy, call, result_type);
-        };
-        if (last) {
-          make(FirstLastPolicy<T, true>{});
-        } else {
-          make(FirstLastPolicy<T, false>{});
-        }
-      });
-      return kernel;
+      return MakeValueKernel<FirstLastPolicy>(call.kind() == plan::AggregateCall::LAST_VALUE, arg,
+                                              *arg_type, acc, call, result_type);
     }
     default: return Unsupported("aggregate function ", name, " is not supported natively");
   }

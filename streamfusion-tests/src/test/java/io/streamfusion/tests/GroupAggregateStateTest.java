@@ -41,6 +41,10 @@ class GroupAggregateStateTest {
                     + "FROM (SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v FROM src) "
                     + "GROUP BY k";
 
+    private static final String QUERY_SINK =
+            "CREATE TEMPORARY TABLE out_sink (k INT, c BIGINT, s BIGINT, mn BIGINT, mx BIGINT,"
+                    + " a BIGINT, f BIGINT) WITH ('connector'='blackhole')";
+
     /**
      * DISTINCT maps in Flink's MapState; with two-phase mini-batch the Local aggregation sends
      * each bundle's maps as RAW views to the Global one, which merges them into that state.
@@ -203,7 +207,8 @@ class GroupAggregateStateTest {
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
             throws Exception {
-        assertSavepointRestore(true, true, backend, restoreParallelism, miniBatch, dir);
+        assertSavepointRestore(
+                QUERY, QUERY_SINK, true, true, backend, restoreParallelism, miniBatch, dir);
     }
 
     /**
@@ -247,27 +252,8 @@ class GroupAggregateStateTest {
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, boolean miniBatch, @TempDir Path dir)
             throws Exception {
-        assertSavepointRestore(nativeFirst, !nativeFirst, backend, 2, miniBatch, dir);
-    }
-
-    private static void assertSavepointRestore(
-            boolean firstNative,
-            boolean secondNative,
-            String backend,
-            int restoreParallelism,
-            boolean miniBatch,
-            Path dir)
-            throws Exception {
         assertSavepointRestore(
-                QUERY,
-                "CREATE TEMPORARY TABLE out_sink (k INT, c BIGINT, s BIGINT, mn BIGINT, mx BIGINT,"
-                        + " a BIGINT, f BIGINT) WITH ('connector'='blackhole')",
-                firstNative,
-                secondNative,
-                backend,
-                restoreParallelism,
-                miniBatch,
-                dir);
+                QUERY, QUERY_SINK, nativeFirst, !nativeFirst, backend, 2, miniBatch, dir);
     }
 
     private static void assertSavepointRestore(

@@ -94,21 +94,7 @@ class WindowAggregateParityTest {
             }
         }
         StreamExecutionEnvironment env = ((StreamTableEnvironmentImpl) tEnv).execEnv();
-        DataStream<Row> stream =
-                env.fromData(rows, TestData.typeInfo())
-                        .assignTimestampsAndWatermarks(
-                                WatermarkStrategy.<Row>forGenerator(ctx -> new Punctuated())
-                                        .withTimestampAssigner(
-                                                (row, previous) -> eventTime(row)))
-                        .setParallelism(1);
-        tEnv.createTemporaryView(
-                EV,
-                tEnv.fromDataStream(
-                        stream,
-                        Schema.newBuilder()
-                                .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
-                                .watermark("rowtime", "SOURCE_WATERMARK()")
-                                .build()));
+        tEnv.createTemporaryView(EV, tEnv.fromDataStream(withEventTimes(env, rows), ROWTIME));
         // The same events as a changelog (a CDC source): every fourth row deleted right after
         // it came, every fourth updated (-U, then +U with another i64 and s), at its own time.
         List<Row> changes = new ArrayList<>();
@@ -130,22 +116,10 @@ class WindowAggregateParityTest {
                 changes.add(after);
             }
         }
-        DataStream<Row> changelog =
-                env.fromData(changes, TestData.typeInfo())
-                        .assignTimestampsAndWatermarks(
-                                WatermarkStrategy.<Row>forGenerator(ctx -> new Punctuated())
-                                        .withTimestampAssigner(
-                                                (row, previous) -> eventTime(row)))
-                        .setParallelism(1);
         tEnv.createTemporaryView(
                 CHANGES,
                 tEnv.fromChangelogStream(
-                        changelog,
-                        Schema.newBuilder()
-                                .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
-                                .watermark("rowtime", "SOURCE_WATERMARK()")
-                                .build(),
-                        ChangelogMode.all()));
+                        withEventTimes(env, changes), ROWTIME, ChangelogMode.all()));
         // HOP windows per b, whose window_time is a rowtime for windows over them.
         tEnv.createTemporaryView(
                 HOPPED,
@@ -158,6 +132,22 @@ class WindowAggregateParityTest {
                         "SELECT b, window_start, window_end, COUNT(*) AS cnt, MAX(i32) AS top FROM "
                                 + hop("2", "6") + " GROUP BY b, window_start, window_end"));
     }
+
+    /** Rows at their event times, with a watermark 1 s behind the latest after every row. */
+    private static DataStream<Row> withEventTimes(StreamExecutionEnvironment env, List<Row> rows) {
+        return env.fromData(rows, TestData.typeInfo())
+                .assignTimestampsAndWatermarks(
+                        WatermarkStrategy.<Row>forGenerator(ctx -> new Punctuated())
+                                .withTimestampAssigner((row, previous) -> eventTime(row)))
+                .setParallelism(1);
+    }
+
+    /** The stream's event time as the column "rowtime", with the stream's watermarks. */
+    private static final Schema ROWTIME =
+            Schema.newBuilder()
+                    .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
+                    .watermark("rowtime", "SOURCE_WATERMARK()")
+                    .build();
 
     private static final String HOPPED = "hopped";
 
