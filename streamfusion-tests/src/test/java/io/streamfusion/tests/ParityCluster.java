@@ -1,6 +1,7 @@
 package io.streamfusion.tests;
 
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.resourcemanager.ResourceOverview;
 import org.apache.flink.runtime.testutils.InternalMiniClusterExtension;
@@ -44,12 +45,22 @@ public final class ParityCluster
     private static final int SLOTS = 4;
     private static final DeathLog DEATHS = DeathLog.install();
 
-    private final InternalMiniClusterExtension cluster =
-            new InternalMiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(SLOTS)
-                            .build());
+    private final InternalMiniClusterExtension cluster;
+
+    public ParityCluster() {
+        this(new Configuration());
+    }
+
+    /** A cluster whose TaskManager has {@code configuration} (e.g. its managed memory). */
+    public ParityCluster(Configuration configuration) {
+        cluster =
+                new InternalMiniClusterExtension(
+                        new MiniClusterResourceConfiguration.Builder()
+                                .setConfiguration(configuration)
+                                .setNumberTaskManagers(1)
+                                .setNumberSlotsPerTaskManager(SLOTS)
+                                .build());
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {

@@ -111,7 +111,8 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                                 accTypes,
                                 outputType.getFieldCount(),
                                 batchSize,
-                                budget)
+                                budget,
+                                config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent())
                         : new NativeWindowAggregateOperator(
                                 plan,
                                 inputType,

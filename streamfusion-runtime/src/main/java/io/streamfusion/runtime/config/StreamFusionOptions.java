@@ -100,7 +100,9 @@ public final class StreamFusionOptions {
                     .defaultValue(MemorySize.parse("256mb"))
                     .withDescription(
                             "Native memory one native operator may hold; exceeding it fails the "
-                                    + "job with a clear error.");
+                                    + "job with a clear error. Unless set, native window state "
+                                    + "(streamfusion.window.state) may also use the operator's "
+                                    + "share of the slot's managed memory when that is larger.");
 
     public static final List<ConfigOption<?>> ALL =
             List.of(

@@ -14,6 +14,7 @@ public final class NativeMetrics {
     private static final AtomicLong SERIALIZED_ROWS = new AtomicLong();
     private static final AtomicLong NATIVE_STATE_ROWS = new AtomicLong();
     private static final AtomicLong WHOLE_MAP_LOADS = new AtomicLong();
+    private static final AtomicLong WINDOW_STATE_BUDGET = new AtomicLong();
 
     private NativeMetrics() {}
 
@@ -58,6 +59,15 @@ public final class NativeMetrics {
 
     public static long wholeMapLoads() {
         return WHOLE_MAP_LOADS.get();
+    }
+
+    /** The budget the last opened native-owned window state got (bytes). */
+    public static void setWindowStateBudget(long bytes) {
+        WINDOW_STATE_BUDGET.set(bytes);
+    }
+
+    public static long windowStateBudget() {
+        return WINDOW_STATE_BUDGET.get();
     }
 
     public static long udfCalls() {

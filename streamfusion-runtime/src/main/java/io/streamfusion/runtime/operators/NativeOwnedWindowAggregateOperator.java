@@ -77,6 +77,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     private final LogicalType[] accTypes;
     private final int outputArity;
     private final long memoryBudgetBytes;
+    private final boolean budgetConfigured;
 
     private transient NativeOwnedWindowAggregate agg;
     private transient List<Integer> restoredGroups;
@@ -93,7 +94,8 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
             LogicalType[] accTypes,
             int outputArity,
             int batchSize,
-            long memoryBudgetBytes) {
+            long memoryBudgetBytes,
+            boolean budgetConfigured) {
         // Event time only: a batch never waits for a timer.
         super(inputType, batchSize, Long.MAX_VALUE, true);
         this.plan = plan;
@@ -101,6 +103,19 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         this.accTypes = accTypes;
         this.outputArity = outputArity;
         this.memoryBudgetBytes = memoryBudgetBytes;
+        this.budgetConfigured = budgetConfigured;
+    }
+
+    /**
+     * The native state's budget: streamfusion.memory.budget when the job sets it; otherwise its
+     * default or, when larger, the operator's share of the slot's managed memory (declared for
+     * the window aggregation as Flink declares it for its window buffer; the hashmap backend
+     * leaves managed memory unused).
+     */
+    private long stateBudget() {
+        return budgetConfigured
+                ? memoryBudgetBytes
+                : Math.max(memoryBudgetBytes, computeMemorySize());
     }
 
     @Override
@@ -140,7 +155,10 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                     getKeyedStateBackend().getClass().getSimpleName());
         }
         int maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
-        agg = new NativeOwnedWindowAggregate(plan, memoryBudgetBytes, maxParallelism);
+        long budget = stateBudget();
+        NativeMetrics.setWindowStateBudget(budget);
+        getMetricGroup().gauge("streamfusionNativeStateBudgetBytes", () -> budget);
+        agg = new NativeOwnedWindowAggregate(plan, budget, maxParallelism);
         for (int i = 0; i < restoredSections.size(); i++) {
             agg.restore(restoredGroups.get(i), restoredSections.get(i));
         }
