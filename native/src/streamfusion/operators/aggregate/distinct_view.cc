@@ -13,6 +13,24 @@ bool IsVarLen(const type::LogicalType& type) {
          type.kind == TypeKind::kBinary || type.kind == TypeKind::kVarBinary;
 }
 
+// DECIMAL(p > 18): the slot holds (offset << 32 | length of the unscaled big-endian bytes), and
+// the variable part reserves 16 bytes (AbstractBinaryWriter.writeDecimal).
+bool IsWideDecimal(const type::LogicalType& type) {
+  return type.kind == TypeKind::kDecimal && type.precision > 18;
+}
+
+// TIMESTAMP(p > 3): the slot holds (offset << 32 | nanoOfMillisecond), and the variable part the
+// 8 bytes of the milliseconds (AbstractBinaryWriter.writeTimestamp).
+bool IsWideTimestamp(const type::LogicalType& type) {
+  return (type.kind == TypeKind::kTimestamp || type.kind == TypeKind::kTimestampLtz) &&
+         type.precision > 3;
+}
+
+// The bytes a wide value reserves in the variable part.
+int64_t WideReserve(const type::LogicalType& type) {
+  return IsWideDecimal(type) ? 16 : 8;
+}
+
 // BinaryArrayData.calculateFixLengthPartSize
 int32_t ElementWidth(const type::LogicalType& type) {
   switch (type.kind) {
@@ -63,10 +81,15 @@ class ArrayWriter {
   uint8_t* Element(int64_t i) { return bytes_.data() + header_ + width_ * i; }
   // A string or binary longer than 7 bytes: its bytes in the variable part.
   void SetVarLen(int64_t i, const uint8_t* data, int64_t len) {
+    SetVarPart(i, data, len, len, len);
+  }
+  // `len` bytes in the variable part, which reserves `reserve` bytes (zeros after the data); the
+  // slot is (offset << 32 | low).
+  void SetVarPart(int64_t i, const uint8_t* data, int64_t len, int64_t reserve, int64_t low) {
     const auto offset = static_cast<int64_t>(bytes_.size());
     bytes_.insert(bytes_.end(), data, data + len);
-    bytes_.resize(static_cast<size_t>(RoundToWord(static_cast<int64_t>(bytes_.size()))), 0);
-    Store<int64_t>(Element(i), (offset << 32) | len);
+    bytes_.resize(static_cast<size_t>(RoundToWord(offset + reserve)), 0);
+    Store<int64_t>(Element(i), (offset << 32) | (low & 0xFFFFFFFF));
   }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
@@ -95,9 +118,9 @@ bool IsDistinctViewKeyType(const type::LogicalType& type) {
     case TypeKind::kVarChar:
     case TypeKind::kBinary:
     case TypeKind::kVarBinary: return true;
-    case TypeKind::kDecimal: return type.precision <= 18;
+    case TypeKind::kDecimal:
     case TypeKind::kTimestamp:
-    case TypeKind::kTimestampLtz: return type.precision <= 3;
+    case TypeKind::kTimestampLtz: return true;
     default: return false;
   }
 }
@@ -124,7 +147,16 @@ Status EncodeDistinctView(const type::LogicalType& key_type,
       continue;
     }
     const uint8_t* slot = image + kImageHeader;
-    if (IsVarLen(key_type) && (slot[7] & 0x80) == 0) {
+    if (IsWideDecimal(key_type) || IsWideTimestamp(key_type)) {
+      const auto word = Load<int64_t>(slot);
+      const int64_t offset = word >> 32;
+      const int64_t low = word & 0xFFFFFFFF;
+      const int64_t len = IsWideDecimal(key_type) ? low : 8;
+      if (len > 16 || offset < kImageFixed || offset + len > key_sizes[static_cast<size_t>(i)]) {
+        return InternalError("A DISTINCT key image's value lies outside it");
+      }
+      keys.SetVarPart(i, image + offset, len, WideReserve(key_type), low);
+    } else if (IsVarLen(key_type) && (slot[7] & 0x80) == 0) {
       const auto word = Load<int64_t>(slot);
       const int64_t offset = word >> 32;
       const int64_t len = word & 0xFFFFFFFF;
@@ -201,6 +233,15 @@ Status DecodeDistinctView(const type::LogicalType& key_type, const uint8_t* data
     const uint8_t* element = key_array + header + width * i;
     if ((key_array[4 + (i >> 3)] >> (i & 7) & 1) != 0) {
       image[1] = 1;  // the field's null bit (bit 8 of the header)
+    } else if (IsWideDecimal(key_type) || IsWideTimestamp(key_type)) {
+      const auto word = Load<int64_t>(element);
+      const int64_t offset = word >> 32;
+      const int64_t low = word & 0xFFFFFFFF;
+      const int64_t len = IsWideDecimal(key_type) ? low : 8;
+      if (len > 16 || offset < header || offset + len > key_size) return malformed("key value");
+      Store<int64_t>(image + kImageHeader, (int64_t{kImageFixed} << 32) | low);
+      keys->bytes.insert(keys->bytes.end(), key_array + offset, key_array + offset + len);
+      keys->bytes.resize(start + static_cast<size_t>(kImageFixed + WideReserve(key_type)), 0);
     } else if (IsVarLen(key_type) && (element[7] & 0x80) == 0) {
       const auto word = Load<int64_t>(element);
       const int64_t offset = word >> 32;

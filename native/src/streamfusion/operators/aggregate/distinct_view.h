@@ -32,7 +32,9 @@
 namespace streamfusion::operators {
 
 // Whether a DISTINCT argument of `type` can travel in a view: fixed-width values that a row slot
-// holds directly, strings and binaries (not the non-compact DECIMAL/TIMESTAMP layouts).
+// holds directly, strings and binaries, DECIMAL(p > 18) (slot: offset << 32 | length of the
+// unscaled bytes, 16 bytes reserved in the variable part) and TIMESTAMP(p > 3) (slot: offset << 32
+// | nanoOfMillisecond, the 8 bytes of the milliseconds in the variable part).
 bool IsDistinctViewKeyType(const type::LogicalType& type);
 
 // Appends to `out` the RAW bytes of a view of `count` entries: entry i's key is the single field

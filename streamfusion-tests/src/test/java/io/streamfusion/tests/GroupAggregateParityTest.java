@@ -370,16 +370,12 @@ class GroupAggregateParityTest {
         String inner =
                 "SELECT s, i8, COUNT(*) AS cnt, SUM(i64) AS total, MAX(d38) AS md, MAX(ts9) AS mt,"
                         + " MIN(f64) AS mf, MAX(f32) AS mx FROM " + BIG + " GROUP BY s, i8";
-        // Two phases carry the map in Flink's view bytes, which hold no DECIMAL(38) or
-        // TIMESTAMP(9) natively (refused): those run one phase.
-        String wide = miniBatch.equals("TWO_PHASE") ? "" : " MIN(md), MAX(mt),";
         String[] queries = {
-            "SELECT cnt, MIN(total), MAX(total), MIN(s), MAX(s)," + wide + " MAX(mf),"
+            "SELECT cnt, MIN(total), MAX(total), MIN(s), MAX(s), MIN(md), MAX(mt), MAX(mf),"
                     + " MIN(mf) FILTER (WHERE i8 > 0), MIN(mx), COUNT(*) FROM (" + inner
                     + ") GROUP BY cnt",
             "SELECT i8, MAX(cnt), MIN(cnt), MAX(total), MIN(s) FROM (" + inner + ") GROUP BY i8",
-            "SELECT cnt % 2, MAX(total), MIN(" + (wide.isEmpty() ? "mx" : "mt") + ") FROM ("
-                    + inner + ") GROUP BY cnt % 2"
+            "SELECT cnt % 2, MAX(total), MIN(mt) FROM (" + inner + ") GROUP BY cnt % 2"
         };
         ParityHarness harness = miniBatch.equals("none") ? serial() : miniBatch(miniBatch);
         long loads = NativeMetrics.wholeMapLoads();
@@ -398,6 +394,7 @@ class GroupAggregateParityTest {
     private static final String TWO_PHASE_DISTINCT_TYPES =
             "SELECT id % 3, COUNT(DISTINCT d10) FILTER (WHERE b), COUNT(DISTINCT dt), "
                     + "COUNT(DISTINCT b), COUNT(DISTINCT f32), COUNT(DISTINCT ts), "
+                    + "COUNT(DISTINCT ts9), COUNT(DISTINCT d38), "
                     + "MIN(DISTINCT i32) FROM " + BIG + " GROUP BY id % 3";
 
     /**
@@ -438,8 +435,9 @@ class GroupAggregateParityTest {
                         + " AS cnt, SUM(i64) AS total FROM " + BIG + " GROUP BY s, i8) GROUP BY cnt";
         // MIN/MAX over retracting input: the Local side's heap map (value -> count) travels too.
         String minMax =
-                "SELECT cnt, MIN(total), MAX(s), MIN(mt), COUNT(*) FROM (SELECT s, i8, COUNT(*) AS"
-                        + " cnt, SUM(i64) AS total, MAX(ts) AS mt FROM " + BIG
+                "SELECT cnt, MIN(total), MAX(s), MIN(mt), MAX(md), COUNT(*) FROM (SELECT s, i8,"
+                        + " COUNT(*) AS cnt, SUM(i64) AS total, MAX(ts9) AS mt, MIN(d38) AS md"
+                        + " FROM " + BIG
                         + " GROUP BY s, i8) GROUP BY cnt";
         for (String sql :
                 List.of(TWO_PHASE_DISTINCT, TWO_PHASE_DISTINCT_TYPES, retracting, minMax)) {
