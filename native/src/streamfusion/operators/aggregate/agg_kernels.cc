@@ -515,6 +515,51 @@ struct ExtremePolicy : NullableField<T> {
   }
 };
 
+// An accumulator that is one ROW field (value, a BIGINT, ...): reads the value (NULL: not
+// valid) and the BIGINT (`absent` when NULL) of row `row` of the struct column `data`.
+template <typename T>
+void LoadValueAndLong(const arrow::ArrayData& data, int64_t row, int64_t absent, T* value,
+                      bool* valid, int64_t* second) {
+  const int64_t at = data.offset + row;
+  const auto& values = *data.child_data[0];
+  const auto& seconds = *data.child_data[1];
+  *valid = ReadValid(values, at);
+  *value = *valid ? ReadValue<T>(values, at) : T{};
+  *second = ReadValid(seconds, at) ? ReadValue<int64_t>(seconds, at) : absent;
+}
+
+// Appends the struct column of `row_type` for `accs` (with `value`, `valid` and the BIGINT
+// `second` member): the value, the BIGINT, and NULL in any further field.
+template <typename Acc>
+Status StoreValueAndLong(const std::vector<Acc>& accs, int64_t Acc::*second,
+                         const arrow::DataType& row_type, arrow::MemoryPool* pool,
+                         std::vector<ArrayPtr>* columns) {
+  using T = decltype(Acc::value);
+  std::vector<T> values(accs.size());
+  std::vector<uint8_t> valid(accs.size());
+  std::vector<int64_t> seconds(accs.size());
+  for (size_t k = 0; k < accs.size(); ++k) {
+    if (accs[k].valid) values[k] = accs[k].value;
+    valid[k] = accs[k].valid;
+    seconds[k] = accs[k].*second;
+  }
+  const auto& fields = row_type.fields();
+  arrow::ArrayVector children;
+  SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
+  children.push_back(std::move(value_column));
+  SF_ASSIGN_OR_RAISE(auto second_column, MakeColumn(fields[1]->type(), seconds,
+                                                    std::vector<uint8_t>(accs.size(), 1), pool));
+  children.push_back(std::move(second_column));
+  for (size_t f = 2; f < fields.size(); ++f) {
+    SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(fields[f]->type(),
+                                                          static_cast<int64_t>(accs.size()), pool));
+    children.push_back(std::move(nulls));
+  }
+  SF_ASSIGN_OR_RAISE(auto row_column, arrow::StructArray::Make(children, fields));
+  columns->push_back(std::move(row_column));
+  return Status::OK();
+}
+
 // FirstValueAggFunction (kLast = false) and LastValueAggFunction (kLast = true), without
 // retraction: one accumulator field ROW(value, order BIGINT). FIRST_VALUE keeps the first
 // non-NULL value (the order is Long.MAX_VALUE until one arrives), LAST_VALUE every non-NULL
@@ -552,32 +597,12 @@ struct FirstLastPolicy {
   void Retract(Acc&, int64_t) const {}
   void Combine(Acc&, const Acc&) const {}
   void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const auto& row_data = *accs.column_data(field);
-    const int64_t at = row_data.offset + row;
-    const auto& value = *row_data.child_data[0];
-    const auto& order = *row_data.child_data[1];
-    acc->valid = ReadValid(value, at);
-    acc->value = acc->valid ? ReadValue<T>(value, at) : T{};
-    acc->order = ReadValid(order, at) ? ReadValue<int64_t>(order, at) : kNoOrder;
+    LoadValueAndLong(*accs.column_data(field), row, kNoOrder, &acc->value, &acc->valid,
+                     &acc->order);
   }
   Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
                std::vector<ArrayPtr>* columns) const {
-    std::vector<T> values(accs.size());
-    std::vector<uint8_t> valid(accs.size());
-    std::vector<int64_t> orders(accs.size());
-    for (size_t k = 0; k < accs.size(); ++k) {
-      if (accs[k].valid) values[k] = accs[k].value;
-      valid[k] = accs[k].valid;
-      orders[k] = accs[k].order;
-    }
-    const auto& fields = field_type->fields();
-    SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
-    SF_ASSIGN_OR_RAISE(auto order_column, MakeColumn(fields[1]->type(), orders,
-                                                     std::vector<uint8_t>(accs.size(), 1), pool));
-    SF_ASSIGN_OR_RAISE(auto row_column,
-                       arrow::StructArray::Make({value_column, order_column}, fields));
-    columns->push_back(std::move(row_column));
-    return Status::OK();
+    return StoreValueAndLong(accs, &Acc::order, *field_type, pool, columns);
   }
 };
 
@@ -766,13 +791,7 @@ struct RetractableExtremePolicy {
     if (rescan) Rescan(acc, key);
   }
   void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const auto& row_data = *accs.column_data(field);
-    const int64_t at = row_data.offset + row;
-    const auto& value = *row_data.child_data[0];
-    const auto& map_size = *row_data.child_data[1];
-    acc->valid = ReadValid(value, at);
-    acc->value = acc->valid ? ReadValue<T>(value, at) : T{};
-    acc->map_size = ReadValid(map_size, at) ? ReadValue<int64_t>(map_size, at) : 0;
+    LoadValueAndLong(*accs.column_data(field), row, 0, &acc->value, &acc->valid, &acc->map_size);
   }
   // A LOCAL accumulator that GLOBAL input row `row` carries, with its heap map.
   void LoadMerged(Acc* acc, const arrow::RecordBatch& input, int64_t row, int32_t field) const {
@@ -782,29 +801,11 @@ struct RetractableExtremePolicy {
       if (count != 0) acc->map[p] = count;
     }
   }
+  // The state-backed view's placeholder (third field): Flink's bytes are its NullSerializer's one
+  // byte, which nothing reads (the view is bound to the state); NULL reads the same.
   Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
                std::vector<ArrayPtr>* columns) const {
-    std::vector<T> values(accs.size());
-    std::vector<uint8_t> valid(accs.size());
-    std::vector<int64_t> sizes(accs.size());
-    for (size_t k = 0; k < accs.size(); ++k) {
-      if (accs[k].valid) values[k] = accs[k].value;
-      valid[k] = accs[k].valid;
-      sizes[k] = accs[k].map_size;
-    }
-    const auto& fields = field_type->fields();
-    SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
-    SF_ASSIGN_OR_RAISE(auto size_column, MakeColumn(fields[1]->type(), sizes,
-                                                    std::vector<uint8_t>(accs.size(), 1), pool));
-    // The state-backed view's placeholder: Flink's bytes are its NullSerializer's one byte,
-    // which nothing reads (the view is bound to the state); NULL reads the same.
-    SF_ASSIGN_OR_RAISE(
-        auto map_column,
-        arrow::MakeArrayOfNull(fields[2]->type(), static_cast<int64_t>(accs.size()), pool));
-    SF_ASSIGN_OR_RAISE(auto row_column,
-                       arrow::StructArray::Make({value_column, size_column, map_column}, fields));
-    columns->push_back(std::move(row_column));
-    return Status::OK();
+    return StoreValueAndLong(accs, &Acc::map_size, *field_type, pool, columns);
   }
 };
 
@@ -1110,6 +1111,17 @@ Result<std::shared_ptr<arrow::Array>> Gather(const arrow::Array& column,
   std::shared_ptr<arrow::Array> out;
   SF_RETURN_NOT_OK(builder->Finish(&out));
   return out;
+}
+
+std::vector<int8_t> WindowRowOps(const std::vector<int32_t>& group_of_row, const int8_t* kinds) {
+  std::vector<int8_t> op(group_of_row.size());
+  for (size_t r = 0; r < op.size(); ++r) {
+    const bool retract = kinds != nullptr && IsRetraction(kinds[r]);
+    op[r] = static_cast<int8_t>(group_of_row[r] < 0 ? RowOp::kSkip
+                                : retract           ? RowOp::kRetract
+                                                    : RowOp::kAccumulate);
+  }
+  return op;
 }
 
 bool IsCompactTimestamp(const type::LogicalType& type) {

@@ -119,8 +119,21 @@ class AggKernel {
   virtual void BindView(ValueCountView*) {}
 };
 
-// RowKind.INSERT.toByteValue()
+// RowKind.toByteValue()
 constexpr int8_t kInsert = 0;
+constexpr int8_t kUpdateBefore = 1;
+constexpr int8_t kUpdateAfter = 2;
+constexpr int8_t kDelete = 3;
+
+// -U and -D retract (RowDataUtil.isRetractMsg).
+inline bool IsRetraction(int8_t kind) {
+  return kind == kUpdateBefore || kind == kDelete;
+}
+
+// The RowOp of each input row of a window aggregation (AggCombiner, LocalAggCombiner,
+// UnsliceSyncStateWindowAggProcessor): skipped without a group (dropped as late), retracting
+// when its RowKind `kinds[r]` retracts, accumulating otherwise (all when `kinds` is null).
+std::vector<int8_t> WindowRowOps(const std::vector<int32_t>& group_of_row, const int8_t* kinds);
 
 // Encodes `columns` (the fields of `row_type`, in order) as `num_rows` BinaryRowData images with
 // RowKinds `kinds`, all INSERT when `kinds` is null.

@@ -14,19 +14,6 @@
 
 namespace streamfusion::operators {
 
-namespace {
-
-// RowKind.toByteValue()
-constexpr int8_t kUpdateBefore = 1;
-constexpr int8_t kUpdateAfter = 2;
-constexpr int8_t kDelete = 3;
-
-bool IsRetraction(int8_t kind) {
-  return kind == kUpdateBefore || kind == kDelete;
-}
-
-}  // namespace
-
 GroupAggregate::GroupAggregate() = default;
 GroupAggregate::~GroupAggregate() = default;
 
@@ -251,14 +238,10 @@ Status GroupAggregate::PrepareMergedLookups() {
       entries.key.resize(entries.masks.size(), key_of_row_[static_cast<size_t>(r)]);
     }
     const auto n = static_cast<int32_t>(entries.masks.size());
-    if (raw.offsets.empty()) raw.offsets.push_back(0);
-    // The values as a column, then as the canonical images the lookups and the JVM read.
+    // The values as a column, and as the canonical images the lookups and the JVM read.
     type::LogicalType key_type = distinct.key_type;
     key_type.nullable = true;  // a view may hold the NULL key
-    const type::RowType value_type{type::Field{"value", key_type}};
-    SF_ASSIGN_OR_RAISE(auto values, batch::DecodeBinaryRows(value_type, raw.bytes.data(),
-                                                            raw.offsets.data(), n, pool_.get()));
-    SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, &distinct_images_[d]));
+    SF_ASSIGN_OR_RAISE(auto values, CanonicalImages(key_type, raw, n, &distinct_images_[d]));
     AddLookups(d, entries.key);
     // Rows of the aggregated type whose argument column holds the values: the inner calls
     // accumulate them (other columns are NULL and unread: a gate replaces the filter).
@@ -301,13 +284,9 @@ Status GroupAggregate::PrepareMergedLookups() {
       row_of_entry.resize(counts.size(), static_cast<int32_t>(r));
     }
     const auto n = static_cast<int32_t>(counts.size());
-    if (raw.offsets.empty()) raw.offsets.push_back(0);
     type::LogicalType key_type = extremes_[e].type;
     key_type.nullable = true;
-    const type::RowType value_type{type::Field{"value", key_type}};
-    SF_ASSIGN_OR_RAISE(auto values, batch::DecodeBinaryRows(value_type, raw.bytes.data(),
-                                                            raw.offsets.data(), n, pool_.get()));
-    SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, &distinct_images_[m]));
+    SF_ASSIGN_OR_RAISE(auto values, CanonicalImages(key_type, raw, n, &distinct_images_[m]));
     AddLookups(m, key_of_entry, values->column_data(0).get());
     auto& of_row = row_entries_[e];
     of_row.assign(static_cast<size_t>(num_rows), {});
@@ -340,11 +319,6 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
     values[p] = distinct_present[p] ? distinct_values[p] : 0;
   }
   const bool merging = mode_ == plan::GroupAggregateNode::GLOBAL;
-  // Only a batch in which a group empties clears maps; most batches have none.
-  if (zero_after != nullptr &&
-      std::find(zero_after->begin(), zero_after->end(), 1) == zero_after->end()) {
-    zero_after = nullptr;
-  }
   for (size_t d = 0; d < distincts_.size(); ++d) {
     const Distinct& distinct = distincts_[d];
     const size_t n = merging ? merged_[d].masks.size() : op.size();
@@ -484,6 +458,19 @@ bool GroupAggregate::NeedsFullMaps() {
   return !full_map_keys_.empty();
 }
 
+Result<std::shared_ptr<arrow::RecordBatch>> GroupAggregate::CanonicalImages(
+    const type::LogicalType& type, const batch::BinaryRowBuffer& raw, int32_t n,
+    batch::BinaryRowBuffer* images) {
+  const type::RowType value_type{type::Field{"value", type}};
+  const int32_t none = 0;
+  SF_ASSIGN_OR_RAISE(
+      auto values,
+      batch::DecodeBinaryRows(value_type, raw.bytes.data(),
+                              raw.offsets.empty() ? &none : raw.offsets.data(), n, pool_.get()));
+  SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, images));
+  return values;
+}
+
 Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
                                       const uint8_t* images, const int32_t* offsets) {
   if (input_ == nullptr || full_map_keys_.empty()) {
@@ -508,40 +495,33 @@ Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
                                       static_cast<size_t>(lookup_maps_[p])];
     if (q >= 0) existing.emplace(pair_key(q, lookup_values_.Image(p)), static_cast<int32_t>(p));
   }
+  for (int32_t i = 0; i < count; ++i) {
+    if (request_of[i] < 0 || request_of[i] >= requests) {
+      return InternalError("Supplied map entry ", i, " of request ", request_of[i], " outside the ",
+                           requests, " requests");
+    }
+    if (offsets[i + 1] < offsets[i]) return InternalError("Supplied map entries' offsets");
+  }
   // Each entry's value in the canonical image the batch's own lookups have (decoded and
-  // encoded again), map by map.
-  std::vector<batch::BinaryRowBuffer> canonical(static_cast<size_t>(count));
+  // encoded again), map by map: entry i is image where[i].second of encoded[where[i].first].
+  std::vector<batch::BinaryRowBuffer> encoded(extremes_.size());
+  std::vector<std::pair<size_t, size_t>> where(static_cast<size_t>(count));
   for (size_t e = 0; e < extremes_.size(); ++e) {
     const auto m = static_cast<int32_t>(distincts_.size() + e);
     batch::BinaryRowBuffer raw;
-    raw.offsets.push_back(0);
-    std::vector<int32_t> entries;
+    int32_t n = 0;
     for (int32_t i = 0; i < count; ++i) {
-      if (request_of[i] < 0 || request_of[i] >= requests) {
-        return InternalError("Supplied map entry ", i, " of request ", request_of[i],
-                             " outside the ", requests, " requests");
-      }
       if (full_map_maps_[request_of[i]] != m) continue;
-      if (offsets[i + 1] < offsets[i]) return InternalError("Supplied map entries' offsets");
       raw.Append(std::string_view(reinterpret_cast<const char*>(images + offsets[i]),
                                   static_cast<size_t>(offsets[i + 1] - offsets[i])));
-      entries.push_back(i);
+      where[static_cast<size_t>(i)] = {e, static_cast<size_t>(n++)};
     }
-    if (entries.empty()) continue;
-    const type::RowType value_type{type::Field{"value", extremes_[e].type}};
-    SF_ASSIGN_OR_RAISE(auto values,
-                       batch::DecodeBinaryRows(value_type, raw.bytes.data(), raw.offsets.data(),
-                                               static_cast<int32_t>(entries.size()), pool_.get()));
-    batch::BinaryRowBuffer encoded;
-    SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, &encoded));
-    for (size_t j = 0; j < entries.size(); ++j) {
-      canonical[static_cast<size_t>(entries[j])].offsets.push_back(0);
-      canonical[static_cast<size_t>(entries[j])].Append(encoded.Image(j));
-    }
+    if (n > 0) SF_RETURN_NOT_OK(CanonicalImages(extremes_[e].type, raw, n, &encoded[e]).status());
   }
   for (int32_t i = 0; i < count; ++i) {
     const int32_t q = request_of[i];
-    const std::string_view image = canonical[static_cast<size_t>(i)].Image(0);
+    const auto [e, j] = where[static_cast<size_t>(i)];
+    const std::string_view image = encoded[e].Image(j);
     const auto p = static_cast<int32_t>(lookup_keys_.size());
     lookup_keys_.push_back(full_map_keys_[q]);
     lookup_maps_.push_back(full_map_maps_[q]);
@@ -648,10 +628,11 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
     }
   }
 
-  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present, &zero_after));
-  SF_RETURN_NOT_OK(BindViews(std::find(zero_after.begin(), zero_after.end(), 1) != zero_after.end()
-                                 ? zero_after.data()
-                                 : nullptr));
+  // Only a batch in which a group empties clears maps; most batches have none.
+  const bool any_cleared = std::find(zero_after.begin(), zero_after.end(), 1) != zero_after.end();
+  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present,
+                                        any_cleared ? &zero_after : nullptr));
+  SF_RETURN_NOT_OK(BindViews(any_cleared ? zero_after.data() : nullptr));
   // Flink's equaliser compares the output values only: a hidden record counter changes on every
   // row but must not make an otherwise unchanged value emit.
   std::vector<uint8_t> changed(n, 0);

@@ -133,6 +133,12 @@ class GroupAggregate {
   void AddLookups(size_t d, const std::vector<int32_t>& key_of,
                   const arrow::ArrayData* nulls = nullptr);
   size_t num_maps() const { return distincts_.size() + extremes_.size(); }
+  // Decodes the `n` one-field row images `raw` of `type` and encodes them again into `images` as
+  // the canonical images the batch's lookups hold (state::EncodeKeys); returns the values.
+  Result<std::shared_ptr<arrow::RecordBatch>> CanonicalImages(const type::LogicalType& type,
+                                                              const batch::BinaryRowBuffer& raw,
+                                                              int32_t n,
+                                                              batch::BinaryRowBuffer* images);
   // Binds each MIN/MAX-over-retraction kernel to its map's entries of the batch; `cleared_after`
   // per row: the group empties after it (per-row mode), or null.
   Status BindViews(const int8_t* cleared_after);
@@ -153,8 +159,8 @@ class GroupAggregate {
   Status EncodeAccs();
   // Replays the distinct maps over the rows `op` processes (in order) and sets each DISTINCT
   // call's gate: accumulate where its bit is newly set (DistinctAggCodeGen, bitmask values).
-  // `zero_after` (per row, per-row mode only): the group empties after the row, which clears
-  // its maps.
+  // `zero_after` (per row, per-row mode only; null when no group empties): the group empties
+  // after the row, which clears its maps.
   Status ComputeDistinctGates(const std::vector<int8_t>& op, const int64_t* distinct_values,
                               const uint8_t* distinct_present,
                               const std::vector<int8_t>* zero_after);

@@ -349,15 +349,9 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
   for (size_t g = 0; g < fresh.size(); ++g) fresh[g] = base[g] < 0 ? 1 : 0;
   const std::vector<uint8_t> none(static_cast<size_t>(num_groups), 0);
   const auto n = static_cast<size_t>(input_->num_rows());
-  std::vector<int8_t> op(n);
   // Over an updating input -U/-D retract (UnsliceSyncStateWindowAggProcessor).
-  const auto* kinds = input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1);
-  for (size_t r = 0; r < n; ++r) {
-    const bool retract = kinds[r] == 1 || kinds[r] == 3;
-    op[r] = static_cast<int8_t>(group_of_row_[r] < 0 ? RowOp::kSkip
-                                : retract            ? RowOp::kRetract
-                                                     : RowOp::kAccumulate);
-  }
+  const std::vector<int8_t> op = WindowRowOps(
+      group_of_row_, input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1));
   std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), base, acc_offset_[i]));
