@@ -514,6 +514,20 @@ Result<ExprPtr> MakeArithmetic(const std::string& function, std::vector<ExprPtr>
   return CastIfNeeded(std::move(node), result, pool);
 }
 
+bool IsOrderNeutralStringLiteral(const Expression& expression) {
+  const arrow::Scalar* scalar = expression.literal();
+  if (scalar == nullptr || !scalar->is_valid || !expression.type().IsString()) return false;
+  const auto& bytes = static_cast<const arrow::BaseBinaryScalar&>(*scalar).value;
+  const uint8_t* p = bytes->data();
+  for (int64_t i = 0; i < bytes->size(); ++i) {
+    // UTF-8 leads from 0xEE on start U+E000 and above; 0xED A0.. is U+D800..U+DFFF.
+    if (p[i] >= 0xEE || (p[i] == 0xED && (i + 1 >= bytes->size() || p[i + 1] >= 0xA0))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Result<ExprPtr> MakeComparison(const std::string& function, ExprPtr left, ExprPtr right,
                                const LogicalType& result, arrow::MemoryPool* pool) {
   SF_ASSIGN_OR_RAISE(CmpOp op, CmpOpOf(function));
@@ -561,14 +575,17 @@ Result<ExprPtr> MakeComparison(const std::string& function, ExprPtr left, ExprPt
   if (lt.kind == TypeKind::kBoolean && rt.kind == TypeKind::kBoolean) {
     return make(Domain::kBoolean, TypeKind::kBoolean);
   }
-  if (lt.IsString() && rt.IsString() && op != CmpOp::kEq && op != CmpOp::kNe) {
+  if (lt.IsString() && rt.IsString() && op != CmpOp::kEq && op != CmpOp::kNe &&
+      !IsOrderNeutralStringLiteral(*left) && !IsOrderNeutralStringLiteral(*right)) {
     // BinaryStringData.compareTo compares two Java-held strings as java.lang.String (UTF-16
     // order) and any other pair by UTF-8 bytes; the orders differ between U+E000..U+FFFF and
     // supplementary characters, and which one applies depends on how each value is held in
-    // Flink's memory (source, functions, exchanges), which the plan does not say.
+    // Flink's memory (source, functions, exchanges), which the plan does not say. Against a
+    // literal without such characters both orders agree (IsOrderNeutralStringLiteral).
     return Unsupported(function, "(", lt.ToString(), ", ", rt.ToString(),
                        ") is not supported natively: Flink orders strings held as Java objects "
-                       "in UTF-16 order and others by bytes");
+                       "in UTF-16 order and others by bytes (comparisons with a literal below "
+                       "U+D800 are native)");
   }
   if ((lt.IsString() && rt.IsString()) || (lt.IsBinary() && rt.IsBinary())) {
     return make(Domain::kBytes, TypeKind::kNull);

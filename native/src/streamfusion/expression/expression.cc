@@ -64,6 +64,7 @@ class Literal final : public Expression {
     return cached_;
   }
   const LogicalType& type() const override { return type_; }
+  const arrow::Scalar* literal() const override { return scalar_.get(); }
 
  private:
   std::shared_ptr<arrow::Scalar> scalar_;

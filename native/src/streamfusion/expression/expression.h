@@ -14,6 +14,7 @@
 #include "arrow/array.h"
 #include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
+#include "arrow/scalar.h"
 #include "arrow/util/bit_util.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/plan.pb.h"
@@ -54,6 +55,9 @@ class Expression {
 
   // Flink's result type of this expression.
   virtual const type::LogicalType& type() const = 0;
+
+  // The value of a literal (plan Literal) expression; null for every other expression.
+  virtual const arrow::Scalar* literal() const { return nullptr; }
 };
 
 // Compiles `expr`; an expression outside the supported set is an Unsupported status naming it

@@ -46,6 +46,13 @@ Result<ExprPtr> MakeComparison(const std::string& function, ExprPtr left, ExprPt
 
 bool IsComparison(const std::string& function);
 
+// Whether `expression` is a non-NULL string literal every character of which is below U+D800.
+// Flink's generated code holds literals as Java Strings, and BinaryStringData.compareTo orders
+// two Java-held strings in UTF-16 order but any other pair by UTF-8 bytes; the two orders differ
+// only where one side has a supplementary character and the other one in U+E000..U+FFFF at the
+// first difference, so against such a literal a string compares the same either way.
+bool IsOrderNeutralStringLiteral(const Expression& expression);
+
 // A literal, or a value computed from literals only (see MakeConstant).
 bool IsConstant(const Expression& expression);
 

@@ -1,14 +1,15 @@
 // Flink's numeric scalar functions (SqlFunctionUtils / DecimalDataUtils / java.lang.Math as called
 // by Flink's generated code) and the conditionals IF, GREATEST, LEAST and IS [NOT] DISTINCT FROM.
 //
-// Only functions whose results are bit-identical to the JVM's are registered. java.lang.Math's
+// Only functions whose results are bit-identical to the JVM's are computed here. java.lang.Math's
 // transcendental functions (SIN, COS, TAN, COT, EXP, LN, LOG, LOG10, LOG2, POWER, ASIN, ACOS,
 // ATAN, ATAN2, SINH, COSH, TANH) run on HotSpot's Intel-LIBM stubs or on fdlibm (StrictMath),
 // and glibc's libm differs from both in the last ulp for 0.01% to 22% of inputs (measured with
-// native/tools/java_math_probe): they stay on Flink. SQRT (planned as POWER(x, 0.5)) and
-// POWER(x, 2) are exact on HotSpot; DEGREES and RADIANS are one multiplication by a constant
-// (JDK 9+ Math.toDegrees / toRadians). ROUND/TRUNCATE of FLOAT/DOUBLE depend on the JVM's
-// Double.toString digits and stay on Flink.
+// native/tools/java_math_probe): the JVM computes them, one call per batch (jvm_calls.h). SQRT
+// (planned as POWER(x, 0.5)) and POWER(x, 2) are exact on HotSpot 17 and computed here;
+// DEGREES and RADIANS are one multiplication by a constant (JDK 9+ Math.toDegrees /
+// toRadians). ROUND/TRUNCATE of FLOAT/DOUBLE depend on the JVM's Double.toString digits and
+// stay on Flink.
 
 #include <cmath>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 
 #include "arrow/array/util.h"
 #include "streamfusion/expression/function_registry.h"
+#include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/rowwise.h"
 #include "streamfusion/functions/decimal.h"
 #include "streamfusion/functions/java_numeric.h"
@@ -344,6 +346,66 @@ Result<ExprPtr> CompileDoubleFunction(FunctionCall& call) {
   return MakeUnary<double, double>(call, kFn);
 }
 
+// ---- java.lang.Math through the JVM (jvm_calls.h) ----
+
+// `op` over the operands as doubles (Java widening, DecimalDataUtils.doubleValue), computed by
+// the JVM in one call per batch. Every row is sent: the functions have no side effects and never
+// throw, and a NULL operand's slot gives a NULL result whatever was computed there.
+Result<ExprPtr> MakeJvmMath(FunctionCall& call, JvmMathOp op) {
+  const JvmMathFn jvm = GetJvmMath();
+  if (jvm == nullptr) return call.Refuse("java.lang.Math is computed by the JVM, and none is here");
+  if (call.result.kind != TypeKind::kDouble) return call.Refuse("non-DOUBLE result type");
+  for (auto& operand : call.operands) {
+    auto as_double = AsDouble(std::move(operand), call.ctx.pool);
+    if (!as_double.ok()) return call.Refuse(as_double.status().message());
+    operand = std::move(*as_double);
+  }
+  auto arrow_type = type::ToArrow(call.result);
+  arrow::MemoryPool* pool = call.ctx.pool;
+  return ExprPtr(std::make_unique<RowFunction>(
+      std::move(call.operands), call.result,
+      [arrow_type, pool, jvm, op](const std::vector<ArrayPtr>& args, const Selection&,
+                                  int64_t n) -> Result<ArrayPtr> {
+        for (const auto& arg : args) {
+          if (arg->type_id() == arrow::Type::NA) return arrow::MakeArrayOfNull(arrow_type, n, pool);
+        }
+        SF_ASSIGN_OR_RAISE(auto valid, AndValidity(DataOf(args), n, pool));
+        SF_ASSIGN_OR_RAISE(auto values,
+                           AllocateBytes(n * static_cast<int64_t>(sizeof(double)), pool));
+        const double* a = args[0]->data()->GetValues<double>(1);
+        const double* b = args.size() > 1 ? args[1]->data()->GetValues<double>(1) : nullptr;
+        if (n > 0) {
+          SF_RETURN_NOT_OK(jvm(op, a, b, n, reinterpret_cast<double*>(values->mutable_data())));
+        }
+        return arrow::MakeArray(
+            arrow::ArrayData::Make(arrow_type, n, {std::move(valid), std::move(values)},
+                                   valid == nullptr ? 0 : arrow::kUnknownNullCount));
+      }));
+}
+
+template <JvmMathOp kOp>
+Result<ExprPtr> CompileJvmMath(FunctionCall& call) {
+  SF_RETURN_NOT_OK(call.ExpectOperands(1));
+  return MakeJvmMath(call, kOp);
+}
+
+// LOG(x) = Math.log(x); LOG(base, x) = Math.log(x) / Math.log(base).
+Result<ExprPtr> CompileLog(FunctionCall& call) {
+  SF_RETURN_NOT_OK(call.ExpectOperands(1, 2));
+  return MakeJvmMath(call, call.operands.size() == 1 ? JvmMathOp::kLn : JvmMathOp::kLogBase);
+}
+
+// ATAN2(y, x): Flink registers (DOUBLE, DOUBLE) and (DECIMAL, DECIMAL) only; a DECIMAL beside a
+// non-DECIMAL finds no method in Flink's code generator.
+Result<ExprPtr> CompileAtan2(FunctionCall& call) {
+  SF_RETURN_NOT_OK(call.ExpectOperands(2));
+  if ((call.operands[0]->type().kind == TypeKind::kDecimal) !=
+      (call.operands[1]->type().kind == TypeKind::kDecimal)) {
+    return call.Refuse("Flink has no ATAN2 of a DECIMAL and a non-DECIMAL operand");
+  }
+  return MakeJvmMath(call, JvmMathOp::kAtan2);
+}
+
 double ToDegrees(double x) {
   return x * 57.29577951308232;  // Math.RADIANS_TO_DEGREES
 }
@@ -385,15 +447,10 @@ Result<ExprPtr> CompilePower(FunctionCall& call) {
   double (*fn)(double) = nullptr;
   if (exponent && *exponent == 0.5) fn = PowHalf;
   if (exponent && *exponent == 2.0) fn = PowTwo;
-  if (fn == nullptr) {
-    return call.Refuse(
-        "only the exponents 0.5 (SQRT) and 2 are exact; Math.pow differs from libm in the last "
-        "ulp");
-  }
   // Measured bit-identical on OpenJDK 17 only (JIT and interpreter); other JVMs' pow stubs may
-  // round differently. The pipeline re-checks against the executing JVM.
-  if (call.ctx.session.java_feature_version() != 17) {
-    return call.Refuse("Math.pow(x, 0.5|2) is verified exact on JDK 17 only");
+  // round differently. Every other case is the JVM's Math.pow.
+  if (fn == nullptr || call.ctx.session.java_feature_version() != 17) {
+    return MakeJvmMath(call, JvmMathOp::kPow);
   }
   auto base = AsDouble(std::move(call.operands[0]), call.ctx.pool);
   if (!base.ok()) return call.Refuse(base.status().message());
@@ -638,9 +695,15 @@ Result<ExprPtr> CompileExtremum(FunctionCall& call) {
   if (compare == nullptr) return call.Refuse("result type " + result.ToString());
   if (result.IsString()) {
     // As for < and >: Flink's order of two strings depends on how each is held (UTF-16 order
-    // for Java-held strings, bytes otherwise), which the plan does not say.
-    return call.Refuse(
-        "Flink orders strings held as Java objects in UTF-16 order and others by bytes");
+    // for Java-held strings, bytes otherwise), which the plan does not say; it does not matter
+    // when every operand but one is a literal below U+D800 (IsOrderNeutralStringLiteral).
+    int others = 0;
+    for (const auto& operand : call.operands) others += !IsOrderNeutralStringLiteral(*operand);
+    if (others > 1) {
+      return call.Refuse(
+          "Flink orders strings held as Java objects in UTF-16 order and others by bytes "
+          "(native when all operands but one are literals below U+D800)");
+    }
   }
   const bool numeric_result =
       result.IsIntegral() || result.IsFloating() || result.kind == TypeKind::kDecimal;
@@ -756,10 +819,40 @@ void RegisterMathFunctions(FunctionRegistry& r) {
          CompileDoubleFunction<ToDegrees>});
   r.Add({"RADIANS", "RADIANS(DOUBLE or DECIMAL) -> DOUBLE",
          "Math.toRadians: x * 0.017453292519943295", CompileDoubleFunction<ToRadians>});
-  r.Add({"POWER", "POWER(numeric, 0.5 or 2) -> DOUBLE",
-         "Math.pow for the exponents HotSpot computes exactly: 0.5 (SQRT, planned as POWER(x, "
-         "0.5)) and 2",
+  r.Add({"POWER", "POWER(numeric, numeric) -> DOUBLE",
+         "Math.pow: exponents 0.5 (SQRT, planned as POWER(x, 0.5)) and 2 natively on JDK 17, "
+         "the others by the JVM",
          CompilePower});
+  // java.lang.Math, computed by the JVM that runs the job (jvm_calls.h).
+  struct JvmMathSpec {
+    const char* name;
+    const char* doc;
+    FunctionFactory compile;
+  };
+  for (const JvmMathSpec& spec : std::initializer_list<JvmMathSpec>{
+           {"SIN", "Math.sin", CompileJvmMath<JvmMathOp::kSin>},
+           {"COS", "Math.cos", CompileJvmMath<JvmMathOp::kCos>},
+           {"TAN", "Math.tan", CompileJvmMath<JvmMathOp::kTan>},
+           {"COT", "1.0 / Math.tan(x)", CompileJvmMath<JvmMathOp::kCot>},
+           {"EXP", "Math.exp", CompileJvmMath<JvmMathOp::kExp>},
+           {"LN", "Math.log", CompileJvmMath<JvmMathOp::kLn>},
+           {"LOG10", "Math.log10", CompileJvmMath<JvmMathOp::kLog10>},
+           {"LOG2", "Math.log(x) / Math.log(2)", CompileJvmMath<JvmMathOp::kLog2>},
+           {"ASIN", "Math.asin", CompileJvmMath<JvmMathOp::kAsin>},
+           {"ACOS", "Math.acos", CompileJvmMath<JvmMathOp::kAcos>},
+           {"ATAN", "Math.atan", CompileJvmMath<JvmMathOp::kAtan>},
+           {"SINH", "Math.sinh", CompileJvmMath<JvmMathOp::kSinh>},
+           {"COSH", "Math.cosh", CompileJvmMath<JvmMathOp::kCosh>},
+           {"TANH", "Math.tanh", CompileJvmMath<JvmMathOp::kTanh>}}) {
+    r.Add({spec.name, std::string(spec.name) + "(numeric) -> DOUBLE",
+           std::string(spec.doc) + ", computed by the JVM once per batch", spec.compile});
+  }
+  r.Add({"LOG", "LOG([base, ] x) -> DOUBLE",
+         "Math.log(x), or Math.log(x) / Math.log(base); computed by the JVM once per batch",
+         CompileLog});
+  r.Add({"ATAN2", "ATAN2(y, x) -> DOUBLE",
+         "Math.atan2 (both DOUBLE-like or both DECIMAL), computed by the JVM once per batch",
+         CompileAtan2});
   r.Add({"HEX", "HEX(integer) -> STRING",
          "Long.toHexString, upper case (two's complement for negatives)", CompileRadixString<4>});
   r.Add({"BIN", "BIN(integer) -> STRING", "Long.toBinaryString (two's complement for negatives)",

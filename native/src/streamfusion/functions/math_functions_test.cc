@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/test_util.h"
 
 namespace streamfusion::expression {
@@ -186,14 +187,109 @@ TEST(MathFunctionsTest, DegreesRadians) {
             (std::vector<double>{707.0299191914359, -0.5729577951308232, 0.0, 0.5729577951308232}));
 }
 
-TEST(MathFunctionsTest, PowerIsRefusedOnJvmsOtherThan17) {
+// A stand-in for the JVM's java.lang.Math (jni_entry.cc installs the real one): libm, recording
+// each call, so the tests see which function ran on which operands and how often.
+struct FakeJvmMath {
+  struct CallRecord {
+    JvmMathOp op;
+    std::vector<double> a;
+    std::vector<double> b;  // empty for one-operand functions
+  };
+  static std::vector<CallRecord>& Calls() {
+    static std::vector<CallRecord> calls;
+    return calls;
+  }
+  static Status Fn(JvmMathOp op, const double* a, const double* b, int64_t n, double* out) {
+    Calls().push_back({op, std::vector<double>(a, a + n),
+                       b == nullptr ? std::vector<double>() : std::vector<double>(b, b + n)});
+    for (int64_t i = 0; i < n; ++i) {
+      switch (op) {
+        case JvmMathOp::kSin: out[i] = std::sin(a[i]); break;
+        case JvmMathOp::kLn: out[i] = std::log(a[i]); break;
+        case JvmMathOp::kLogBase: out[i] = std::log(b[i]) / std::log(a[i]); break;
+        case JvmMathOp::kPow: out[i] = std::pow(a[i], b[i]); break;
+        case JvmMathOp::kAtan2: out[i] = std::atan2(a[i], b[i]); break;
+        default: out[i] = -1; break;
+      }
+    }
+    return Status::OK();
+  }
+};
+
+class JvmMathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FakeJvmMath::Calls().clear();
+    SetJvmMath(&FakeJvmMath::Fn);
+  }
+  void TearDown() override { SetJvmMath(nullptr); }
+};
+
+TEST_F(JvmMathTest, OneCallPerBatchWithNullsKept) {
+  auto b = MakeBatch({kDbl, kInt},
+                     {Doubles({0.0, std::nullopt, 1.5, -2.0}), Ints({1, 2, std::nullopt, -3})});
+  EXPECT_EQ(EvalShow(Fn("SIN", kDbl, Ref(0, kDbl)), b),
+            "[0, null, 0.99749498660405445, -0.90929742682568171]");
+  ASSERT_EQ(FakeJvmMath::Calls().size(), 1u);
+  EXPECT_EQ(FakeJvmMath::Calls()[0].op, JvmMathOp::kSin);
+  EXPECT_TRUE(FakeJvmMath::Calls()[0].b.empty());
+  // An INT operand is widened to double as Java does; a NULL operand gives NULL.
+  EXPECT_EQ(EvalShow(Fn("LN", kDbl, Ref(1, kInt)), b), "[0, 0.69314718055994529, null, nan]");
+  EXPECT_EQ(FakeJvmMath::Calls()[1].op, JvmMathOp::kLn);
+  EXPECT_EQ(FakeJvmMath::Calls()[1].a[3], -3.0);
+}
+
+TEST_F(JvmMathTest, TwoOperandFunctionsPassBothInFlinksOrder) {
+  auto b = MakeBatch({kDbl, Dec(10, 2)},
+                     {Doubles({8.0, 2.0, std::nullopt}), Decimals(10, 2, {"200", "50", "100"})});
+  // LOG(base, x) = Math.log(x) / Math.log(base): base first. The DECIMAL goes through
+  // DecimalDataUtils.doubleValue.
+  EXPECT_EQ(EvalShow(Call("LOG", kDbl, {Ref(1, Dec(10, 2)), Ref(0, kDbl)}), b), "[3, -1, null]");
+  ASSERT_EQ(FakeJvmMath::Calls().size(), 1u);
+  EXPECT_EQ(FakeJvmMath::Calls()[0].op, JvmMathOp::kLogBase);
+  EXPECT_EQ(FakeJvmMath::Calls()[0].a, (std::vector<double>{2.0, 0.5, 1.0}));
+  EXPECT_EQ(EvalShow(Call("LOG", kDbl, {Ref(0, kDbl)}), b),
+            "[2.0794415416798357, 0.69314718055994529, null]");
+  EXPECT_EQ(FakeJvmMath::Calls()[1].op, JvmMathOp::kLn);
+  EXPECT_EQ(EvalShow(Fn("POWER", kDbl, Ref(0, kDbl), IntLit(3)), b), "[512, 8, null]");
+  EXPECT_EQ(FakeJvmMath::Calls()[2].op, JvmMathOp::kPow);
+  EXPECT_EQ(FakeJvmMath::Calls()[2].b, (std::vector<double>{3.0, 3.0, 3.0}));
+  // Flink has no ATAN2(DOUBLE, DECIMAL) method: refused.
+  auto mixed = Eval(Fn("ATAN2", kDbl, Ref(0, kDbl), Ref(1, Dec(10, 2))), b);
+  EXPECT_TRUE(mixed.status().IsNotImplemented()) << mixed.status().ToString();
+  EXPECT_EQ(FakeJvmMath::Calls().size(), 3u);
+}
+
+TEST_F(JvmMathTest, PowerOnJvmsOtherThan17GoesToTheJvm) {
   auto b = MakeBatch({kDbl}, {Doubles({2.0})});
   plan::SessionOptions session;
   session.set_java_feature_version(21);
   CompileContext ctx{b.row_type, session, arrow::default_memory_pool()};
+  // Math.pow(x, 0.5) is computed natively only where it is verified exact (JDK 17).
   auto compiled = Compile(Fn("POWER", kDbl, Ref(0, kDbl), Lit(DecLiteral(Dec(2, 1), 5))), ctx);
-  ASSERT_FALSE(compiled.ok());
-  EXPECT_NE(compiled.status().message().find("verified exact on JDK 17 only"), std::string::npos);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  ASSERT_TRUE((*compiled)->Evaluate(*b.batch, Selection{}).ok());
+  ASSERT_EQ(FakeJvmMath::Calls().size(), 1u);
+  EXPECT_EQ(FakeJvmMath::Calls()[0].op, JvmMathOp::kPow);
+}
+
+TEST(MathFunctionsTest, JvmMathIsRefusedWithoutAJvm) {
+  auto b = MakeBatch({kDbl}, {Doubles({2.0})});
+  auto refused = Eval(Fn("COS", kDbl, Ref(0, kDbl)), b);
+  ASSERT_TRUE(refused.status().IsNotImplemented()) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("computed by the JVM"), std::string::npos);
+}
+
+TEST(MathFunctionsTest, StringGreatestWithOneNonLiteralOperand) {
+  auto b = MakeBatch({VarChar()}, {Strings({"a", "z", std::nullopt, "\xEF\xBC\xA1"})});
+  EXPECT_EQ(EvalShow(Call("GREATEST", VarChar(), {Ref(0, VarChar()), StrLit("m")}), b),
+            "[m, z, null, \xEF\xBC\xA1]");
+  // Two non-literal operands, or a literal at or above U+D800: refused (Flink's order depends on
+  // how each value is held).
+  auto two = Eval(Call("GREATEST", VarChar(), {Ref(0, VarChar()), Ref(0, VarChar())}), b);
+  EXPECT_TRUE(two.status().IsNotImplemented()) << two.status().ToString();
+  auto high = Eval(Call("LEAST", VarChar(), {Ref(0, VarChar()), StrLit("\xEE\x80\x80")}), b);
+  EXPECT_TRUE(high.status().IsNotImplemented()) << high.status().ToString();
 }
 
 TEST(MathFunctionsTest, PowerHalfIsSqrtWithPowSpecialCases) {

@@ -833,8 +833,45 @@ std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t prec
 
 // ---- DateTimeFormatter patterns ----
 
-Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
+Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
+                                                 const TextFormatter& texts) {
   DateTimePattern out;
+  // A text field: one sample local date-time per value of the field, formatted by the JVM with
+  // the field's letters alone (the text of a field depends only on its value and the locale).
+  auto text = [&](char ch, int count, TextKey key) -> Status {
+    const std::string letters(static_cast<size_t>(count), ch);
+    if (texts == nullptr) {
+      return Unsupported("pattern letters '", letters, "' need the JVM locale's texts");
+    }
+    constexpr int64_t kMonday = 19723;  // 2024-01-01
+    constexpr int64_t kNoon = 12 * 3600 * 1000000000LL;
+    std::vector<std::pair<int64_t, int64_t>> samples;
+    switch (key) {
+      case kDayOfWeekText:
+        for (int64_t d = 0; d < 7; ++d) samples.emplace_back(kMonday + d, 0);
+        break;
+      case kMonthText:
+        for (int32_t m = 1; m <= 12; ++m) samples.emplace_back(DaysFromCivil(2024, m, 1), 0);
+        break;
+      case kQuarterText:
+        for (int32_t m = 1; m <= 12; m += 3) samples.emplace_back(DaysFromCivil(2024, m, 1), 0);
+        break;
+      case kAmPmText: samples = {{kMonday, 0}, {kMonday, kNoon}}; break;
+      case kEraText:
+        samples = {{DaysFromCivil(0, 1, 1), 0}, {kMonday, 0}};  // BCE (year 0 = 1 BC), CE
+        break;
+    }
+    auto formatted = texts(letters, samples);
+    if (!formatted.ok()) {
+      return Unsupported("pattern letters '", letters, "': ", formatted.status().message());
+    }
+    if (formatted->size() != samples.size()) {
+      return InternalError("the JVM formatted ", formatted->size(), " of ", samples.size(),
+                           " samples");
+    }
+    out.steps_.push_back({Field::kText, key, false, {}, std::move(*formatted)});
+    return Status::OK();
+  };
   auto literal = [&](std::string_view text) {
     if (!out.steps_.empty() && out.steps_.back().field == Field::kLiteral) {
       out.steps_.back().literal.append(text);
@@ -868,10 +905,30 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
         case 'M':
         case 'L':
         case 'Q':
-        case 'q':
-          if (count > 2) return refuse();
-          out.steps_.push_back(
-              {ch == 'M' || ch == 'L' ? Field::kMonth : Field::kQuarter, count, false, {}});
+        case 'q': {
+          const bool month = ch == 'M' || ch == 'L';
+          if (count > 5) return refuse();
+          if (count > 2) {
+            SF_RETURN_NOT_OK(text(ch, count, month ? kMonthText : kQuarterText));
+            break;
+          }
+          out.steps_.push_back({month ? Field::kMonth : Field::kQuarter, count, false, {}});
+          break;
+        }
+        case 'E':
+        case 'e':
+        case 'c':
+          // E: text of every count; e: localized number (1-2) or text; c: number (1) or text (3+).
+          if (count > 5 || (ch == 'c' && count == 2)) return refuse();
+          SF_RETURN_NOT_OK(text(ch, count, kDayOfWeekText));
+          break;
+        case 'a':
+          if (count != 1) return refuse();
+          SF_RETURN_NOT_OK(text(ch, count, kAmPmText));
+          break;
+        case 'G':
+          if (count > 5) return refuse();
+          SF_RETURN_NOT_OK(text(ch, count, kEraText));
           break;
         case 'd':
         case 'h':
@@ -988,6 +1045,9 @@ int64_t DateTimePattern::ResolutionMillis() const {
       case Field::kClockHourOfDay: resolution = std::min(resolution, kMillisPerHour); break;
       case Field::kMinute: resolution = std::min(resolution, kMillisPerMinute); break;
       case Field::kSecond: resolution = std::min(resolution, kMillisPerSecond); break;
+      case Field::kText:
+        if (step.width == kAmPmText) resolution = std::min(resolution, kMillisPerHour);
+        break;
       case Field::kFraction:
       case Field::kNanoOfSecond:
       case Field::kMilliOfDay:
@@ -1051,6 +1111,19 @@ void DateTimePattern::Format(const LocalDateTimeFields& f, std::string* out) con
             1, false);
         break;
       case Field::kDayOfWeek: AppendPadded(out, f.day_of_week, step.width, false); break;
+      case Field::kText: {
+        size_t value = 0;
+        switch (step.width) {
+          case kDayOfWeekText: value = static_cast<size_t>(f.day_of_week - 1); break;
+          case kMonthText: value = static_cast<size_t>(f.month - 1); break;
+          case kQuarterText: value = static_cast<size_t>((f.month - 1) / 3); break;
+          case kAmPmText: value = f.hour >= 12 ? 1 : 0; break;
+          case kEraText: value = f.year >= 1 ? 1 : 0; break;
+          default: break;
+        }
+        out->append(step.texts[value]);
+        break;
+      }
     }
   }
 }

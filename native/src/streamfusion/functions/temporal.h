@@ -11,9 +11,11 @@
 // calendar.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "streamfusion/common/status.h"
@@ -148,11 +150,19 @@ Result<std::optional<int32_t>> ParseTime(std::string_view text);
 std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t precision);
 
 // DATE_FORMAT(TIMESTAMP, pattern): a DateTimeFormatter.ofPattern pattern compiled into steps.
-// Only the pattern letters whose output does not depend on the JVM locale are accepted (numeric
-// fields, literals); Compile refuses the rest with a reason.
+// Numeric fields and literals are formatted here. Text fields (day of week E/e/c, month MMM/LLL,
+// quarter QQQ/qqq, AM/PM a, era G), whose text depends on the JVM's default locale, take their
+// texts from `texts` at compile time: the JVM formats one sample per value of the field with
+// the field's own letters. Week-based fields, day periods and zones are refused with a reason.
 class DateTimePattern {
  public:
-  static Result<DateTimePattern> Compile(std::string_view pattern);
+  // Formats sample local date-times (epoch day, nano of day) with
+  // DateTimeFormatter.ofPattern(pattern) in the JVM's default locale.
+  using TextFormatter = std::function<Result<std::vector<std::string>>(
+      std::string_view pattern, const std::vector<std::pair<int64_t, int64_t>>& samples)>;
+
+  static Result<DateTimePattern> Compile(std::string_view pattern,
+                                         const TextFormatter& texts = nullptr);
   // Appends the formatted local date-time.
   void Format(const LocalDateTimeFields& fields, std::string* out) const;
   // The coarsest unit, in milliseconds, that no field of the pattern looks below (86400000 for
@@ -181,12 +191,16 @@ class DateTimePattern {
     kMilliOfDay,
     kNanoOfDay,
     kDayOfWeek,
+    kText,
   };
+  // What a text field's value is (kText steps; `width` holds it).
+  enum TextKey : int32_t { kDayOfWeekText, kMonthText, kQuarterText, kAmPmText, kEraText };
   struct Step {
     Field field;
-    int32_t width;     // minimum digits (fraction: exact digits)
+    int32_t width;     // minimum digits (fraction: exact digits; text: the TextKey)
     bool exceeds_pad;  // SignStyle.EXCEEDS_PAD: '+' when wider than `width`
     std::string literal;
+    std::vector<std::string> texts = {};  // kText: the text of each value, in value order
   };
   std::vector<Step> steps_;
 };

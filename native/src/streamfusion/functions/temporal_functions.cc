@@ -9,11 +9,13 @@
 #include <string>
 
 #include "streamfusion/expression/function_registry.h"
+#include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/nodes.h"
 #include "streamfusion/expression/rowwise.h"
 #include "streamfusion/expression/temporal_arrays.h"
 #include "streamfusion/functions/decimal.h"
 #include "streamfusion/functions/java_numeric.h"
+#include "streamfusion/functions/legacy_date_parse.h"
 #include "streamfusion/functions/temporal.h"
 #include "streamfusion/functions/time_zone.h"
 
@@ -322,7 +324,9 @@ Result<ExprPtr> CompileDateFormat(FunctionCall& call) {
   if (pattern == nullptr || pattern->is_null()) {
     return call.Refuse("the pattern must be a non-NULL literal");
   }
-  auto compiled = functions::DateTimePattern::Compile(pattern->string_value());
+  functions::DateTimePattern::TextFormatter texts;
+  if (const JvmFormatFn format = GetJvmFormat()) texts = format;
+  auto compiled = functions::DateTimePattern::Compile(pattern->string_value(), texts);
   if (!compiled.ok()) return call.Refuse(compiled.status().message());
   ZonePtr zone;
   if (t.kind == TypeKind::kTimestampLtz) {
@@ -878,9 +882,75 @@ Result<ExprPtr> CompileIntervalTimes(FunctionCall& call) {
       std::make_unique<IntervalTimes>(std::move(call.operands), call.result, call.ctx.pool));
 }
 
+// UNIX_TIMESTAMP(text[, pattern]): DateTimeUtils.unixTimestamp (legacy_date_parse.h).
+class UnixTimestamp final : public TemporalFunction {
+ public:
+  UnixTimestamp(std::vector<ExprPtr> operands, functions::LegacyDateParser parser,
+                int64_t offset_millis, LogicalType type, arrow::MemoryPool* pool)
+      : TemporalFunction(std::move(operands), std::move(type), pool),
+        parser_(std::move(parser)),
+        offset_millis_(offset_millis) {}
+
+ protected:
+  Result<ArrayPtr> Compute(const std::vector<ArrayPtr>& args, const Selection& selection,
+                           int64_t n) override {
+    StringReader text(*args[0]->data());
+    return MapRows(args, selection, n, FixedWriter<int64_t>(arrow::int64(), pool_), pool_,
+                   [&](int64_t i, FixedWriter<int64_t>& w) {
+                     return w.Append(functions::UnixTimestampSeconds(
+                         parser_.ParseMillis(text[i], offset_millis_)));
+                   });
+  }
+
+ private:
+  functions::LegacyDateParser parser_;
+  int64_t offset_millis_;
+};
+
+// What LegacyDateParser reproduces of DecimalFormat: the JVM locale's integer format must have
+// these symbols (zero, minus, exponent, infinity, NaN, prefixes, suffixes; lines of
+// JvmText.integerFormat), and no negative subpattern (SimpleDateFormat's trailing-minus rule).
+constexpr std::string_view kIntegerFormatSymbols = "0\n-\nE\n\u221E\nNaN\n\n-\n\n\n";
+
 Result<ExprPtr> CompileUnixTimestamp(FunctionCall& call) {
   if (call.operands.empty()) return call.Refuse("the current time is not deterministic");
-  return call.Refuse("SimpleDateFormat's lenient parsing is not reproduced");
+  SF_RETURN_NOT_OK(call.ExpectOperands(1, 2));
+  if (!call.operands[0]->type().IsString() || call.result.kind != TypeKind::kBigInt) {
+    return call.Refuse("operand or result type");
+  }
+  std::string pattern = "yyyy-MM-dd HH:mm:ss";  // DateTimeUtils.TIMESTAMP_FORMAT_STRING
+  if (call.operands.size() == 2) {
+    const plan::Literal* literal = call.LiteralOperand(1);
+    if (literal == nullptr || literal->is_null()) {
+      return call.Refuse("the pattern must be a non-NULL literal");
+    }
+    pattern = literal->string_value();
+  }
+  const JvmIntegerFormatFn integer_format = GetJvmIntegerFormat();
+  if (integer_format == nullptr) return call.Refuse("needs the JVM locale's number format");
+  SF_ASSIGN_OR_RAISE(const std::string symbols, integer_format());
+  const size_t last_line = symbols.rfind('\n');
+  if (last_line == std::string::npos ||
+      std::string_view(symbols).substr(0, last_line + 1) != kIntegerFormatSymbols ||
+      symbols.find(';', last_line) != std::string::npos) {
+    return call.Refuse(
+        "the JVM locale's integer format differs from the one reproduced ('0', '-', "
+        "'E', '\u221E', 'NaN')");
+  }
+  auto parser = functions::LegacyDateParser::Compile(pattern);
+  if (!parser.ok()) return call.Refuse(parser.status().message());
+  SF_ASSIGN_OR_RAISE(auto zone, SessionTimeZone(call.ctx));
+  const int64_t offset = zone->OffsetMillisAt(0);
+  if (!zone->IsFixed()) {
+    return call.Refuse(
+        "a region session zone (java.util.TimeZone's wall-time rules are not "
+        "reproduced)");
+  }
+  if (offset % 60000 != 0) return call.Refuse("a session zone offset with seconds");
+  std::vector<ExprPtr> operands;
+  operands.push_back(std::move(call.operands[0]));
+  return ExprPtr(std::make_unique<UnixTimestamp>(std::move(operands), std::move(*parser), offset,
+                                                 call.result, call.ctx.pool));
 }
 
 }  // namespace
@@ -900,8 +970,8 @@ void RegisterTemporalFunctions(FunctionRegistry& r) {
          "Rounds up to a unit (DateTimeUtils.julianDateFloor / timestampCeil rules)",
          CompileFloorCeil<false>});
   r.Add({"DATE_FORMAT", "DATE_FORMAT(TIMESTAMP | TIMESTAMP_LTZ, literal pattern) -> STRING",
-         "Formats with DateTimeFormatter.ofPattern (numeric fields and literals; the session zone "
-         "for TIMESTAMP_LTZ)",
+         "Formats with DateTimeFormatter.ofPattern (numeric fields, literals, and text fields "
+         "with the JVM locale's texts; the session zone for TIMESTAMP_LTZ)",
          CompileDateFormat});
   r.Add({"DATETIME_PLUS", "datetime + INTERVAL (also TIMESTAMPADD)",
          "DATE/TIME/TIMESTAMP plus an interval; months clamp to the month's last day",
@@ -926,8 +996,9 @@ void RegisterTemporalFunctions(FunctionRegistry& r) {
          "Epoch seconds (0) or milliseconds (3, default) as an instant; NULL outside years "
          "0000..9999",
          CompileToTimestampLtz});
-  r.Add({"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING[, STRING]]) -> BIGINT",
-         "Refused: the 0-argument form is not deterministic, parsing is SimpleDateFormat's",
+  r.Add({"UNIX_TIMESTAMP", "UNIX_TIMESTAMP(STRING[, literal pattern]) -> BIGINT",
+         "Epoch seconds of a date-time text: SimpleDateFormat's lenient parsing on the "
+         "Julian/Gregorian calendar in a fixed-offset session zone; Long.MIN_VALUE if unparseable",
          CompileUnixTimestamp});
 }
 

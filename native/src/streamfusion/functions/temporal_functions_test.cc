@@ -5,6 +5,7 @@
 #include "arrow/api.h"
 #include "gtest/gtest.h"
 #include "streamfusion/expression/function_registry.h"
+#include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/test_util.h"
 
 namespace streamfusion::expression {
@@ -204,10 +205,43 @@ TEST(TemporalFunctionsTest, RefusalsCarryReasons) {
   auto b = MakeBatch({TimeT(), VarChar()}, {Ints({0}), Strings({"x"})});
   auto unit = Eval(Call("EXTRACT", BigInt(), {Sym("YEAR"), Ref(0, TimeT())}), b);
   EXPECT_TRUE(unit.status().IsNotImplemented());
+  // UNIX_TIMESTAMP needs the JVM locale's number format (none here).
   auto unix = Eval(Call("UNIX_TIMESTAMP", BigInt(), {Ref(1, VarChar())}), b);
   EXPECT_TRUE(unix.status().IsNotImplemented());
-  EXPECT_NE(unix.status().message().find("SimpleDateFormat"), std::string::npos);
+  EXPECT_NE(unix.status().message().find("number format"), std::string::npos);
   EXPECT_NE(FunctionRegistry::Instance().Find("DATE_FORMAT"), nullptr);
+}
+
+// JvmText.integerFormat in locale en (and one with another minus sign).
+Result<std::string> EnglishIntegerFormat() {
+  return std::string("0\n-\nE\n\u221E\nNaN\n\n-\n\n\n#,##0");
+}
+Result<std::string> OtherMinusIntegerFormat() {
+  return std::string("0\n\u2212\nE\n\u221E\nNaN\n\n\u2212\n\n\n#,##0");
+}
+
+TEST(TemporalFunctionsTest, UnixTimestampParsesInTheSessionOffset) {
+  SetJvmIntegerFormat(&EnglishIntegerFormat);
+  auto b = MakeBatch({VarChar()}, {Strings({"2024-03-05 14:07:09", "x", std::nullopt,
+                                            "1582-10-10 00:00:00", "2024-1E1-05 00:00:00"})});
+  // DateTimeUtils.unixTimestamp: Long.MIN_VALUE where unparseable, NULL for NULL; the Julian
+  // calendar before 1582-10-15; DecimalFormat's exponent.
+  EXPECT_EQ(ShowIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar())}), b, "UTC"),
+            "[1709647629, -9223372036854775808, null, -12218860800, 1728086400]");
+  EXPECT_EQ(ShowIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar())}), b, "+08:00"),
+            "[1709618829, -9223372036854775808, null, -12218889600, 1728057600]");
+  EXPECT_EQ(
+      ShowIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar()), StrLit("yyyy-MM")}), b, "UTC"),
+      "[1709251200, -9223372036854775808, null, -12219638400, 1727740800]");
+  // Refused: region zones, two-digit years, another locale's minus sign.
+  auto region = EvalIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar())}), b, "Europe/Berlin");
+  EXPECT_TRUE(region.status().IsNotImplemented()) << region.status().ToString();
+  auto yy = EvalIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar()), StrLit("yy")}), b, "UTC");
+  EXPECT_TRUE(yy.status().IsNotImplemented()) << yy.status().ToString();
+  SetJvmIntegerFormat(&OtherMinusIntegerFormat);
+  auto minus = EvalIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar())}), b, "UTC");
+  EXPECT_TRUE(minus.status().IsNotImplemented()) << minus.status().ToString();
+  SetJvmIntegerFormat(nullptr);
 }
 
 }  // namespace

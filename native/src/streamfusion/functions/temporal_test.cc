@@ -292,9 +292,70 @@ TEST(TemporalTest, DateFormatPatterns) {
 }
 
 TEST(TemporalTest, DateFormatRefusesLocaleAndZonePatterns) {
+  // Without the JVM's texts, text fields are refused too.
   for (const char* p : {"MMM", "EEE", "a", "z", "VV", "XXX", "Z", "G", "w", "Y", "e", "HHH",
                         "[yyyy]", "'open", "yyyy#"}) {
     EXPECT_FALSE(DateTimePattern::Compile(p).ok()) << p;
+  }
+}
+
+// English texts as the JVM's DateTimeFormatter gives them in locale "en" (JDK 17, CLDR), for
+// the letter runs the tests use; records each request.
+struct FakeTexts {
+  std::vector<std::string> requests;
+  Result<std::vector<std::string>> operator()(
+      std::string_view letters, const std::vector<std::pair<int64_t, int64_t>>& samples) {
+    requests.emplace_back(letters);
+    std::vector<std::string> texts;
+    for (const auto& [day, nanos] : samples) {
+      const LocalDateTimeFields f = ToLocalDateTime({day * 86400000 + nanos / 1000000, 0});
+      static const char* kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+      static const char* kMonths[] = {"January",   "February", "March",    "April",
+                                      "May",       "June",     "July",     "August",
+                                      "September", "October",  "November", "December"};
+      if (letters == "EEE") {
+        texts.push_back(kDays[f.day_of_week - 1]);
+      } else if (letters == "MMMM") {
+        texts.push_back(kMonths[f.month - 1]);
+      } else if (letters == "a") {
+        texts.push_back(f.hour < 12 ? "AM" : "PM");
+      } else if (letters == "G") {
+        texts.push_back(f.year >= 1 ? "AD" : "BC");
+      } else if (letters == "QQQ") {
+        texts.push_back("Q" + std::to_string((f.month + 2) / 3));
+      } else {
+        return Status::Invalid("Unknown pattern letters: ", letters);
+      }
+    }
+    return texts;
+  }
+};
+
+TEST(TemporalTest, DateFormatTextFieldsUseTheJvmTexts) {
+  FakeTexts fake;
+  DateTimePattern::TextFormatter texts = [&fake](std::string_view letters, const auto& samples) {
+    return fake(letters, samples);
+  };
+  auto pattern = DateTimePattern::Compile("EEE, d MMMM yyyy hh:mm a G QQQ", texts);
+  ASSERT_TRUE(pattern.ok()) << pattern.status().ToString();
+  EXPECT_EQ(fake.requests, (std::vector<std::string>{"EEE", "MMMM", "a", "G", "QQQ"}));
+  auto format = [&](int64_t millis) {
+    std::string s;
+    pattern->Format(ToLocalDateTime({millis, 0}), &s);
+    return s;
+  };
+  EXPECT_EQ(format(1709647629000), "Tue, 5 March 2024 02:07 PM AD Q1");  // 2024-03-05 14:07:09
+  EXPECT_EQ(format(0), "Thu, 1 January 1970 12:00 AM AD Q1");
+  EXPECT_EQ(format(-62167219200000), "Sat, 1 January 0001 12:00 AM BC Q1");  // year 0
+  EXPECT_EQ(format(1735689599000), "Tue, 31 December 2024 11:59 PM AD Q4");
+  // AM/PM looks at the hour: the pattern's resolution is an hour.
+  EXPECT_EQ(pattern->ResolutionMillis(), 60000);
+  // The JVM's refusal of a pattern is a refusal with its message.
+  auto refused = DateTimePattern::Compile("LLL", texts);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("Unknown pattern letters: LLL"), std::string::npos);
+  for (const char* p : {"EEEEEE", "aa", "cc", "MMMMMM", "GGGGGG"}) {
+    EXPECT_FALSE(DateTimePattern::Compile(p, texts).ok()) << p;
   }
 }
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <new>
 #include <string>
@@ -24,6 +25,7 @@
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/expression/function_registry.h"
+#include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/aggregate/group_aggregate.h"
@@ -185,6 +187,141 @@ class JvmUdfCaller final : public expression::UdfCaller {
   jmethodID invoke_ = nullptr;
   JNIEnv* env_ = nullptr;
 };
+
+// java.lang.Math for expressions (jvm_calls.h): the static JvmMath.apply(int, double[], double[],
+// int, double[]), called on the task thread that is inside the pipeline call.
+JavaVM* g_vm = nullptr;
+jclass g_jvm_math = nullptr;
+jmethodID g_jvm_math_apply = nullptr;
+
+Status CallJvmMath(expression::JvmMathOp op, const double* a, const double* b, int64_t n,
+                   double* out) {
+  JNIEnv* env = nullptr;
+  if (g_vm == nullptr || g_vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
+    return InternalError("java.lang.Math called from a thread outside the JVM");
+  }
+  if (n > std::numeric_limits<jint>::max()) return InternalError("batch of ", n, " rows");
+  const auto length = static_cast<jsize>(n);
+  jdoubleArray arrays[3] = {env->NewDoubleArray(length),
+                            b == nullptr ? nullptr : env->NewDoubleArray(length),
+                            env->NewDoubleArray(length)};
+  Status status;
+  if (arrays[0] == nullptr || (b != nullptr && arrays[1] == nullptr) || arrays[2] == nullptr) {
+    env->ExceptionClear();
+    status = Status::OutOfMemory("Cannot allocate the Java arrays of a java.lang.Math call of ", n,
+                                 " rows");
+  } else {
+    env->SetDoubleArrayRegion(arrays[0], 0, length, a);
+    if (b != nullptr) env->SetDoubleArrayRegion(arrays[1], 0, length, b);
+    env->CallStaticVoidMethod(g_jvm_math, g_jvm_math_apply, static_cast<jint>(op), arrays[0],
+                              arrays[1], length, arrays[2]);
+    if (env->ExceptionCheck()) {
+      // Left pending: it wins over the NativeException (ThrowNative keeps the first exception).
+      status = Status::Cancelled("java.lang.Math call #", static_cast<int32_t>(op), " failed");
+    } else {
+      env->GetDoubleArrayRegion(arrays[2], 0, length, out);
+    }
+  }
+  for (jdoubleArray array : arrays) {
+    if (array != nullptr) env->DeleteLocalRef(array);
+  }
+  return status;
+}
+
+// The JVM locale's date-time texts (jvm_calls.h): the static byte[][] JvmText.format(String,
+// long[], long[]), called while a pipeline's expressions are compiled.
+jclass g_jvm_text = nullptr;
+jmethodID g_jvm_text_format = nullptr;
+
+// The pending exception's toString(), cleared.
+std::string TakeExceptionText(JNIEnv* env) {
+  jthrowable thrown = env->ExceptionOccurred();
+  env->ExceptionClear();
+  if (thrown == nullptr) return "unknown exception";
+  std::string text = "exception";
+  jclass type = env->GetObjectClass(thrown);
+  jmethodID to_string = env->GetMethodID(type, "toString", "()Ljava/lang/String;");
+  auto str = to_string == nullptr ? nullptr
+                                  : static_cast<jstring>(env->CallObjectMethod(thrown, to_string));
+  if (env->ExceptionCheck()) env->ExceptionClear();
+  if (str != nullptr) {
+    const char* chars = env->GetStringUTFChars(str, nullptr);
+    if (chars != nullptr) text = chars;
+    env->ReleaseStringUTFChars(str, chars);
+    env->DeleteLocalRef(str);
+  }
+  env->DeleteLocalRef(type);
+  env->DeleteLocalRef(thrown);
+  return text;
+}
+
+Result<std::vector<std::string>> CallJvmFormat(
+    std::string_view pattern, const std::vector<std::pair<int64_t, int64_t>>& samples) {
+  JNIEnv* env = nullptr;
+  if (g_vm == nullptr || g_vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
+    return InternalError("DateTimeFormatter called from a thread outside the JVM");
+  }
+  const auto n = static_cast<jsize>(samples.size());
+  std::vector<jlong> days(samples.size());
+  std::vector<jlong> nanos(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    days[i] = samples[i].first;
+    nanos[i] = samples[i].second;
+  }
+  // The pattern is a run of one ASCII letter: its modified UTF-8 is plain UTF-8.
+  jstring jpattern = env->NewStringUTF(std::string(pattern).c_str());
+  jlongArray jdays = env->NewLongArray(n);
+  jlongArray jnanos = env->NewLongArray(n);
+  Result<std::vector<std::string>> result = std::vector<std::string>();
+  if (jpattern == nullptr || jdays == nullptr || jnanos == nullptr) {
+    env->ExceptionClear();
+    result = Status::OutOfMemory("Cannot allocate the arguments of a DateTimeFormatter call");
+  } else {
+    env->SetLongArrayRegion(jdays, 0, n, days.data());
+    env->SetLongArrayRegion(jnanos, 0, n, nanos.data());
+    auto texts = static_cast<jobjectArray>(
+        env->CallStaticObjectMethod(g_jvm_text, g_jvm_text_format, jpattern, jdays, jnanos));
+    if (env->ExceptionCheck() || texts == nullptr) {
+      result = Status::Invalid("DateTimeFormatter: ", TakeExceptionText(env));
+    } else {
+      std::vector<std::string> out;
+      for (jsize i = 0; i < env->GetArrayLength(texts); ++i) {
+        auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(texts, i));
+        std::string text(static_cast<size_t>(env->GetArrayLength(bytes)), '\0');
+        env->GetByteArrayRegion(bytes, 0, static_cast<jsize>(text.size()),
+                                reinterpret_cast<jbyte*>(text.data()));
+        env->DeleteLocalRef(bytes);
+        out.push_back(std::move(text));
+      }
+      env->DeleteLocalRef(texts);
+      result = std::move(out);
+    }
+  }
+  for (jobject local : {static_cast<jobject>(jpattern), static_cast<jobject>(jdays),
+                        static_cast<jobject>(jnanos)}) {
+    if (local != nullptr) env->DeleteLocalRef(local);
+  }
+  return result;
+}
+
+jmethodID g_jvm_integer_format = nullptr;
+
+Result<std::string> CallJvmIntegerFormat() {
+  JNIEnv* env = nullptr;
+  if (g_vm == nullptr || g_vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
+    return InternalError("NumberFormat called from a thread outside the JVM");
+  }
+  auto bytes =
+      static_cast<jbyteArray>(env->CallStaticObjectMethod(g_jvm_text, g_jvm_integer_format));
+  if (env->ExceptionCheck() || bytes == nullptr) {
+    return Status::Invalid("NumberFormat: ", TakeExceptionText(env));
+  }
+  std::string text(static_cast<size_t>(env->GetArrayLength(bytes)), '\0');
+  env->GetByteArrayRegion(bytes, 0, static_cast<jsize>(text.size()),
+                          reinterpret_cast<jbyte*>(text.data()));
+  env->DeleteLocalRef(bytes);
+  return text;
+}
 
 // The native side of one NativePipeline Java object.
 struct PipelineHandle {
@@ -416,6 +553,24 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   g_native_exception_ctor =
       env->GetMethodID(g_native_exception, "<init>", "(ILjava/lang/String;)V");
   if (g_native_exception_ctor == nullptr) return JNI_ERR;
+  local = env->FindClass("io/streamfusion/runtime/udf/JvmMath");
+  if (local == nullptr) return JNI_ERR;
+  g_jvm_math = static_cast<jclass>(env->NewGlobalRef(local));
+  env->DeleteLocalRef(local);
+  g_jvm_math_apply = env->GetStaticMethodID(g_jvm_math, "apply", "(I[D[DI[D)V");
+  if (g_jvm_math_apply == nullptr) return JNI_ERR;
+  local = env->FindClass("io/streamfusion/runtime/udf/JvmText");
+  if (local == nullptr) return JNI_ERR;
+  g_jvm_text = static_cast<jclass>(env->NewGlobalRef(local));
+  env->DeleteLocalRef(local);
+  g_jvm_text_format = env->GetStaticMethodID(g_jvm_text, "format", "(Ljava/lang/String;[J[J)[[B");
+  if (g_jvm_text_format == nullptr) return JNI_ERR;
+  g_jvm_integer_format = env->GetStaticMethodID(g_jvm_text, "integerFormat", "()[B");
+  if (g_jvm_integer_format == nullptr) return JNI_ERR;
+  g_vm = vm;
+  expression::SetJvmMath(&CallJvmMath);
+  expression::SetJvmFormat(&CallJvmFormat);
+  expression::SetJvmIntegerFormat(&CallJvmIntegerFormat);
   return JNI_VERSION_1_8;
 }
 
@@ -425,6 +580,14 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
     env->DeleteGlobalRef(g_native_exception);
   }
   g_native_exception = nullptr;
+  expression::SetJvmMath(nullptr);
+  expression::SetJvmFormat(nullptr);
+  expression::SetJvmIntegerFormat(nullptr);
+  for (jclass* type : {&g_jvm_math, &g_jvm_text}) {
+    if (env != nullptr && *type != nullptr) env->DeleteGlobalRef(*type);
+    *type = nullptr;
+  }
+  g_vm = nullptr;
 }
 
 JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_version(JNIEnv* env, jclass) {

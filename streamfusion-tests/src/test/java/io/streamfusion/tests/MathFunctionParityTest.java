@@ -1,11 +1,14 @@
 package io.streamfusion.tests;
 
 import io.streamfusion.planner.StreamFusion;
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Parity of the native math functions and the IF / NULLIF / GREATEST / LEAST / IS DISTINCT FROM
@@ -62,6 +66,16 @@ class MathFunctionParityTest {
         "POWER(i32, 2)", "POWER(f64 / 3, 2.0)", "POWER(d38, 0.5)",
     };
 
+    /** java.lang.Math, computed by the JVM once per batch (JvmMath). */
+    static final String[] JVM_MATH = {
+        "SIN(f64)", "COS(f64)", "TAN(f64)", "COT(f64)", "EXP(f64)", "LN(f64)", "LOG10(f64)",
+        "LOG2(f64)", "LOG(2, f64)", "LOG(f64)", "POWER(f64, 3)", "POWER(f64, i32)", "ASIN(f64)",
+        "ACOS(f64)", "ATAN(f64)", "ATAN2(f64, 1)", "SINH(f64)", "COSH(f64)", "TANH(f64)",
+        "SIN(d10)", "COS(i32)", "EXP(d38)", "LN(i64)", "LOG(d10, f64)", "POWER(d10, d38)",
+        "POWER(i32, f64)", "ATAN2(d10, d38)", "TAN(f32)", "LOG10(i8)", "COT(-f64)",
+        "ASIN(f64 / 1e300)", "POWER(f64, -0.5)", "EXP(-f64)", "LOG(i32, i64)",
+    };
+
     static final String[] RADIX = {
         "HEX(i64)", "HEX(i32)", "HEX(i8)", "HEX(-i64)", "BIN(i64)", "BIN(i32)", "BIN(i16)",
         "BIN(i64 * 3)",
@@ -88,15 +102,15 @@ class MathFunctionParityTest {
         "f64 IS DISTINCT FROM f64 * 2", "d38 IS DISTINCT FROM d10", "d10 IS NOT DISTINCT FROM 12.34", "b IS DISTINCT FROM TRUE",
         "ABS(i32) > 2", "SIGN(f64) = -1", "FLOOR(f64) = 2", "ROUND(d10, 1) > 0",
         "IF(b, i32, 0) > 1", "SQRT(f64) > 1", "HEX(i64) = '4'", "GREATEST(i32, 0) = 0",
-        "TRUNCATE(i64, -1) = 0", "DEGREES(f64) < 0",
+        "TRUNCATE(i64, -1) = 0", "DEGREES(f64) < 0", "SIN(f64) > 0", "LOG2(i32) = 0",
     };
 
     static Stream<Arguments> projectionGroups() {
         List<Arguments> groups = new ArrayList<>();
         for (String[] group :
                 new String[][] {
-                    ABS_SIGN, FLOOR_CEIL, ROUND_TRUNCATE, DOUBLE_FUNCTIONS, RADIX, CONDITIONALS,
-                    EXTREMA, PREDICATES
+                    ABS_SIGN, FLOOR_CEIL, ROUND_TRUNCATE, DOUBLE_FUNCTIONS, JVM_MATH, RADIX,
+                    CONDITIONALS, EXTREMA, PREDICATES
                 }) {
             for (int i = 0; i < group.length; i += 12) {
                 String[] chunk = new String[Math.min(12, group.length - i)];
@@ -128,17 +142,52 @@ class MathFunctionParityTest {
     }
 
     /**
-     * java.lang.Math's transcendental functions differ from libm in the last ulp for some inputs
-     * (native/tools/java_math_probe/README.md), and rounding a FLOAT/DOUBLE depends on the JVM's
-     * Double.toString digits: these stay on Flink, with a reason.
+     * The JVM's java.lang.Math over 20,000 values per function: every result bit-identical to
+     * Flink's, natively (fallback forbidden) with one JVM call per batch, not per row.
+     */
+    @Test
+    void jvmMathOverManyValues() {
+        String sql =
+                "SELECT f0, SIN(x), COS(x * 100), TAN(x), COT(x), EXP(x / 10), LN(x), LOG10(x),"
+                        + " LOG2(x), LOG(3, x), POWER(x, 1.7), POWER(1.0001, f0),"
+                        + " ASIN(x / 1000 - 1), ACOS(1 - x / 1000), ATAN(x - 500),"
+                        + " ATAN2(x - 700, 3 - x), SINH(x / 30), COSH(x / 30 - 10),"
+                        + " TANH(x / 100 - 5)"
+                        + " FROM (SELECT f0, CAST(f0 AS DOUBLE) * 0.0999 - 1 AS x FROM seq)";
+        ParityHarness.Result stock = ParityHarness.run(sequenceEnvironment(false), sql);
+        long calls = NativeMetrics.jvmMathCalls();
+        long records = NativeMetrics.recordsIn();
+        ParityHarness.Result nat = ParityHarness.run(sequenceEnvironment(true), sql);
+        assertEquals(20_000, stock.rows.size());
+        assertEquals(stock.schema, nat.schema);
+        assertEquals(stock.rows, nat.rows);
+        assertThat(NativeMetrics.recordsIn() - records).isGreaterThanOrEqualTo(20_000);
+        // One call per function and batch: far fewer than one per row.
+        assertThat(NativeMetrics.jvmMathCalls() - calls).isBetween(18L, 20_000L);
+    }
+
+    private static StreamTableEnvironment sequenceEnvironment(boolean nativeEngine) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv =
+                nativeEngine
+                        ? StreamFusion.create(env, EnvironmentSettings.inStreamingMode())
+                        : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        if (nativeEngine) {
+            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
+        }
+        tEnv.createTemporaryView("seq", tEnv.fromDataStream(env.fromSequence(1, 20_000)));
+        return tEnv;
+    }
+
+    /**
+     * Rounding a FLOAT/DOUBLE depends on the JVM's Double.toString digits: these stay on Flink,
+     * with a reason, as do calls Flink itself cannot compile or evaluate.
      */
     @ParameterizedTest
     @ValueSource(
             strings = {
-                "SIN(f64)", "COS(f64)", "TAN(f64)", "COT(f64)", "EXP(f64)", "LN(f64)", "LOG10(f64)",
-                "LOG2(f64)", "LOG(2, f64)", "LOG(f64)", "POWER(f64, 3)", "POWER(f64, i32)",
-                "ASIN(f64)", "ACOS(f64)", "ATAN(f64)", "ATAN2(f64, 1)", "SINH(f64)", "COSH(f64)",
-                "TANH(f64)", "ROUND(f64, 2)", "ROUND(f32)", "TRUNCATE(f64, 1)",
+                "ROUND(f64, 2)", "ROUND(f32)", "TRUNCATE(f64, 1)",
                 "GREATEST(d10, d38)", "HEX(s)",
                 // Flink's DecimalData for these has the value's own precision and trips
                 // AbstractBinaryWriter's assertion under -ea: no reference to match.

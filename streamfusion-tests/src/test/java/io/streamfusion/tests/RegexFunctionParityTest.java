@@ -55,6 +55,8 @@ class RegexFunctionParityTest {
         "http://www.nexmark.com/qmx/ezt/item.htm?query=1&channel_id=1234",
         "https://www.nexmark.com/bid?channel_id=&x=1", "channel_id=7", "x=1&channel_id=98&y",
         "Apache Flink", "a!_c", "100%", "[brackets]", "ab\r\nab", "foo\n\nbar",
+        // U+E000..U+FFFF, where UTF-16 and UTF-8 byte order part from supplementary characters
+        "\uFF21", "\uE000x", "\uD7FFz", "\uFFFD", "\uD83D\uDE00\uFF21",
     };
 
     static List<Row> rxRows() {
@@ -217,7 +219,7 @@ class RegexFunctionParityTest {
 
     // ---- the harness, on the rx table ----
 
-    private static StreamTableEnvironment environment(boolean nativeEngine, String fallback) {
+    static StreamTableEnvironment environment(boolean nativeEngine, String fallback) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         StreamTableEnvironment tEnv =
@@ -235,7 +237,7 @@ class RegexFunctionParityTest {
         return ParityHarness.run(environment(nativeEngine, "forbid"), sql);
     }
 
-    private static void assertParity(String sql) {
+    static void assertParity(String sql) {
         ParityHarness.Result stock = run(false, sql);
         long before = NativeMetrics.recordsIn();
         ParityHarness.Result nat = run(true, sql);

@@ -1,6 +1,8 @@
 package io.streamfusion.tests;
 
+import io.streamfusion.runtime.config.StreamFusionOptions;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -9,8 +11,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Parity of the native date and time functions and temporal CASTs with stock Flink over {@link
@@ -65,6 +71,12 @@ class TemporalFunctionParityTest {
         "DATE_FORMAT(ts, 'D DDD Q QQ h hh K k')", "DATE_FORMAT(ts9, 'n A S SS')",
         "DATE_FORMAT(ts, '''T''HH ''o''''clock''')", "DATE_FORMAT(ts, 'yyyy年MM月dd日')",
         "DATE_FORMAT(ts, 'uuuu yyyyy')", "DATE_FORMAT(ts, 'HH')",
+        // Text fields: the JVM locale's texts (JvmText), formatted natively.
+        "DATE_FORMAT(ts, 'EEE, d MMM yyyy hh:mm a')",
+        "DATE_FORMAT(ts9, 'EEEE MMMM G GGGG QQQ QQQQ')",
+        "DATE_FORMAT(ts, 'LLL LLLL ccc cccc e ee eee c')",
+        "DATE_FORMAT(ts, 'MMMMM EEEEE GGGGG QQQQQ')",
+        "DATE_FORMAT(ts, 'qqq qqqq LLLLL eeee')",
     };
 
     static final String[] ARITHMETIC = {
@@ -105,6 +117,17 @@ class TemporalFunctionParityTest {
     static final String[] PARSING = {
         "TO_TIMESTAMP(s)", "TO_DATE(s)", "TO_TIMESTAMP(CAST(ts9 AS STRING))",
         "TO_DATE(CAST(ts AS STRING))",
+        // SimpleDateFormat's lenient parsing (Long.MIN_VALUE where it fails).
+        "UNIX_TIMESTAMP(s)", "UNIX_TIMESTAMP(CAST(ts AS STRING))",
+        "UNIX_TIMESTAMP(CAST(ts9 AS STRING), 'yyyy-MM-dd HH:mm:ss.SSS')",
+        "UNIX_TIMESTAMP(DATE_FORMAT(ts, 'dd.MM.yyyy'), 'dd.MM.yyyy')",
+        "UNIX_TIMESTAMP(CAST(i64 AS STRING), 'yyyyMMdd')",
+        "UNIX_TIMESTAMP(CAST(dt AS STRING), 'yyyy-MM-dd')",
+        "UNIX_TIMESTAMP(CASE id WHEN 0 THEN '2024-13-45 25:61:61' WHEN 2 THEN '1582-10-10 00:00:00'"
+                + " WHEN 3 THEN ' 2024-1E1-05\t7:00:00' WHEN 4 THEN '2024-3-5 1:2:3xyz'"
+                + " WHEN 5 THEN '-0044-03-15 12:00:00' WHEN 6 THEN '2024-\u0663-05 00:00:00'"
+                + " WHEN 7 THEN '99999999999-01-01 00:00:00' ELSE '2024-NaN-05 00:00:00' END)",
+        "UNIX_TIMESTAMP(s, 'HH:mm')", "UNIX_TIMESTAMP('20240105', 'yyyyMMdd') + i32",
         "TO_TIMESTAMP(CASE id WHEN 0 THEN '2024-2-9 1:2:3' WHEN 2 THEN '2023-02-31 24:00:00'"
                 + " WHEN 3 THEN '2024-011-01' WHEN 4 THEN '2024-01-01 10:00:00.'"
                 + " WHEN 5 THEN '2024-01-01 12:60:00' WHEN 6 THEN '+10000-01-01'"
@@ -141,7 +164,8 @@ class TemporalFunctionParityTest {
         "CAST(ltz AS DATE)", "CAST(ltz AS STRING)", "CAST(dt AS TIMESTAMP_LTZ(3))",
         "CAST(tm AS TIMESTAMP_LTZ(0))", "CAST(CAST(ltz AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3))",
         "CAST(ltz AS TIME)", "CAST(ltz AS TIMESTAMP_LTZ(0))",
-        "DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')", "FROM_UNIXTIME(i64)", "FROM_UNIXTIME(i32)",
+        "DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')", "DATE_FORMAT(ltz, 'EEE d MMM h a')",
+        "FROM_UNIXTIME(i64)", "FROM_UNIXTIME(i32)",
         "FROM_UNIXTIME(EXTRACT(EPOCH FROM ts))", "ltz + INTERVAL '1' MONTH",
         "ltz - INTERVAL '1 01:00:00' DAY TO SECOND", "TIMESTAMPDIFF(HOUR, ltz, ltz)",
         "CAST(CASE id WHEN 0 THEN '2024-03-10 02:30:00' WHEN 2 THEN '2024-11-03 01:30:00'"
@@ -178,6 +202,48 @@ class TemporalFunctionParityTest {
             sql.append(",\n  ").append(e);
         }
         harness(zone).assertParity(sql.append("\nFROM t").toString());
+    }
+
+    /**
+     * UNIX_TIMESTAMP in a fixed-offset session zone is native; in a region zone (whose
+     * java.util.TimeZone wall-time rules are not reproduced) it stays on Flink with its reason.
+     */
+    @Test
+    void unixTimestampInSessionZones() {
+        String sql =
+                "SELECT id, UNIX_TIMESTAMP(CAST(ts AS STRING)), UNIX_TIMESTAMP(s),"
+                        + " UNIX_TIMESTAMP(CAST(dt AS STRING), 'yyyy-MM-dd') FROM t";
+        harness("GMT+05:30").assertParity(sql);
+        harness("GMT-03:00").assertParity(sql);
+        ParityHarness region =
+                new ParityHarness(
+                        2,
+                        false,
+                        Map.of(StreamFusionOptions.FALLBACK.key(), "allow"),
+                        Map.of("table.local-time-zone", "Europe/Berlin"));
+        String explain = region.nativeEnv().explainSql(sql);
+        assertThat(explain).contains("fallback  Calc(").contains("a region session zone");
+        assertEquals(
+                ParityHarness.run(region.stock(), sql).rows,
+                ParityHarness.run(region.nativeEnv(), sql).rows);
+    }
+
+    /**
+     * DATE_FORMAT's text fields follow the JVM's default FORMAT locale, on stock Flink
+     * (DateTimeFormatter.ofPattern) and natively (the texts come from the same JVM).
+     */
+    @Test
+    void dateFormatTextsFollowTheJvmLocale() {
+        Locale saved = Locale.getDefault(Locale.Category.FORMAT);
+        Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag("de-DE"));
+        try {
+            ParityHarness.Result result =
+                    harness("UTC").assertParity(
+                            "SELECT id, DATE_FORMAT(ts, 'EEEE d. MMMM yyyy, a G') FROM t");
+            assertThat(result.rows.toString()).contains("Donnerstag 1. Januar 1970");
+        } finally {
+            Locale.setDefault(Locale.Category.FORMAT, saved);
+        }
     }
 
     @ParameterizedTest(name = "{0}")

@@ -11,6 +11,7 @@ public final class NativeMetrics {
     private static final AtomicLong RECORDS_OUT = new AtomicLong();
     private static final AtomicLong BATCHES = new AtomicLong();
     private static final AtomicLong UDF_CALLS = new AtomicLong();
+    private static final AtomicLong JVM_MATH_CALLS = new AtomicLong();
     private static final AtomicLong SERIALIZED_ROWS = new AtomicLong();
     private static final AtomicLong NATIVE_STATE_ROWS = new AtomicLong();
     private static final AtomicLong WHOLE_MAP_LOADS = new AtomicLong();
@@ -27,6 +28,15 @@ public final class NativeMetrics {
     /** One up-call from native code into a user-defined function (for a whole batch). */
     public static void addUdfCall() {
         UDF_CALLS.incrementAndGet();
+    }
+
+    /** One up-call from native code into java.lang.Math (for a whole batch). */
+    public static void addJvmMathCall() {
+        JVM_MATH_CALLS.incrementAndGet();
+    }
+
+    public static long jvmMathCalls() {
+        return JVM_MATH_CALLS.get();
     }
 
     /**

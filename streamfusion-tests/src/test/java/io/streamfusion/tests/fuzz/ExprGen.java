@@ -124,6 +124,10 @@ final class ExprGen {
         "'yyyy-MM-dd HH:mm'", "'yyyy-MM-dd'", "'HH:mm:ss.SSS'", "'yyyyMMdd'", "'EEE, d MMM yyyy'",
         "'dd/MM/yy hh:mm a'", "'D w'", "'yyyy-MM-dd''T''HH:mm:ss'",
     };
+    private static final String[] LEGACY_FORMATS = {
+        "'yyyy-MM-dd HH:mm:ss'", "'yyyyMMdd'", "'dd.MM.yyyy'", "'yyyy-MM-dd''T''HH:mm:ss.SSS'",
+        "'HH:mm'", "'yyyyMMddHHmmss'", "'yy-MM-dd'", "'yyyy-MM-dd kk'",
+    };
     private static final String[] TZ = {"'UTC'", "'America/New_York'", "'Asia/Kolkata'", "'Europe/Berlin'"};
     private static final String[] CAST_TARGETS_NUM = {
         "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)", "DECIMAL(38, 18)", "DECIMAL(5, 0)",
@@ -248,6 +252,7 @@ final class ExprGen {
         fns.add(new Fn(F.TS, "TO_TIMESTAMP(%s, %s)", F.STR, DATE_FORMATS));
         fns.add(new Fn(F.DATE, "TO_DATE(%s)", F.STR));
         fns.add(new Fn(F.INT, "UNIX_TIMESTAMP(%s)", F.STR));
+        fns.add(new Fn(F.INT, "UNIX_TIMESTAMP(%s, %s)", F.STR, LEGACY_FORMATS));
         fns.add(new Fn(F.STR, "FROM_UNIXTIME(%s)", F.INT));
         fns.add(new Fn(F.LTZ, "TO_TIMESTAMP_LTZ(%s, 3)", F.INT));
         for (String unit : UNITS) {

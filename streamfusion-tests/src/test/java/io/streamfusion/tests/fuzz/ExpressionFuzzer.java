@@ -37,7 +37,9 @@ import java.util.regex.Pattern;
  */
 final class ExpressionFuzzer {
 
-    static final String[] ZONES = {"UTC", "America/New_York", "Asia/Kolkata", "Europe/Berlin"};
+    static final String[] ZONES = {
+        "UTC", "America/New_York", "Asia/Kolkata", "Europe/Berlin", "GMT+05:30"
+    };
 
     private final long seed;
     private final int batchSize;

@@ -1,0 +1,36 @@
+#include "streamfusion/expression/jvm_calls.h"
+
+#include <atomic>
+
+namespace streamfusion::expression {
+namespace {
+std::atomic<JvmMathFn> g_jvm_math{nullptr};
+std::atomic<JvmFormatFn> g_jvm_format{nullptr};
+std::atomic<JvmIntegerFormatFn> g_jvm_integer_format{nullptr};
+}  // namespace
+
+void SetJvmMath(JvmMathFn fn) {
+  g_jvm_math.store(fn, std::memory_order_release);
+}
+
+JvmMathFn GetJvmMath() {
+  return g_jvm_math.load(std::memory_order_acquire);
+}
+
+void SetJvmFormat(JvmFormatFn fn) {
+  g_jvm_format.store(fn, std::memory_order_release);
+}
+
+JvmFormatFn GetJvmFormat() {
+  return g_jvm_format.load(std::memory_order_acquire);
+}
+
+void SetJvmIntegerFormat(JvmIntegerFormatFn fn) {
+  g_jvm_integer_format.store(fn, std::memory_order_release);
+}
+
+JvmIntegerFormatFn GetJvmIntegerFormat() {
+  return g_jvm_integer_format.load(std::memory_order_acquire);
+}
+
+}  // namespace streamfusion::expression

@@ -1,0 +1,76 @@
+#pragma once
+
+// What the engine asks of the JVM that runs the job, where Java's own library defines the result:
+// java.lang.Math's transcendental functions and the JVM locale's date-time texts. The JNI library
+// installs both when it is loaded; without a JVM (C++ tests) they are absent and the functions
+// that need them are refused.
+//
+// java.lang.Math:
+//
+// Flink's generated code calls java.lang.Math for SIN, COS, TAN, COT, EXP, LN, LOG, LOG10, LOG2,
+// POWER, ASIN, ACOS, ATAN, ATAN2, SINH, COSH and TANH. HotSpot computes sin, cos, tan, exp, log,
+// log10 and pow with CPU-specific intrinsic stubs and the others with fdlibm (StrictMath); glibc
+// differs from both in the last ulp for 0.01% to 22% of inputs (native/tools/java_math_probe),
+// and which stub runs depends on the JVM and the CPU. So the engine does not reproduce them: a
+// batch's operands go to the same JVM in one call (io.streamfusion.runtime.udf.JvmMath), whose
+// results are those of Flink's code by construction, and the island stays native around them.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "streamfusion/common/status.h"
+
+namespace streamfusion::expression {
+
+// The functions, numbered as in JvmMath.java.
+enum class JvmMathOp : int32_t {
+  kSin = 0,
+  kCos = 1,
+  kTan = 2,
+  kCot = 3,  // 1.0d / Math.tan(x)                 (SqlFunctionUtils.cot)
+  kExp = 4,
+  kLn = 5,  // Math.log(x)                        (LN, LOG(x))
+  kLog10 = 6,
+  kLog2 = 7,     // Math.log(x) / Math.log(2)          (SqlFunctionUtils.log2)
+  kLogBase = 8,  // Math.log(x) / Math.log(base); a = base, b = x (SqlFunctionUtils.log)
+  kPow = 9,      // Math.pow(a, b)
+  kAsin = 10,
+  kAcos = 11,
+  kAtan = 12,
+  kAtan2 = 13,  // Math.atan2(a = y, b = x)
+  kSinh = 14,
+  kCosh = 15,
+  kTanh = 16,
+};
+
+// Computes out[i] = op(a[i]) or op(a[i], b[i]) for i < n in the JVM (`b` is null for the
+// one-operand functions). Must be called on a thread that is inside a JNI call.
+using JvmMathFn = Status (*)(JvmMathOp op, const double* a, const double* b, int64_t n,
+                             double* out);
+
+// Installed by the JNI library when it is loaded (tests may install their own); null when the
+// engine runs without a JVM, and then these functions are refused.
+void SetJvmMath(JvmMathFn fn);
+JvmMathFn GetJvmMath();
+
+// Formats each sample local date-time (epoch day, nano of day) with
+// DateTimeFormatter.ofPattern(pattern) in the JVM's default locale, as Flink's DATE_FORMAT does
+// (io.streamfusion.runtime.udf.JvmText). An invalid pattern is an error status.
+using JvmFormatFn = Result<std::vector<std::string>> (*)(
+    std::string_view pattern, const std::vector<std::pair<int64_t, int64_t>>& samples);
+
+void SetJvmFormat(JvmFormatFn fn);
+JvmFormatFn GetJvmFormat();
+
+// The integer NumberFormat that new SimpleDateFormat(pattern) parses numbers with (the JVM's
+// default FORMAT locale): its zero digit, minus sign, exponent separator, infinity, NaN, positive
+// and negative prefixes and suffixes, and pattern, one per line.
+using JvmIntegerFormatFn = Result<std::string> (*)();
+
+void SetJvmIntegerFormat(JvmIntegerFormatFn fn);
+JvmIntegerFormatFn GetJvmIntegerFormat();
+
+}  // namespace streamfusion::expression

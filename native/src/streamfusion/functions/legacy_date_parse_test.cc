@@ -1,0 +1,88 @@
+#include "streamfusion/functions/legacy_date_parse.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace streamfusion::functions {
+namespace {
+
+std::string Unescape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      const char c = s[++i];
+      out.push_back(c == 't' ? '\t' : c == 'n' ? '\n' : c);
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+// The session zone ids of the probe as offsets (java.util.TimeZone of ZoneId.of(id)).
+int64_t OffsetMillis(const std::string& zone) {
+  if (zone == "UTC") return 0;
+  if (zone == "+08:00") return 8 * 3600000;
+  if (zone == "-03:30") return -(3 * 3600000 + 30 * 60000);
+  if (zone == "Etc/GMT+5") return -5 * 3600000;
+  ADD_FAILURE() << "zone " << zone;
+  return 0;
+}
+
+// Every case of testdata/unix_timestamp_cases.tsv (written by UnixTimestampProbe.java from Flink
+// 2.2.1's DateTimeUtils.unixTimestamp on OpenJDK 17): zone, pattern, text, result.
+TEST(LegacyDateParseTest, MatchesFlinkOnTheProbeCases) {
+  std::ifstream in(std::string(SF_TEST_SOURCE_DIR) +
+                   "/functions/testdata/unix_timestamp_cases.tsv");
+  ASSERT_TRUE(in.good());
+  std::string line;
+  int cases = 0;
+  int failures = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    size_t start = 0;
+    for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
+      f.push_back(line.substr(start, tab - start));
+    }
+    f.push_back(line.substr(start));
+    ASSERT_EQ(f.size(), 4u) << line;
+    const std::string pattern = Unescape(f[1]);
+    const std::string text = Unescape(f[2]);
+    auto parser = LegacyDateParser::Compile(pattern);
+    ASSERT_TRUE(parser.ok()) << pattern << ": " << parser.status().ToString();
+    const int64_t got = UnixTimestampSeconds(parser->ParseMillis(text, OffsetMillis(f[0])));
+    ++cases;
+    if (got != std::stoll(f[3]) && ++failures <= 20) {
+      ADD_FAILURE() << f[0] << " '" << pattern << "' '" << text << "': " << got << " expected "
+                    << f[3];
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(cases, 15000);
+}
+
+TEST(LegacyDateParseTest, RefusesWhatIsNotReproduced) {
+  for (const char* p :
+       {"yy-MM-dd", "y", "MMM", "EEE", "a", "hh", "K", "D", "z", "Z", "X", "G", "w", "u", "F"}) {
+    auto parser = LegacyDateParser::Compile(p);
+    ASSERT_FALSE(parser.ok()) << p;
+    EXPECT_TRUE(parser.status().IsNotImplemented()) << p << ": " << parser.status().ToString();
+  }
+  // Java's constructor throws for these: refused as invalid.
+  EXPECT_TRUE(LegacyDateParser::Compile("yyyy-q").status().IsInvalid());
+  EXPECT_TRUE(LegacyDateParser::Compile("yyyy 'open").status().IsInvalid());
+}
+
+TEST(LegacyDateParseTest, EmptyPatternNeverParses) {
+  auto parser = LegacyDateParser::Compile("");
+  ASSERT_TRUE(parser.ok());
+  EXPECT_EQ(UnixTimestampSeconds(parser->ParseMillis("2024", 0)),
+            std::numeric_limits<int64_t>::min());
+}
+
+}  // namespace
+}  // namespace streamfusion::functions

@@ -1,0 +1,70 @@
+package io.streamfusion.runtime.udf;
+
+import java.nio.charset.StandardCharsets;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
+import java.text.NumberFormat;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * The JVM locale's date-time texts and number symbols for native DATE_FORMAT and UNIX_TIMESTAMP.
+ * Flink formats with
+ * DateTimeFormatter.ofPattern(pattern), whose text fields (day and month names, AM/PM, eras,
+ * quarters) come from the JVM's default locale. When a native pattern has such a field, native
+ * code asks this class, once when the pattern is compiled, to format one sample per value of the
+ * field; it then formats every row itself with those texts.
+ *
+ * <p>Called from native code only (jni_entry.cc).
+ */
+final class JvmText {
+
+    private JvmText() {}
+
+    /**
+     * Each sample local date-time (epoch day, nano of day) formatted with {@code pattern}, as
+     * UTF-8. Throws IllegalArgumentException for a pattern Java rejects.
+     */
+    static byte[][] format(String pattern, long[] epochDays, long[] nanosOfDay) {
+        DateTimeFormatter formatter = DateTimeFormatter.ofPattern(pattern);
+        byte[][] texts = new byte[epochDays.length][];
+        for (int i = 0; i < texts.length; i++) {
+            LocalDateTime sample =
+                    LocalDateTime.of(
+                            LocalDate.ofEpochDay(epochDays[i]),
+                            LocalTime.ofNanoOfDay(nanosOfDay[i]));
+            texts[i] = sample.format(formatter).getBytes(StandardCharsets.UTF_8);
+        }
+        return texts;
+    }
+
+    /**
+     * The integer NumberFormat of the default FORMAT locale, which SimpleDateFormat parses
+     * numbers with (UNIX_TIMESTAMP): zero digit, minus sign, exponent separator, infinity, NaN,
+     * positive and negative prefixes and suffixes, and pattern, one per line, as UTF-8.
+     */
+    static byte[] integerFormat() {
+        NumberFormat format = NumberFormat.getIntegerInstance();
+        if (!(format instanceof DecimalFormat)) {
+            return ("not a DecimalFormat: " + format.getClass().getName())
+                    .getBytes(StandardCharsets.UTF_8);
+        }
+        DecimalFormat decimal = (DecimalFormat) format;
+        DecimalFormatSymbols symbols = decimal.getDecimalFormatSymbols();
+        return String.join(
+                        "\n",
+                        String.valueOf(symbols.getZeroDigit()),
+                        String.valueOf(symbols.getMinusSign()),
+                        symbols.getExponentSeparator(),
+                        symbols.getInfinity(),
+                        symbols.getNaN(),
+                        decimal.getPositivePrefix(),
+                        decimal.getNegativePrefix(),
+                        decimal.getPositiveSuffix(),
+                        decimal.getNegativeSuffix(),
+                        decimal.toPattern())
+                .getBytes(StandardCharsets.UTF_8);
+    }
+}
