@@ -33,4 +33,11 @@ inline std::string_view JavaText(std::string_view bytes, std::string* scratch) {
 // The number of UTF-16 code units (Java chars) of well-formed UTF-8 `text`.
 int64_t Utf16Length(std::string_view text);
 
+// StringUtf8Utils.decodeUTF8Strict into UTF-16 units (Java chars); false on malformed UTF-8.
+bool DecodeUtf16(std::string_view text, std::u16string* out);
+
+// Character.digit(c, 10) for one UTF-16 unit: ASCII digits and the BMP's other Unicode decimal
+// digits (JDK 17), -1 for anything else.
+int JavaDigit(char16_t c);
+
 }  // namespace streamfusion::functions

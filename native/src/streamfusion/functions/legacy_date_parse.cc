@@ -10,58 +10,6 @@
 namespace streamfusion::functions {
 namespace {
 
-// The UTF-16 code units (Java chars) of well-formed UTF-8 `text`.
-std::u16string ToUtf16(std::string_view text) {
-  std::u16string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const auto b = static_cast<uint8_t>(text[i]);
-    uint32_t cp;
-    size_t len;
-    if (b < 0x80) {
-      cp = b;
-      len = 1;
-    } else if (b < 0xE0) {
-      cp = b & 0x1F;
-      len = 2;
-    } else if (b < 0xF0) {
-      cp = b & 0x0F;
-      len = 3;
-    } else {
-      cp = b & 0x07;
-      len = 4;
-    }
-    for (size_t k = 1; k < len && i + k < text.size(); ++k) {
-      cp = (cp << 6) | (static_cast<uint8_t>(text[i + k]) & 0x3F);
-    }
-    i += len;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      out.push_back(static_cast<char16_t>(0xD800 + (cp >> 10)));
-      out.push_back(static_cast<char16_t>(0xDC00 + (cp & 0x3FF)));
-    } else {
-      out.push_back(static_cast<char16_t>(cp));
-    }
-  }
-  return out;
-}
-
-// Character.digit(ch, 10) on JDK 17: the BMP's decimal digit ranges (Unicode 13), each ten
-// consecutive chars from its zero (generated with Character.digit over every char).
-int JavaDigit(char16_t ch) {
-  if (ch >= u'0' && ch <= u'9') return ch - u'0';
-  static constexpr char16_t kZeros[] = {
-      0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6,
-      0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090,
-      0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40,
-      0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10};
-  if (ch < 0x0660) return -1;
-  for (char16_t zero : kZeros) {
-    if (ch >= zero && ch < zero + 10) return ch - zero;
-  }
-  return -1;
-}
-
 bool RegionMatches(const std::u16string& text, size_t at, size_t limit, std::u16string_view s) {
   return at + s.size() <= limit && text.compare(at, s.size(), s.data(), s.size()) == 0;
 }
@@ -195,15 +143,13 @@ int64_t JulianEpochDays(int64_t year, int32_t month, int64_t day) {
 
 }  // namespace
 
-Result<LegacyDateParser> LegacyDateParser::Compile(std::string_view pattern) {
-  if (!IsWellFormedUtf8(pattern)) return Unsupported("the pattern is not well-formed UTF-8");
-  const std::u16string p = ToUtf16(pattern);
-  LegacyDateParser out;
+Result<std::vector<LegacyPatternPiece>> SplitLegacyPattern(std::string_view pattern) {
+  std::u16string p;
+  if (!DecodeUtf16(pattern, &p)) return Unsupported("the pattern is not well-formed UTF-8");
+  std::vector<LegacyPatternPiece> pieces;
   auto literal = [&](char16_t ch) {
-    if (out.steps_.empty() || out.steps_.back().field != Field::kLiteral) {
-      out.steps_.push_back({Field::kLiteral, 0, {}});
-    }
-    out.steps_.back().literal.push_back(ch);
+    if (pieces.empty() || pieces.back().letter != 0) pieces.push_back({});
+    pieces.back().literal.push_back(ch);
   };
   static constexpr std::u16string_view kPatternChars = u"GyMdkHmsSEDFwWahKzZYuXL";
   bool in_quote = false;
@@ -228,13 +174,26 @@ Result<LegacyDateParser> LegacyDateParser::Compile(std::string_view pattern) {
     }
     size_t end = i;
     while (end < p.size() && p[end] == c) ++end;
-    const auto count = static_cast<int32_t>(end - i);
+    pieces.push_back({c, static_cast<int32_t>(end - i), {}});
     i = end - 1;
-    const std::string letters(static_cast<size_t>(count), static_cast<char>(c));
+  }
+  if (in_quote) return Status::Invalid("Unterminated quote");
+  return pieces;
+}
+
+Result<LegacyDateParser> LegacyDateParser::Compile(std::string_view pattern) {
+  SF_ASSIGN_OR_RAISE(auto pieces, SplitLegacyPattern(pattern));
+  LegacyDateParser out;
+  for (LegacyPatternPiece& piece : pieces) {
+    if (piece.letter == 0) {
+      out.steps_.push_back({Field::kLiteral, 0, std::move(piece.literal)});
+      continue;
+    }
+    const std::string letters(static_cast<size_t>(piece.count), static_cast<char>(piece.letter));
     Field field;
-    switch (c) {
+    switch (piece.letter) {
       case u'y':
-        if (count <= 2) {
+        if (piece.count <= 2) {
           return Unsupported("pattern letters '", letters,
                              "' (two-digit years are adjusted to the current century)");
         }
@@ -242,7 +201,7 @@ Result<LegacyDateParser> LegacyDateParser::Compile(std::string_view pattern) {
         break;
       case u'M':
       case u'L':
-        if (count > 2) return Unsupported("pattern letters '", letters, "' (month names)");
+        if (piece.count > 2) return Unsupported("pattern letters '", letters, "' (month names)");
         field = Field::kMonth;
         break;
       case u'd': field = Field::kDayOfMonth; break;
@@ -255,16 +214,17 @@ Result<LegacyDateParser> LegacyDateParser::Compile(std::string_view pattern) {
         return Unsupported("pattern letters '", letters,
                            "' (text, week, 12-hour, day-of-year or zone fields)");
     }
-    out.steps_.push_back({field, count, {}});
+    out.steps_.push_back({field, piece.count, {}});
   }
-  if (in_quote) return Status::Invalid("Unterminated quote");
   return out;
 }
 
 std::optional<int64_t> LegacyDateParser::ParseMillis(std::string_view bytes,
                                                      int64_t offset_millis) const {
   std::string scratch;
-  const std::u16string text = ToUtf16(JavaText(bytes, &scratch));
+  std::u16string text;
+  // JavaText is well-formed: malformed input became U+FFFD as in the Java String.
+  if (!DecodeUtf16(JavaText(bytes, &scratch), &text)) return std::nullopt;
   // CalendarBuilder: the last value set for each field (unset fields keep the cleared
   // calendar's values: 1970-01-01T00:00:00.000).
   int32_t year = 1970, month = 0, day = 1, hour = 0, minute = 0, second = 0, millisecond = 0;
@@ -339,6 +299,124 @@ std::optional<int64_t> LegacyDateParser::ParseMillis(std::string_view bytes,
   const uint64_t millis = static_cast<uint64_t>(days) * static_cast<uint64_t>(kMillisPerDay) +
                           static_cast<uint64_t>(time_of_day) - static_cast<uint64_t>(offset_millis);
   return static_cast<int64_t>(millis);
+}
+
+namespace {
+
+// The fields of a GregorianCalendar at a local time: the Julian calendar before 1582-10-15.
+struct CalendarFields {
+  int64_t year;   // proleptic: 0 is 1 BC
+  int64_t month;  // 1..12
+  int64_t day;
+  int64_t millis_of_day;
+};
+
+CalendarFields GregorianCalendarFields(int64_t local_millis) {
+  CalendarFields f;
+  const int64_t day = FloorDiv(local_millis, kMillisPerDay);
+  f.millis_of_day = local_millis - day * kMillisPerDay;
+  constexpr int64_t kGregorianCutoverDay = -141427;  // 1582-10-15
+  if (day >= kGregorianCutoverDay) {
+    int32_t m, d;
+    CivilFromDaysWide(day, &f.year, &m, &d);
+    f.month = m;
+    f.day = d;
+  } else {
+    // The Julian calendar from the julian day number.
+    const int64_t c = day + kEpochJulian + 32082;
+    const int64_t d = FloorDiv(4 * c + 3, 1461);
+    const int64_t e = c - FloorDiv(1461 * d, 4);
+    const int64_t m = FloorDiv(5 * e + 2, 153);
+    f.day = e - FloorDiv(153 * m + 2, 5) + 1;
+    f.month = m + 3 - 12 * FloorDiv(m, 10);
+    f.year = d - 4800 + FloorDiv(m, 10);
+  }
+  return f;
+}
+
+// More letters than DecimalFormat pads (its 309 integer digits) are not reproduced.
+constexpr int32_t kMaxPatternLetters = 300;
+
+}  // namespace
+
+Result<LegacyDateFormatter> LegacyDateFormatter::Compile(std::string_view pattern) {
+  SF_ASSIGN_OR_RAISE(auto pieces, SplitLegacyPattern(pattern));
+  LegacyDateFormatter out;
+  for (const LegacyPatternPiece& piece : pieces) {
+    if (piece.letter == 0) {
+      std::string utf8;
+      for (size_t i = 0; i < piece.literal.size(); ++i) {
+        uint32_t cp = piece.literal[i];
+        // A well-formed pattern keeps surrogate pairs together.
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < piece.literal.size()) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (piece.literal[++i] - 0xDC00u);
+        }
+        AppendUtf8(cp, &utf8);
+      }
+      out.pieces_.push_back({0, 0, std::move(utf8)});
+      continue;
+    }
+    const auto letter = static_cast<char>(piece.letter);
+    const std::string letters(static_cast<size_t>(piece.count), letter);
+    if (std::string_view("yMLdHkKhmsS").find(letter) == std::string_view::npos ||
+        ((letter == 'M' || letter == 'L') && piece.count > 2)) {
+      return Unsupported("pattern letters '", letters,
+                         "' (text, week, day-of-year or zone fields)");
+    }
+    if (piece.count > kMaxPatternLetters) {
+      return Unsupported("more than ", kMaxPatternLetters, " pattern letters");
+    }
+    out.pieces_.push_back({letter, piece.count, {}});
+  }
+  return out;
+}
+
+void LegacyDateFormatter::Format(int64_t local_millis, std::string* out) const {
+  const CalendarFields f = GregorianCalendarFields(local_millis);
+  const int64_t hour = f.millis_of_day / kMillisPerHour;
+  for (const Piece& piece : pieces_) {
+    int64_t value = 0;
+    switch (piece.letter) {
+      case 0: out->append(piece.literal); continue;
+      case 'y':
+        value = f.year >= 1 ? f.year : 1 - f.year;  // the year of era
+        if (piece.count == 2) value %= 100;         // zeroPaddingNumber(value, 2, 2)
+        break;
+      case 'M':
+      case 'L': value = f.month; break;
+      case 'd': value = f.day; break;
+      case 'H': value = hour; break;
+      case 'k': value = hour == 0 ? 24 : hour; break;
+      case 'K': value = hour % 12; break;
+      case 'h': value = hour % 12 == 0 ? 12 : hour % 12; break;
+      case 'm': value = f.millis_of_day % kMillisPerHour / kMillisPerMinute; break;
+      case 's': value = f.millis_of_day % kMillisPerMinute / kMillisPerSecond; break;
+      case 'S': value = f.millis_of_day % kMillisPerSecond; break;
+      default: break;
+    }
+    const std::string digits = std::to_string(value);
+    if (static_cast<int32_t>(digits.size()) < piece.count) {
+      out->append(static_cast<size_t>(piece.count) - digits.size(), '0');
+    }
+    out->append(digits);
+  }
+}
+
+int32_t LegacyEpochDay(std::optional<int64_t> millis) {
+  int64_t year;
+  int32_t month, day;
+  CivilFromDaysWide(FloorDiv(millis.value_or(std::numeric_limits<int64_t>::min()), kMillisPerDay),
+                    &year, &month, &day);
+  // ymdToJulian - EPOCH_JULIAN in Java's int arithmetic (the year fits an int: at most about
+  // 292 million years from the epoch).
+  const auto y32 = static_cast<int32_t>(year);
+  const int32_t a = (14 - month) / 12;
+  const int32_t y = y32 + 4800 - a;
+  const int32_t m = month + 12 * a - 3;
+  const uint32_t julian = static_cast<uint32_t>(day) + static_cast<uint32_t>((153 * m + 2) / 5) +
+                          365u * static_cast<uint32_t>(y) + static_cast<uint32_t>(y / 4) -
+                          static_cast<uint32_t>(y / 100) + static_cast<uint32_t>(y / 400) - 32045u;
+  return static_cast<int32_t>(julian - static_cast<uint32_t>(kEpochJulian));
 }
 
 int64_t UnixTimestampSeconds(std::optional<int64_t> millis) {

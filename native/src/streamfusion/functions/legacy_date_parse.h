@@ -1,11 +1,10 @@
 #pragma once
 
-// UNIX_TIMESTAMP(text[, pattern]) as Flink 2.2.1 computes it: DateTimeUtils.unixTimestamp parses
-// `text` with new SimpleDateFormat(pattern) (JVM default locale, lenient) on a GregorianCalendar
-// in the session zone and returns the epoch milliseconds / 1000, or Long.MIN_VALUE when parsing
-// fails.
+// java.text.SimpleDateFormat as Flink 2.2.1's DateTimeUtils uses it: new SimpleDateFormat(pattern)
+// in the JVM default locale, lenient, on a GregorianCalendar.
 //
-// Reproduced (checked against Flink on testdata/unix_timestamp_cases.tsv):
+// Parsing (UNIX_TIMESTAMP, TO_DATE with a format, DATE_FORMAT of a string) is reproduced and
+// checked against Flink on testdata/unix_timestamp_cases.tsv:
 //  * the numeric pattern letters y (three or more), M and L (one or two), d, H, k, m, s and S,
 //    quoted and unquoted literals, matched char by char on the Java String;
 //  * SimpleDateFormat.subParse: spaces and tabs skipped before a number; a field directly
@@ -17,8 +16,12 @@
 //  * the lenient calendar: fields out of range roll over, the Julian calendar before
 //    1582-10-15, 64-bit millisecond arithmetic that wraps as Java's does;
 //  * zones with a fixed offset.
-// Callers refuse the rest: other pattern letters, years of one or two letters (adjusted to a
-// century around the current date), other locales' number symbols, region zones.
+// Formatting (FROM_UNIXTIME, DATE_FORMAT of a string) covers the numeric letters y, M and L (one
+// or two), d, H, k, K, h, m, s and S with SimpleDateFormat's zero padding, on the calendar's
+// fields of a local time (Julian before 1582-10-15, years of era).
+// Callers refuse the rest: other pattern letters, two-digit years when parsing (adjusted to a
+// century around the current date), other locales' number symbols or calendars, and region
+// zones when parsing.
 
 #include <cstdint>
 #include <optional>
@@ -29,6 +32,16 @@
 #include "streamfusion/common/status.h"
 
 namespace streamfusion::functions {
+
+// A pattern as SimpleDateFormat.compile splits it: runs of one pattern letter, and literal
+// text (letter 0). Invalid where Java's constructor throws (an illegal letter, an unterminated
+// quote); Unsupported for a pattern that is not well-formed UTF-8.
+struct LegacyPatternPiece {
+  char16_t letter = 0;
+  int32_t count = 0;
+  std::u16string literal;
+};
+Result<std::vector<LegacyPatternPiece>> SplitLegacyPattern(std::string_view pattern);
 
 class LegacyDateParser {
  public:
@@ -59,6 +72,29 @@ class LegacyDateParser {
   };
   std::vector<Step> steps_;
 };
+
+// SimpleDateFormat.format of numeric fields (see the file comment).
+class LegacyDateFormatter {
+ public:
+  // Unsupported for letters other than the numeric ones listed above.
+  static Result<LegacyDateFormatter> Compile(std::string_view pattern);
+
+  // Appends the text of the local time `local_millis` (the instant plus the zone's offset).
+  void Format(int64_t local_millis, std::string* out) const;
+
+ private:
+  struct Piece {
+    char letter;  // 0: literal text
+    int32_t count;
+    std::string literal;  // UTF-8
+  };
+  std::vector<Piece> pieces_;
+};
+
+// TO_DATE(text, pattern)'s epoch day from ParseMillis's result: DateTimeUtils.parseDate takes the
+// UTC date of the millis (Long.MIN_VALUE where parsing failed) and folds it with int arithmetic
+// (ymdToUnixDate), which wraps for years far outside 0..9999 as Java's does.
+int32_t LegacyEpochDay(std::optional<int64_t> millis);
 
 // UNIX_TIMESTAMP's result from ParseMillis's: Long.MIN_VALUE on failure, else millis / 1000
 // (Java's truncating division; a parsed Long.MIN_VALUE stays Long.MIN_VALUE).

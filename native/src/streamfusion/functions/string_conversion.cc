@@ -8,6 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "streamfusion/functions/java_string.h"
+
 namespace streamfusion::functions {
 
 namespace {
@@ -269,67 +271,6 @@ Result<std::optional<int64_t>> ParseCompactDecimal(std::string_view text, int pr
   return std::optional<int64_t>((value + (negative ? -5 : 5) * half_unit) / divisor);
 }
 
-// Zero code points of the BMP's decimal digit runs (Unicode Nd, ten consecutive code points
-// each): the non-ASCII chars Java's Character.digit(c, 10) accepts, as BigDecimal does. Checked
-// against Character.isDigit of the JDK 17 that runs Flink.
-constexpr std::array<char16_t, 36> kUnicodeDigitZeros = {
-    0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66,
-    0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90,
-    0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10};
-
-// Character.digit(c, 10) for one UTF-16 unit.
-int JavaDigit(char16_t c) {
-  if (c >= u'0' && c <= u'9') return c - u'0';
-  auto it = std::upper_bound(kUnicodeDigitZeros.begin(), kUnicodeDigitZeros.end(), c);
-  if (it == kUnicodeDigitZeros.begin()) return -1;
-  const char16_t zero = *(it - 1);
-  return c - zero < 10 ? c - zero : -1;
-}
-
-// StringUtf8Utils.decodeUTF8Strict into UTF-16 units; false on malformed UTF-8.
-bool DecodeUtf16(std::string_view text, std::vector<char16_t>* out) {
-  out->clear();
-  size_t i = 0;
-  while (i < text.size()) {
-    const uint8_t lead = static_cast<uint8_t>(text[i]);
-    uint32_t code;
-    size_t length;
-    if (lead < 0x80) {
-      code = lead;
-      length = 1;
-    } else if (lead >= 0xC2 && lead <= 0xDF) {
-      code = lead & 0x1F;
-      length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      code = lead & 0x0F;
-      length = 3;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      code = lead & 0x07;
-      length = 4;
-    } else {
-      return false;
-    }
-    if (i + length > text.size()) return false;
-    for (size_t k = 1; k < length; ++k) {
-      const uint8_t next = static_cast<uint8_t>(text[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3F);
-    }
-    if ((length == 3 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) ||
-        (length == 4 && (code < 0x10000 || code > 0x10FFFF))) {
-      return false;
-    }
-    if (code >= 0x10000) {
-      out->push_back(static_cast<char16_t>(0xD800 + ((code - 0x10000) >> 10)));
-      out->push_back(static_cast<char16_t>(0xDC00 + ((code - 0x10000) & 0x3FF)));
-    } else {
-      out->push_back(static_cast<char16_t>(code));
-    }
-    i += length;
-  }
-  return true;
-}
-
 // A UTF-16 unit as UTF-8 for a message; a lone surrogate becomes U+FFFD.
 std::string UnitToUtf8(char16_t c) {
   uint32_t code = (c >= 0xD800 && c <= 0xDFFF) ? 0xFFFD : c;
@@ -353,8 +294,7 @@ Status BigDecimalFormatError(const std::string& message) {
 
 // BigDecimal's exponent after 'e'/'E' (units [begin, end)): optional sign, leading zeros skipped
 // while more than ten units remain, at most ten digits, the value must fit an int.
-Result<int64_t> ParseBigDecimalExponent(const std::vector<char16_t>& units, size_t begin,
-                                        size_t end) {
+Result<int64_t> ParseBigDecimalExponent(const std::u16string& units, size_t begin, size_t end) {
   size_t i = begin;
   if (i == end) return BigDecimalFormatError("No exponent digits.");
   const bool negative = units[i] == u'-';
@@ -379,7 +319,7 @@ Result<int64_t> ParseBigDecimalExponent(const std::vector<char16_t>& units, size
 // new BigDecimal(chars), DecimalData.fromBigDecimal (setScale HALF_UP, precision check).
 // nullopt is Flink's null: "Overflow.".
 Result<std::optional<int128_t>> ParseWideDecimal(std::string_view text, int precision, int scale) {
-  std::vector<char16_t> units;
+  std::u16string units;
   if (!DecodeUtf16(text, &units)) return std::nullopt;
   auto is_space = [](char16_t c) { return c == u' ' || c == u'\n' || c == u'\t'; };
   // Flink trims only when a non-space exists: an all-space string is parsed whole.

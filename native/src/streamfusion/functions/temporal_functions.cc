@@ -275,6 +275,43 @@ Result<ExprPtr> CompileFloorCeil(FunctionCall& call) {
                                              call.result, call.ctx.pool));
 }
 
+// ---- java.text.SimpleDateFormat (legacy_date_parse.h) ----
+
+// SimpleDateFormat(pattern) in the JVM default locale (legacy_date_parse.h): reproduced for the
+// locales whose integer format and calendar are these (lines of JvmText.integerFormat: zero,
+// minus, exponent, infinity, NaN, prefixes and suffixes, calendar type), with no negative
+// subpattern (SimpleDateFormat's trailing-minus rule when parsing).
+constexpr std::string_view kLegacyLocale = "0\n-\nE\n\u221E\nNaN\n\n-\n\n\ngregory\n";
+
+Status CheckLegacyLocale(const FunctionCall& call) {
+  const JvmIntegerFormatFn integer_format = GetJvmIntegerFormat();
+  if (integer_format == nullptr) return call.Refuse("needs the JVM locale's number format");
+  SF_ASSIGN_OR_RAISE(const std::string symbols, integer_format());
+  const size_t last_line = symbols.rfind('\n');
+  if (last_line == std::string::npos ||
+      std::string_view(symbols).substr(0, last_line + 1) != kLegacyLocale ||
+      symbols.find(';', last_line) != std::string::npos) {
+    return call.Refuse(
+        "the JVM locale's integer format or calendar differs from the one reproduced ('0', "
+        "'-', 'E', '\u221E', 'NaN', Gregorian)");
+  }
+  return Status::OK();
+}
+
+// The literal pattern operand `i`, else `fallback` where the call has no such operand.
+Result<std::string> LegacyPatternOperand(const FunctionCall& call, size_t i,
+                                         std::string_view fallback) {
+  if (call.operands.size() <= i) return std::string(fallback);
+  const plan::Literal* literal = call.LiteralOperand(i);
+  if (literal == nullptr || literal->is_null()) {
+    return call.Refuse("the pattern must be a non-NULL literal");
+  }
+  return literal->string_value();
+}
+
+// DateTimeUtils.TIMESTAMP_FORMAT_STRING
+constexpr std::string_view kLegacyTimestampPattern = "yyyy-MM-dd HH:mm:ss";
+
 // ---- DATE_FORMAT ----
 
 class DateFormat final : public TemporalFunction {
@@ -314,12 +351,53 @@ class DateFormat final : public TemporalFunction {
   ZonePtr zone_;
 };
 
+// DATE_FORMAT(text, pattern): DateTimeUtils.formatTimestampString parses `text` as
+// "yyyy-MM-dd HH:mm:ss" and formats it with `pattern`, both SimpleDateFormat in UTC; NULL where
+// the text does not parse.
+class DateFormatString final : public TemporalFunction {
+ public:
+  DateFormatString(std::vector<ExprPtr> operands, functions::LegacyDateParser parser,
+                   functions::LegacyDateFormatter format, LogicalType type, arrow::MemoryPool* pool)
+      : TemporalFunction(std::move(operands), std::move(type), pool),
+        parser_(std::move(parser)),
+        format_(std::move(format)) {}
+
+ protected:
+  Result<ArrayPtr> Compute(const std::vector<ArrayPtr>& args, const Selection& selection,
+                           int64_t n) override {
+    StringReader s(*args[0]->data());
+    std::string text;
+    return MapRows(args, selection, n, Utf8Writer(pool_), pool_, [&](int64_t i, Utf8Writer& w) {
+      const std::optional<int64_t> millis = parser_.ParseMillis(s[i], 0);
+      if (!millis) return w.AppendNull();
+      text.clear();
+      format_.Format(*millis, &text);
+      return w.Append(text);
+    });
+  }
+
+ private:
+  functions::LegacyDateParser parser_;
+  functions::LegacyDateFormatter format_;
+};
+
+Result<ExprPtr> CompileDateFormatString(FunctionCall& call) {
+  SF_ASSIGN_OR_RAISE(const std::string pattern, LegacyPatternOperand(call, 1, ""));
+  SF_RETURN_NOT_OK(CheckLegacyLocale(call));
+  SF_ASSIGN_OR_RAISE(auto parser, functions::LegacyDateParser::Compile(kLegacyTimestampPattern));
+  auto format = functions::LegacyDateFormatter::Compile(pattern);
+  if (!format.ok()) return call.Refuse(format.status().message());
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(call.operands[0]));
+  return ExprPtr(std::make_unique<DateFormatString>(
+      std::move(args), std::move(parser), std::move(*format), call.result, call.ctx.pool));
+}
+
 Result<ExprPtr> CompileDateFormat(FunctionCall& call) {
   SF_RETURN_NOT_OK(call.ExpectOperands(2));
   const LogicalType& t = call.operands[0]->type();
-  if (!t.IsTimestamp()) {
-    return call.Refuse("DATE_FORMAT of a string parses and formats with SimpleDateFormat");
-  }
+  if (t.IsString()) return CompileDateFormatString(call);
+  if (!t.IsTimestamp()) return call.Refuse("operand type");
   const plan::Literal* pattern = call.LiteralOperand(1);
   if (pattern == nullptr || pattern->is_null()) {
     return call.Refuse("the pattern must be a non-NULL literal");
@@ -633,22 +711,56 @@ Result<ExprPtr> CompileToTimestamp(FunctionCall& call) {
       std::make_unique<ToTimestamp>(std::move(call.operands), call.result, call.ctx.pool));
 }
 
+// TO_DATE(text, pattern): DateTimeUtils.parseDate(String, String), SimpleDateFormat parsing in
+// UTC; a text that does not parse gives the date of Long.MIN_VALUE millis, as Flink's does.
+class ToDateWithFormat final : public TemporalFunction {
+ public:
+  ToDateWithFormat(std::vector<ExprPtr> operands, functions::LegacyDateParser parser,
+                   LogicalType type, arrow::MemoryPool* pool)
+      : TemporalFunction(std::move(operands), std::move(type), pool), parser_(std::move(parser)) {}
+
+ protected:
+  Result<ArrayPtr> Compute(const std::vector<ArrayPtr>& args, const Selection& selection,
+                           int64_t n) override {
+    StringReader s(*args[0]->data());
+    return MapRows(args, selection, n, FixedWriter<int32_t>(arrow::date32(), pool_), pool_,
+                   [&](int64_t i, FixedWriter<int32_t>& w) {
+                     return w.Append(functions::LegacyEpochDay(parser_.ParseMillis(s[i], 0)));
+                   });
+  }
+
+ private:
+  functions::LegacyDateParser parser_;
+};
+
 Result<ExprPtr> CompileToDate(FunctionCall& call) {
-  if (call.operands.size() != 1) return call.Refuse("a format uses SimpleDateFormat parsing");
+  SF_RETURN_NOT_OK(call.ExpectOperands(1, 2));
   if (!call.operands[0]->type().IsString()) return call.Refuse("operand type");
+  if (call.operands.size() == 2) {
+    SF_ASSIGN_OR_RAISE(const std::string pattern, LegacyPatternOperand(call, 1, ""));
+    SF_RETURN_NOT_OK(CheckLegacyLocale(call));
+    auto parser = functions::LegacyDateParser::Compile(pattern);
+    if (!parser.ok()) return call.Refuse(parser.status().message());
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(call.operands[0]));
+    return ExprPtr(std::make_unique<ToDateWithFormat>(std::move(args), std::move(*parser),
+                                                      call.result, call.ctx.pool));
+  }
   return ExprPtr(std::make_unique<ToDate>(std::move(call.operands), call.result, call.ctx.pool));
 }
 
 // ---- FROM_UNIXTIME ----
 
-// FROM_UNIXTIME(seconds): SimpleDateFormat("yyyy-MM-dd HH:mm:ss") in the session zone over
-// new Date(seconds * 1000): GregorianCalendar fields (Julian calendar before 1582-10-15, year of
-// era for BC years) with java.util.TimeZone offsets.
+// FROM_UNIXTIME(seconds[, pattern]): DateTimeUtils.formatUnixTimestamp, SimpleDateFormat in the
+// session zone over new Date(seconds * 1000) (the multiply wraps as Java's long does), with
+// java.util.TimeZone offsets.
 class FromUnixtime final : public TemporalFunction {
  public:
-  FromUnixtime(std::vector<ExprPtr> operands, ZonePtr zone, LogicalType type,
-               arrow::MemoryPool* pool)
-      : TemporalFunction(std::move(operands), std::move(type), pool), zone_(std::move(zone)) {}
+  FromUnixtime(std::vector<ExprPtr> operands, functions::LegacyDateFormatter format, ZonePtr zone,
+               LogicalType type, arrow::MemoryPool* pool)
+      : TemporalFunction(std::move(operands), std::move(type), pool),
+        format_(std::move(format)),
+        zone_(std::move(zone)) {}
 
  protected:
   Result<ArrayPtr> Compute(const std::vector<ArrayPtr>& args, const Selection& selection,
@@ -657,59 +769,25 @@ class FromUnixtime final : public TemporalFunction {
     std::string text;
     return MapRows(args, selection, n, Utf8Writer(pool_), pool_, [&](int64_t i, Utf8Writer& w) {
       const int64_t millis = static_cast<int64_t>(static_cast<uint64_t>(seconds[i]) * 1000u);
-      const int64_t local = millis + zone_->LegacyOffsetMillisAt(millis);
       text.clear();
-      FormatGregorianCalendar(local, &text);
+      format_.Format(millis + zone_->LegacyOffsetMillisAt(millis), &text);
       return w.Append(text);
     });
   }
 
  private:
-  static void Pad(std::string* out, int64_t v, int width) {
-    std::string digits = std::to_string(v);
-    for (int k = static_cast<int>(digits.size()); k < width; ++k) out->push_back('0');
-    out->append(digits);
-  }
-  static void FormatGregorianCalendar(int64_t local_millis, std::string* out) {
-    const int64_t day = functions::FloorDiv(local_millis, functions::kMillisPerDay);
-    const int64_t ms = local_millis - day * functions::kMillisPerDay;
-    int64_t year, month, dom;
-    constexpr int64_t kGregorianCutoverDay = -141427;  // 1582-10-15
-    if (day >= kGregorianCutoverDay) {
-      // Millis far beyond year 9999 (seconds * 1000 may wrap, as in Java) need 64-bit days.
-      int32_t m, d;
-      functions::CivilFromDaysWide(day, &year, &m, &d);
-      month = m;
-      dom = d;
-    } else {
-      // Julian calendar from the julian day number.
-      const int64_t c = day + functions::kEpochJulian + 32082;
-      const int64_t d = functions::FloorDiv(4 * c + 3, 1461);
-      const int64_t e = c - functions::FloorDiv(1461 * d, 4);
-      const int64_t m = functions::FloorDiv(5 * e + 2, 153);
-      dom = e - functions::FloorDiv(153 * m + 2, 5) + 1;
-      month = m + 3 - 12 * functions::FloorDiv(m, 10);
-      year = d - 4800 + functions::FloorDiv(m, 10);
-    }
-    Pad(out, year >= 1 ? year : 1 - year, 4);
-    out->push_back('-');
-    Pad(out, month, 2);
-    out->push_back('-');
-    Pad(out, dom, 2);
-    out->push_back(' ');
-    Pad(out, ms / functions::kMillisPerHour, 2);
-    out->push_back(':');
-    Pad(out, ms % functions::kMillisPerHour / functions::kMillisPerMinute, 2);
-    out->push_back(':');
-    Pad(out, ms % functions::kMillisPerMinute / functions::kMillisPerSecond, 2);
-  }
-
+  functions::LegacyDateFormatter format_;
   ZonePtr zone_;
 };
 
 Result<ExprPtr> CompileFromUnixtime(FunctionCall& call) {
-  if (call.operands.size() != 1) return call.Refuse("a format uses SimpleDateFormat patterns");
+  SF_RETURN_NOT_OK(call.ExpectOperands(1, 2));
   if (!call.operands[0]->type().IsIntegral()) return call.Refuse("operand type");
+  SF_ASSIGN_OR_RAISE(const std::string pattern,
+                     LegacyPatternOperand(call, 1, kLegacyTimestampPattern));
+  SF_RETURN_NOT_OK(CheckLegacyLocale(call));
+  auto format = functions::LegacyDateFormatter::Compile(pattern);
+  if (!format.ok()) return call.Refuse(format.status().message());
   SF_ASSIGN_OR_RAISE(auto zone, SessionTimeZone(call.ctx));
   ExprPtr operand = std::move(call.operands[0]);
   if (operand->type().kind != TypeKind::kBigInt) {
@@ -718,8 +796,8 @@ Result<ExprPtr> CompileFromUnixtime(FunctionCall& call) {
   }
   std::vector<ExprPtr> operands;
   operands.push_back(std::move(operand));
-  return ExprPtr(std::make_unique<FromUnixtime>(std::move(operands), std::move(zone), call.result,
-                                                call.ctx.pool));
+  return ExprPtr(std::make_unique<FromUnixtime>(std::move(operands), std::move(*format),
+                                                std::move(zone), call.result, call.ctx.pool));
 }
 
 // ---- TO_TIMESTAMP_LTZ(numeric[, precision]) ----
@@ -907,36 +985,15 @@ class UnixTimestamp final : public TemporalFunction {
   int64_t offset_millis_;
 };
 
-// What LegacyDateParser reproduces of DecimalFormat: the JVM locale's integer format must have
-// these symbols (zero, minus, exponent, infinity, NaN, prefixes, suffixes; lines of
-// JvmText.integerFormat), and no negative subpattern (SimpleDateFormat's trailing-minus rule).
-constexpr std::string_view kIntegerFormatSymbols = "0\n-\nE\n\u221E\nNaN\n\n-\n\n\n";
-
 Result<ExprPtr> CompileUnixTimestamp(FunctionCall& call) {
   if (call.operands.empty()) return call.Refuse("the current time is not deterministic");
   SF_RETURN_NOT_OK(call.ExpectOperands(1, 2));
   if (!call.operands[0]->type().IsString() || call.result.kind != TypeKind::kBigInt) {
     return call.Refuse("operand or result type");
   }
-  std::string pattern = "yyyy-MM-dd HH:mm:ss";  // DateTimeUtils.TIMESTAMP_FORMAT_STRING
-  if (call.operands.size() == 2) {
-    const plan::Literal* literal = call.LiteralOperand(1);
-    if (literal == nullptr || literal->is_null()) {
-      return call.Refuse("the pattern must be a non-NULL literal");
-    }
-    pattern = literal->string_value();
-  }
-  const JvmIntegerFormatFn integer_format = GetJvmIntegerFormat();
-  if (integer_format == nullptr) return call.Refuse("needs the JVM locale's number format");
-  SF_ASSIGN_OR_RAISE(const std::string symbols, integer_format());
-  const size_t last_line = symbols.rfind('\n');
-  if (last_line == std::string::npos ||
-      std::string_view(symbols).substr(0, last_line + 1) != kIntegerFormatSymbols ||
-      symbols.find(';', last_line) != std::string::npos) {
-    return call.Refuse(
-        "the JVM locale's integer format differs from the one reproduced ('0', '-', "
-        "'E', '\u221E', 'NaN')");
-  }
+  SF_ASSIGN_OR_RAISE(const std::string pattern,
+                     LegacyPatternOperand(call, 1, kLegacyTimestampPattern));
+  SF_RETURN_NOT_OK(CheckLegacyLocale(call));
   auto parser = functions::LegacyDateParser::Compile(pattern);
   if (!parser.ok()) return call.Refuse(parser.status().message());
   SF_ASSIGN_OR_RAISE(auto zone, SessionTimeZone(call.ctx));
@@ -969,9 +1026,11 @@ void RegisterTemporalFunctions(FunctionRegistry& r) {
   r.Add({"CEIL_DATETIME", "CEIL(DATE | TIME | TIMESTAMP | TIMESTAMP_LTZ TO unit)",
          "Rounds up to a unit (DateTimeUtils.julianDateFloor / timestampCeil rules)",
          CompileFloorCeil<false>});
-  r.Add({"DATE_FORMAT", "DATE_FORMAT(TIMESTAMP | TIMESTAMP_LTZ, literal pattern) -> STRING",
+  r.Add({"DATE_FORMAT",
+         "DATE_FORMAT(TIMESTAMP | TIMESTAMP_LTZ | STRING, literal pattern) -> STRING",
          "Formats with DateTimeFormatter.ofPattern (numeric fields, literals, and text fields "
-         "with the JVM locale's texts; the session zone for TIMESTAMP_LTZ)",
+         "with the JVM locale's texts; the session zone for TIMESTAMP_LTZ); a string is parsed "
+         "as 'yyyy-MM-dd HH:mm:ss' and formatted with SimpleDateFormat's numeric fields in UTC",
          CompileDateFormat});
   r.Add({"DATETIME_PLUS", "datetime + INTERVAL (also TIMESTAMPADD)",
          "DATE/TIME/TIMESTAMP plus an interval; months clamp to the month's last day",
@@ -987,10 +1046,13 @@ void RegisterTemporalFunctions(FunctionRegistry& r) {
          "Parses 'yyyy-MM-dd[ HH:mm:ss[.f]]' leniently as Flink's default formatter; NULL when "
          "unparsable",
          CompileToTimestamp});
-  r.Add({"TO_DATE", "TO_DATE(STRING) -> DATE",
-         "Parses 'yyyy[-MM[-dd]]' (DateTimeUtils.parseDate); NULL when unparsable", CompileToDate});
-  r.Add({"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT) -> STRING",
-         "Epoch seconds as 'yyyy-MM-dd HH:mm:ss' in the session zone (SimpleDateFormat)",
+  r.Add({"TO_DATE", "TO_DATE(STRING[, literal pattern]) -> DATE",
+         "Parses 'yyyy[-MM[-dd]]' (DateTimeUtils.parseDate; NULL when unparsable), or the "
+         "pattern's SimpleDateFormat numeric fields in UTC",
+         CompileToDate});
+  r.Add({"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT[, literal pattern]) -> STRING",
+         "Epoch seconds as 'yyyy-MM-dd HH:mm:ss' or the pattern's numeric fields in the session "
+         "zone (SimpleDateFormat)",
          CompileFromUnixtime});
   r.Add({"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric[, 0 | 3]) -> TIMESTAMP_LTZ(3)",
          "Epoch seconds (0) or milliseconds (3, default) as an instant; NULL outside years "

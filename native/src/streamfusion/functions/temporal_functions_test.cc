@@ -138,7 +138,25 @@ TEST(TemporalFunctionsTest, DatetimeArithmetic) {
   EXPECT_EQ(EvalShow(diff, b), "[0, 0, null, 0, 0]");
 }
 
+// JvmText.integerFormat in locale en (and one with another minus sign).
+Result<std::string> EnglishIntegerFormat() {
+  return std::string("0\n-\nE\n\u221E\nNaN\n\n-\n\n\ngregory\n#,##0");
+}
+Result<std::string> OtherMinusIntegerFormat() {
+  return std::string("0\n\u2212\nE\n\u221E\nNaN\n\n\u2212\n\n\ngregory\n#,##0");
+}
+
+// Installs a JvmText.integerFormat for one test (C++ tests have no JVM).
+class ScopedJvmLocale {
+ public:
+  explicit ScopedJvmLocale(JvmIntegerFormatFn fn) { SetJvmIntegerFormat(fn); }
+  ~ScopedJvmLocale() { SetJvmIntegerFormat(nullptr); }
+  ScopedJvmLocale(const ScopedJvmLocale&) = delete;
+  ScopedJvmLocale& operator=(const ScopedJvmLocale&) = delete;
+};
+
 TEST(TemporalFunctionsTest, FromUnixtimeUsesJulianCalendarBefore1582) {
+  ScopedJvmLocale locale(&EnglishIntegerFormat);
   auto b = MakeBatch({BigInt()}, {Longs({1709209815LL, -62135596800LL, std::nullopt, -1LL})});
   EXPECT_EQ(ShowIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt())}), b, "UTC"),
             "[2024-02-29 12:30:15, 0001-01-03 00:00:00, null, 1969-12-31 23:59:59]");
@@ -149,6 +167,7 @@ TEST(TemporalFunctionsTest, FromUnixtimeUsesJulianCalendarBefore1582) {
 // seconds * 1000 wraps like Java's long and lands ~179 million years ahead; Flink's
 // SimpleDateFormat prints that year in full (established by the expression fuzzer, seed 42).
 TEST(TemporalFunctionsTest, FromUnixtimeBeyondInt32Days) {
+  ScopedJvmLocale locale(&EnglishIntegerFormat);
   auto b = MakeBatch({BigInt()}, {Longs({8491153766255516575LL})});
   EXPECT_EQ(ShowIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt())}), b, "America/New_York"),
             "[179090633-03-23 15:27:11]");
@@ -212,14 +231,6 @@ TEST(TemporalFunctionsTest, RefusalsCarryReasons) {
   EXPECT_NE(FunctionRegistry::Instance().Find("DATE_FORMAT"), nullptr);
 }
 
-// JvmText.integerFormat in locale en (and one with another minus sign).
-Result<std::string> EnglishIntegerFormat() {
-  return std::string("0\n-\nE\n\u221E\nNaN\n\n-\n\n\n#,##0");
-}
-Result<std::string> OtherMinusIntegerFormat() {
-  return std::string("0\n\u2212\nE\n\u221E\nNaN\n\n\u2212\n\n\n#,##0");
-}
-
 TEST(TemporalFunctionsTest, UnixTimestampParsesInTheSessionOffset) {
   SetJvmIntegerFormat(&EnglishIntegerFormat);
   auto b = MakeBatch({VarChar()}, {Strings({"2024-03-05 14:07:09", "x", std::nullopt,
@@ -242,6 +253,37 @@ TEST(TemporalFunctionsTest, UnixTimestampParsesInTheSessionOffset) {
   auto minus = EvalIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar())}), b, "UTC");
   EXPECT_TRUE(minus.status().IsNotImplemented()) << minus.status().ToString();
   SetJvmIntegerFormat(nullptr);
+}
+
+// FROM_UNIXTIME with a pattern, DATE_FORMAT of a string and TO_DATE with a pattern:
+// SimpleDateFormat's numeric fields and zero padding (values established with Flink 2.2.1).
+TEST(TemporalFunctionsTest, SimpleDateFormatPatterns) {
+  ScopedJvmLocale locale(&EnglishIntegerFormat);
+  auto seconds = MakeBatch({BigInt()}, {Longs({1709209815LL, -62135596800LL, std::nullopt})});
+  EXPECT_EQ(
+      ShowIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt()), StrLit("yy/M/d h:m:s S k K")}),
+             seconds, "UTC"),
+      "[24/2/29 12:30:15 0 12 0, 01/1/3 12:0:0 0 24 0, null]");
+  EXPECT_EQ(ShowIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt()), StrLit("y 'o''clock' HH")}),
+                   seconds, "+05:30"),
+            "[2024 o'clock 18, 1 o'clock 05, null]");
+  auto week =
+      EvalIn(Call("FROM_UNIXTIME", VarChar(), {Ref(0, BigInt()), StrLit("EEE")}), seconds, "UTC");
+  EXPECT_TRUE(week.status().IsNotImplemented()) << week.status().ToString();
+
+  auto texts =
+      MakeBatch({VarChar()},
+                {Strings({"2024-02-29 07:08:09", "2024-1-1 1:2:3", "2024-02-29", std::nullopt})});
+  EXPECT_EQ(EvalShow(Call("DATE_FORMAT", VarChar(), {Ref(0, VarChar()), StrLit("yyyyMMdd HH SSS")}),
+                     texts),
+            "[20240229 07 000, 20240101 01 000, null, null]");
+  EXPECT_EQ(EvalShow(Call("TO_DATE", DateT(), {Ref(0, VarChar()), StrLit("yyyy-MM-dd")}), texts),
+            "[2024-02-29, 2024-01-01, 2024-02-29, null]");
+  // Unparsable text: the UTC date of Long.MIN_VALUE millis, folded in int arithmetic.
+  auto bad = MakeBatch({VarChar()}, {Strings({"x"})});
+  auto day = Eval(Call("TO_DATE", DateT(), {Ref(0, VarChar()), StrLit("yyyy")}), bad);
+  ASSERT_TRUE(day.ok()) << day.status().ToString();
+  EXPECT_EQ(std::static_pointer_cast<arrow::Date32Array>(*day)->Value(0), 622191233);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 package io.streamfusion.tests;
 
 import io.streamfusion.planner.StreamFusion;
-import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -168,14 +167,7 @@ class MathFunctionParityTest {
 
     private static StreamTableEnvironment sequenceEnvironment(boolean nativeEngine) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        StreamTableEnvironment tEnv =
-                nativeEngine
-                        ? StreamFusion.create(env, EnvironmentSettings.inStreamingMode())
-                        : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        if (nativeEngine) {
-            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
-        }
+        StreamTableEnvironment tEnv = ParityHarness.tableEnvironment(env, nativeEngine, "forbid");
         tEnv.createTemporaryView("seq", tEnv.fromDataStream(env.fromSequence(1, 20_000)));
         return tEnv;
     }

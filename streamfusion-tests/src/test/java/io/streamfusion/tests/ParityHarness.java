@@ -90,6 +90,23 @@ public final class ParityHarness {
         return tEnv;
     }
 
+    /**
+     * A table environment on {@code env} at parallelism 2: stock Flink, or StreamFusion with the
+     * given fallback mode. Tests with their own tables register them on it.
+     */
+    static StreamTableEnvironment tableEnvironment(
+            StreamExecutionEnvironment env, boolean nativeEngine, String fallback) {
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv =
+                nativeEngine
+                        ? StreamFusion.create(env, EnvironmentSettings.inStreamingMode())
+                        : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        if (nativeEngine) {
+            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), fallback);
+        }
+        return tEnv;
+    }
+
     private StreamExecutionEnvironment environment() {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.OBJECT_REUSE, objectReuse);

@@ -2,13 +2,11 @@ package io.streamfusion.tests;
 
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
-import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.DataType;
@@ -221,14 +219,7 @@ class RegexFunctionParityTest {
 
     static StreamTableEnvironment environment(boolean nativeEngine, String fallback) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        StreamTableEnvironment tEnv =
-                nativeEngine
-                        ? StreamFusion.create(env, EnvironmentSettings.inStreamingMode())
-                        : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        if (nativeEngine) {
-            tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), fallback);
-        }
+        StreamTableEnvironment tEnv = ParityHarness.tableEnvironment(env, nativeEngine, fallback);
         tEnv.createTemporaryView("rx", tEnv.fromDataStream(env.fromData(rxRows(), rxTypeInfo())));
         return tEnv;
     }

@@ -145,6 +145,22 @@ class TemporalFunctionParityTest {
                 + " WHEN 4 THEN '12:30:15+02:00' WHEN 5 THEN ' 1 : 2 : 3 ' ELSE '23:59:59.999' END"
                 + " AS TIME(3))",
         "CAST(CASE id WHEN 0 THEN '12:30:15.987' ELSE '00:00:00.5' END AS TIME(0))",
+        // SimpleDateFormat parsing in UTC: TO_DATE gives the date of Long.MIN_VALUE millis
+        // where the text does not parse, DATE_FORMAT of a string NULL. Such dates (and those of
+        // years wrapped by lenient parsing) make Flink's LocalDate conversion throw when
+        // collected: they are compared as strings.
+        "CAST(TO_DATE(s, 'yyyy-MM-dd') AS STRING)",
+        "CAST(TO_DATE(CAST(ts AS STRING), 'yyyy-MM-dd HH:mm:ss') AS STRING)",
+        "CAST(TO_DATE(CAST(i64 AS STRING), 'yyyyMMdd') AS STRING)",
+        "TO_DATE(CAST(dt AS STRING), 'yyyy-MM')",
+        "CAST(TO_DATE(CASE id WHEN 0 THEN '2024-13-45' WHEN 2 THEN '1582-10-10' WHEN 3 THEN 'x'"
+                + " WHEN 4 THEN '99999999999-01-01' ELSE '-0044-03-15' END, 'yyyy-MM-dd')"
+                + " AS STRING)",
+        "DATE_FORMAT(s, 'yyyyMMdd HH')", "DATE_FORMAT(CAST(ts AS STRING), 'yy/M/d h:m:s.S k K')",
+        "DATE_FORMAT(CAST(ts9 AS STRING), 'yyyy-MM-dd''T''HH:mm:ss.SSS')",
+        "DATE_FORMAT(CASE id WHEN 0 THEN '2024-13-45 25:61:61' WHEN 2 THEN '1582-10-10 00:00:00'"
+                + " WHEN 3 THEN '-0044-03-15 12:00:00' ELSE '2024-2-9 1:2:3' END,"
+                + " 'yyyyy.MM.dd HH:mm:ss SSSS')",
     };
 
     static final String[] TO_TIMESTAMP_LTZ = {
@@ -166,6 +182,7 @@ class TemporalFunctionParityTest {
         "CAST(ltz AS TIME)", "CAST(ltz AS TIMESTAMP_LTZ(0))",
         "DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')", "DATE_FORMAT(ltz, 'EEE d MMM h a')",
         "FROM_UNIXTIME(i64)", "FROM_UNIXTIME(i32)",
+        "FROM_UNIXTIME(i64, 'yyyy-MM-dd''T''HH:mm:ss.SSS')", "FROM_UNIXTIME(i32, 'yy/M/d h:m:s k K')",
         "FROM_UNIXTIME(EXTRACT(EPOCH FROM ts))", "ltz + INTERVAL '1' MONTH",
         "ltz - INTERVAL '1 01:00:00' DAY TO SECOND", "TIMESTAMPDIFF(HOUR, ltz, ltz)",
         "CAST(CASE id WHEN 0 THEN '2024-03-10 02:30:00' WHEN 2 THEN '2024-11-03 01:30:00'"
@@ -241,6 +258,30 @@ class TemporalFunctionParityTest {
                     harness("UTC").assertParity(
                             "SELECT id, DATE_FORMAT(ts, 'EEEE d. MMMM yyyy, a G') FROM t");
             assertThat(result.rows.toString()).contains("Donnerstag 1. Januar 1970");
+        } finally {
+            Locale.setDefault(Locale.Category.FORMAT, saved);
+        }
+    }
+
+    /**
+     * SimpleDateFormat takes its calendar from the JVM's default FORMAT locale: a Thai locale
+     * (Buddhist years) keeps FROM_UNIXTIME and DATE_FORMAT of a string on Flink, with a reason.
+     */
+    @Test
+    void simpleDateFormatInAnotherCalendarFallsBack() {
+        Locale saved = Locale.getDefault(Locale.Category.FORMAT);
+        Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag("th-TH"));
+        try {
+            String sql =
+                    "SELECT id, FROM_UNIXTIME(i64 * 0, 'yyyy-MM-dd'), DATE_FORMAT(s, 'yyyy') FROM t";
+            ParityHarness allow =
+                    new ParityHarness(
+                            2, false, Map.of(StreamFusionOptions.FALLBACK.key(), "allow"));
+            String explain = allow.nativeEnv().explainSql(sql);
+            assertThat(explain).contains("fallback  Calc(").contains("integer format or calendar");
+            ParityHarness.Result stock = ParityHarness.run(allow.stock(), sql);
+            assertEquals(stock.rows, ParityHarness.run(allow.nativeEnv(), sql).rows);
+            assertThat(stock.rows.toString()).contains("2513-01-01");  // 1970 in Buddhist years
         } finally {
             Locale.setDefault(Locale.Category.FORMAT, saved);
         }

@@ -8,6 +8,8 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Calendar;
+import java.util.Locale;
 
 /**
  * The JVM locale's date-time texts and number symbols for native DATE_FORMAT and UNIX_TIMESTAMP.
@@ -41,9 +43,10 @@ final class JvmText {
     }
 
     /**
-     * The integer NumberFormat of the default FORMAT locale, which SimpleDateFormat parses
-     * numbers with (UNIX_TIMESTAMP): zero digit, minus sign, exponent separator, infinity, NaN,
-     * positive and negative prefixes and suffixes, and pattern, one per line, as UTF-8.
+     * What SimpleDateFormat takes from the default FORMAT locale (UNIX_TIMESTAMP, FROM_UNIXTIME,
+     * TO_DATE and DATE_FORMAT of strings): of its integer NumberFormat the zero digit, minus
+     * sign, exponent separator, infinity, NaN, positive and negative prefixes and suffixes, then
+     * the calendar type, then the number pattern, one per line, as UTF-8.
      */
     static byte[] integerFormat() {
         NumberFormat format = NumberFormat.getIntegerInstance();
@@ -64,6 +67,8 @@ final class JvmText {
                         decimal.getNegativePrefix(),
                         decimal.getPositiveSuffix(),
                         decimal.getNegativeSuffix(),
+                        Calendar.getInstance(Locale.getDefault(Locale.Category.FORMAT))
+                                .getCalendarType(),
                         decimal.toPattern())
                 .getBytes(StandardCharsets.UTF_8);
     }

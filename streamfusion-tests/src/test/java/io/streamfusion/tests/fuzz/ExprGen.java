@@ -126,7 +126,7 @@ final class ExprGen {
     };
     private static final String[] LEGACY_FORMATS = {
         "'yyyy-MM-dd HH:mm:ss'", "'yyyyMMdd'", "'dd.MM.yyyy'", "'yyyy-MM-dd''T''HH:mm:ss.SSS'",
-        "'HH:mm'", "'yyyyMMddHHmmss'", "'yy-MM-dd'", "'yyyy-MM-dd kk'",
+        "'HH:mm'", "'yyyyMMddHHmmss'", "'yy-MM-dd'", "'yyyy-MM-dd kk'", "'y/M/d h:m:s.S K'",
     };
     private static final String[] TZ = {"'UTC'", "'America/New_York'", "'Asia/Kolkata'", "'Europe/Berlin'"};
     private static final String[] CAST_TARGETS_NUM = {
@@ -254,6 +254,8 @@ final class ExprGen {
         fns.add(new Fn(F.INT, "UNIX_TIMESTAMP(%s)", F.STR));
         fns.add(new Fn(F.INT, "UNIX_TIMESTAMP(%s, %s)", F.STR, LEGACY_FORMATS));
         fns.add(new Fn(F.STR, "FROM_UNIXTIME(%s)", F.INT));
+        fns.add(new Fn(F.STR, "FROM_UNIXTIME(%s, %s)", F.INT, LEGACY_FORMATS));
+        fns.add(new Fn(F.DATE, "TO_DATE(%s, %s)", F.STR, LEGACY_FORMATS));
         fns.add(new Fn(F.LTZ, "TO_TIMESTAMP_LTZ(%s, 3)", F.INT));
         for (String unit : UNITS) {
             fns.add(new Fn(F.TS, "TIMESTAMPADD(" + unit + ", %s, %s)", SMALL, F.TS));
