@@ -6,6 +6,7 @@
 
 #include "streamfusion/functions/java_string.h"
 #include "streamfusion/functions/temporal.h"
+#include "streamfusion/functions/time_zone.h"
 
 namespace streamfusion::functions {
 namespace {
@@ -219,8 +220,22 @@ Result<LegacyDateParser> LegacyDateParser::Compile(std::string_view pattern) {
   return out;
 }
 
-std::optional<int64_t> LegacyDateParser::ParseMillis(std::string_view bytes,
+std::optional<int64_t> LegacyDateParser::ParseMillis(std::string_view text,
                                                      int64_t offset_millis) const {
+  const std::optional<int64_t> local = ParseLocalMillis(text);
+  if (!local) return std::nullopt;
+  return static_cast<int64_t>(static_cast<uint64_t>(*local) - static_cast<uint64_t>(offset_millis));
+}
+
+std::optional<int64_t> LegacyDateParser::ParseMillis(std::string_view text,
+                                                     const TimeZone& zone) const {
+  const std::optional<int64_t> local = ParseLocalMillis(text);
+  if (!local) return std::nullopt;
+  return static_cast<int64_t>(static_cast<uint64_t>(*local) -
+                              static_cast<uint64_t>(zone.LegacyWallOffsetMillis(*local)));
+}
+
+std::optional<int64_t> LegacyDateParser::ParseLocalMillis(std::string_view bytes) const {
   std::string scratch;
   std::u16string text;
   // JavaText is well-formed: malformed input became U+FFFD as in the Java String.
@@ -295,9 +310,9 @@ std::optional<int64_t> LegacyDateParser::ParseMillis(std::string_view bytes,
   } else {
     days = JulianEpochDays(y, m + 1, 1) + day_offset;
   }
-  // (fixedDate - EPOCH_OFFSET) * ONE_DAY + timeOfDay - zone offset, in wrapping long arithmetic.
+  // (fixedDate - EPOCH_OFFSET) * ONE_DAY + timeOfDay, in wrapping long arithmetic.
   const uint64_t millis = static_cast<uint64_t>(days) * static_cast<uint64_t>(kMillisPerDay) +
-                          static_cast<uint64_t>(time_of_day) - static_cast<uint64_t>(offset_millis);
+                          static_cast<uint64_t>(time_of_day);
   return static_cast<int64_t>(millis);
 }
 

@@ -15,13 +15,13 @@
 //    keep their low 32 bits, doubles saturate);
 //  * the lenient calendar: fields out of range roll over, the Julian calendar before
 //    1582-10-15, 64-bit millisecond arithmetic that wraps as Java's does;
-//  * zones with a fixed offset.
+//  * the zone's offset for the wall time as java.util.TimeZone gives it (gaps move forward,
+//    overlaps take the later instant; before 1900 the current standard offset).
 // Formatting (FROM_UNIXTIME, DATE_FORMAT of a string) covers the numeric letters y, M and L (one
 // or two), d, H, k, K, h, m, s and S with SimpleDateFormat's zero padding, on the calendar's
 // fields of a local time (Julian before 1582-10-15, years of era).
 // Callers refuse the rest: other pattern letters, two-digit years when parsing (adjusted to a
-// century around the current date), other locales' number symbols or calendars, and region
-// zones when parsing.
+// century around the current date), other locales' number symbols or calendars.
 
 #include <cstdint>
 #include <optional>
@@ -32,6 +32,8 @@
 #include "streamfusion/common/status.h"
 
 namespace streamfusion::functions {
+
+class TimeZone;
 
 // A pattern as SimpleDateFormat.compile splits it: runs of one pattern letter, and literal
 // text (letter 0). Invalid where Java's constructor throws (an illegal letter, an unterminated
@@ -50,8 +52,10 @@ class LegacyDateParser {
   static Result<LegacyDateParser> Compile(std::string_view pattern);
 
   // The epoch milliseconds of `text` (UTF-8 as Java decodes it) in a zone whose offset is
-  // `offset_millis`; nullopt where SimpleDateFormat.parse throws ParseException.
+  // `offset_millis`, or in `zone` (java.util.TimeZone's wall-time offsets); nullopt where
+  // SimpleDateFormat.parse throws ParseException. Millisecond arithmetic wraps as Java's.
   std::optional<int64_t> ParseMillis(std::string_view text, int64_t offset_millis) const;
+  std::optional<int64_t> ParseMillis(std::string_view text, const TimeZone& zone) const;
 
  private:
   enum class Field : uint8_t {
@@ -70,6 +74,9 @@ class LegacyDateParser {
     int32_t count;           // pattern letters
     std::u16string literal;  // kLiteral
   };
+  // The wall-clock millis (since 1970-01-01T00:00 local) the calendar's fields give.
+  std::optional<int64_t> ParseLocalMillis(std::string_view text) const;
+
   std::vector<Step> steps_;
 };
 

@@ -960,29 +960,30 @@ Result<ExprPtr> CompileIntervalTimes(FunctionCall& call) {
       std::make_unique<IntervalTimes>(std::move(call.operands), call.result, call.ctx.pool));
 }
 
-// UNIX_TIMESTAMP(text[, pattern]): DateTimeUtils.unixTimestamp (legacy_date_parse.h).
+// UNIX_TIMESTAMP(text[, pattern]): DateTimeUtils.unixTimestamp (legacy_date_parse.h), in the
+// session zone with java.util.TimeZone's wall-time offsets.
 class UnixTimestamp final : public TemporalFunction {
  public:
-  UnixTimestamp(std::vector<ExprPtr> operands, functions::LegacyDateParser parser,
-                int64_t offset_millis, LogicalType type, arrow::MemoryPool* pool)
+  UnixTimestamp(std::vector<ExprPtr> operands, functions::LegacyDateParser parser, ZonePtr zone,
+                LogicalType type, arrow::MemoryPool* pool)
       : TemporalFunction(std::move(operands), std::move(type), pool),
         parser_(std::move(parser)),
-        offset_millis_(offset_millis) {}
+        zone_(std::move(zone)) {}
 
  protected:
   Result<ArrayPtr> Compute(const std::vector<ArrayPtr>& args, const Selection& selection,
                            int64_t n) override {
     StringReader text(*args[0]->data());
-    return MapRows(args, selection, n, FixedWriter<int64_t>(arrow::int64(), pool_), pool_,
-                   [&](int64_t i, FixedWriter<int64_t>& w) {
-                     return w.Append(functions::UnixTimestampSeconds(
-                         parser_.ParseMillis(text[i], offset_millis_)));
-                   });
+    return MapRows(
+        args, selection, n, FixedWriter<int64_t>(arrow::int64(), pool_), pool_,
+        [&](int64_t i, FixedWriter<int64_t>& w) {
+          return w.Append(functions::UnixTimestampSeconds(parser_.ParseMillis(text[i], *zone_)));
+        });
   }
 
  private:
   functions::LegacyDateParser parser_;
-  int64_t offset_millis_;
+  ZonePtr zone_;
 };
 
 Result<ExprPtr> CompileUnixTimestamp(FunctionCall& call) {
@@ -997,17 +998,13 @@ Result<ExprPtr> CompileUnixTimestamp(FunctionCall& call) {
   auto parser = functions::LegacyDateParser::Compile(pattern);
   if (!parser.ok()) return call.Refuse(parser.status().message());
   SF_ASSIGN_OR_RAISE(auto zone, SessionTimeZone(call.ctx));
-  const int64_t offset = zone->OffsetMillisAt(0);
-  if (!zone->IsFixed()) {
-    return call.Refuse(
-        "a region session zone (java.util.TimeZone's wall-time rules are not "
-        "reproduced)");
+  if (zone->IsFixed() && zone->OffsetMillisAt(0) % 60000 != 0) {
+    return call.Refuse("a session zone offset with seconds");
   }
-  if (offset % 60000 != 0) return call.Refuse("a session zone offset with seconds");
   std::vector<ExprPtr> operands;
   operands.push_back(std::move(call.operands[0]));
-  return ExprPtr(std::make_unique<UnixTimestamp>(std::move(operands), std::move(*parser), offset,
-                                                 call.result, call.ctx.pool));
+  return ExprPtr(std::make_unique<UnixTimestamp>(std::move(operands), std::move(*parser),
+                                                 std::move(zone), call.result, call.ctx.pool));
 }
 
 }  // namespace

@@ -244,9 +244,14 @@ TEST(TemporalFunctionsTest, UnixTimestampParsesInTheSessionOffset) {
   EXPECT_EQ(
       ShowIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar()), StrLit("yyyy-MM")}), b, "UTC"),
       "[1709251200, -9223372036854775808, null, -12219638400, 1727740800]");
-  // Refused: region zones, two-digit years, another locale's minus sign.
-  auto region = EvalIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar())}), b, "Europe/Berlin");
-  EXPECT_TRUE(region.status().IsNotImplemented()) << region.status().ToString();
+  // Region zones with java.util.TimeZone's wall-time offsets: a gap's wall time moves forward
+  // (02:30 in Berlin's spring gap is 03:30 CEST), an overlap's takes the later instant (02:30
+  // CET), and before 1900 the current standard offset applies.
+  auto walls = MakeBatch({VarChar()}, {Strings({"2024-03-31 02:30:00", "2024-10-27 02:30:00",
+                                                "2024-07-01 12:00:00", "1899-06-01 00:00:00"})});
+  EXPECT_EQ(ShowIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar())}), walls, "Europe/Berlin"),
+            "[1711848600, 1729992600, 1719828000, -2227482000]");
+  // Refused: two-digit years, another locale's minus sign.
   auto yy = EvalIn(Call("UNIX_TIMESTAMP", BigInt(), {Ref(0, VarChar()), StrLit("yy")}), b, "UTC");
   EXPECT_TRUE(yy.status().IsNotImplemented()) << yy.status().ToString();
   SetJvmIntegerFormat(&OtherMinusIntegerFormat);

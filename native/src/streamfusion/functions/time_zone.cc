@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "streamfusion/functions/temporal.h"
@@ -256,9 +257,38 @@ void TimeZone::ExpandRule(int32_t last_year) {
 
 int64_t TimeZone::LegacyOffsetMillisAt(int64_t epoch_millis) const {
   constexpr int64_t kUtc1900Millis = -2208988800000;
-  if (epoch_millis >= kUtc1900Millis || IsFixed()) return OffsetMillisAt(epoch_millis);
-  int32_t raw = has_rule_ ? std_offset_ : (offsets_.empty() ? initial_offset_ : offsets_.back());
-  return static_cast<int64_t>(raw) * 1000;
+  // 292278994-01-01T00:00Z: the last year whose instants a Java long of millis holds.
+  constexpr int64_t kLastYearMillis = 9223372017129600000;
+  if (IsFixed()) return OffsetMillisAt(epoch_millis);
+  const int32_t raw = legacy_raw_offset_;
+  if (epoch_millis < kUtc1900Millis) return static_cast<int64_t>(raw) * 1000;
+  // ZoneInfo's table ends with 2037; without a daylight-saving rule the offset of its end holds
+  // from then on (Africa/Casablanca's listed transitions after 2037 are not applied).
+  constexpr int64_t kUtc2037EndMillis = 2145916799999;
+  if (!has_dst_ && epoch_millis > kUtc2037EndMillis) return OffsetMillisAt(kUtc2037EndMillis);
+  if (has_dst_ && epoch_millis >= kLastYearMillis) {
+    // After its table ZoneInfo follows a SimpleTimeZone, which computes a year's transitions in
+    // long millis. In the last year the one back to the smaller offset overflows when it comes
+    // later in the year than the one to the larger: then that year never has the larger offset.
+    const bool to_larger_is_start = dst_offset_ > std_offset_;
+    const int64_t start = RuleTransition(dst_start_, 2000, std_offset_);
+    const int64_t end = RuleTransition(dst_end_, 2000, dst_offset_);
+    if (to_larger_is_start ? start < end : end < start) return static_cast<int64_t>(raw) * 1000;
+  }
+  return OffsetMillisAt(epoch_millis);
+}
+
+int64_t TimeZone::LegacyWallOffsetMillis(int64_t wall_millis) const {
+  if (IsFixed()) return OffsetMillisAt(0);
+  // Offsets a day before and after (transitions are further apart than that); the later one
+  // applies once the wall time has reached the transition under it: wall - after >= transition.
+  auto wrapping_add = [](int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  };
+  const int64_t before = LegacyOffsetMillisAt(wrapping_add(wall_millis, -kMillisPerDay));
+  const int64_t after = LegacyOffsetMillisAt(wrapping_add(wall_millis, kMillisPerDay));
+  if (before == after) return before;
+  return LegacyOffsetMillisAt(wrapping_add(wall_millis, -after)) == after ? after : before;
 }
 
 int64_t TimeZone::LocalToEpochSeconds(int64_t local) const {
@@ -312,11 +342,22 @@ Result<std::shared_ptr<TimeZone>> TimeZone::ParseTzif(std::string id, const std:
   auto type_offset = [&](int64_t type) {
     return static_cast<int32_t>(ReadBigEndian(bytes, types_at + type * 6, 4));
   };
+  auto type_is_dst = [&](int64_t type) { return bytes[types_at + type * 6 + 4] != 0; };
   zone->initial_offset_ = type_offset(0);
+  // java.util.TimeZone's raw offset without a daylight-saving rule: the standard offset at the
+  // end of ZoneInfo's table (2037), or a smaller daylight offset of its last year (tz data with
+  // negative daylight saving, as Africa/Casablanca's, is positive in Java's copy).
+  constexpr int64_t kUtc2037End = 2145916799;
+  int32_t raw_standard = zone->initial_offset_;
+  std::optional<int32_t> raw_daylight;
   for (int64_t i = 0; i < timecnt; ++i) {
     const uint8_t type = static_cast<uint8_t>(bytes[idx_at + i]);
     if (type >= typecnt) return bad();
     const int32_t offset = type_offset(type);
+    if (times[i] <= kUtc2037End && !type_is_dst(type)) raw_standard = offset;
+    if (times[i] <= kUtc2037End && times[i] > kUtc2037End - 366 * 86400 && type_is_dst(type)) {
+      raw_daylight = std::min(offset, raw_daylight.value_or(offset));
+    }
     // Transitions that do not change the offset (name or isdst changes) do not matter here.
     const int32_t previous = zone->offsets_.empty() ? zone->initial_offset_ : zone->offsets_.back();
     if (offset == previous) continue;
@@ -339,6 +380,8 @@ Result<std::shared_ptr<TimeZone>> TimeZone::ParseTzif(std::string id, const std:
       }
     }
   }
+  zone->legacy_raw_offset_ = std::min(raw_standard, raw_daylight.value_or(raw_standard));
+  if (zone->has_dst_) zone->legacy_raw_offset_ = std::min(zone->std_offset_, zone->dst_offset_);
   return zone;
 }
 

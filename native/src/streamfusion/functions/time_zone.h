@@ -38,8 +38,16 @@ class TimeZone {
   // java.util.TimeZone.getOffset(long) (sun.util.calendar.ZoneInfo), which DateTimeUtils' EXTRACT,
   // FLOOR and CEIL of TIMESTAMP_LTZ use: the same as OffsetMillisAt from 1900-01-01T00:00Z on,
   // but before 1900 ZoneInfo has no transitions and answers the zone's current standard offset
-  // (no local mean time).
+  // (no local mean time), after 2037 a zone without daylight saving keeps its 2037 offset, and in
+  // the last year a long of millis reaches (292278994) the rule's daylight saving may overflow
+  // away.
   int64_t LegacyOffsetMillisAt(int64_t epoch_millis) const;
+  // The java.util.TimeZone offset GregorianCalendar subtracts from wall-clock time `wall_millis`
+  // (millis since 1970-01-01T00:00 local) to get an instant, e.g. in SimpleDateFormat.parse
+  // (ZoneInfo.getOffsetsByWall): LegacyOffsetMillisAt's offsets, with a transition taking
+  // effect from its wall time under the new offset; so in a gap the offset before it (the time
+  // moves forward) and in an overlap the offset after it (the later instant), unlike java.time.
+  int64_t LegacyWallOffsetMillis(int64_t wall_millis) const;
 
   // The epoch second of local date-time `local_seconds` (seconds since 1970-01-01T00:00 local)
   // as LocalDateTime.atZone(zone) resolves it (gap: shifted forward; overlap: earlier offset).
@@ -74,6 +82,10 @@ class TimeZone {
   int32_t dst_offset_ = 0;
   bool has_dst_ = false;
   RuleDate dst_start_, dst_end_;
+  // java.util.TimeZone.getRawOffset, in seconds: the standard offset of Java's copy of the tz
+  // data, whose daylight saving is never negative (a TZif rule's smaller offset, as for
+  // Europe/Dublin, whose winter time the TZif data calls daylight saving).
+  int32_t legacy_raw_offset_ = 0;
 };
 
 }  // namespace streamfusion::functions

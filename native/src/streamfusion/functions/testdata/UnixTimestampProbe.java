@@ -2,13 +2,22 @@
 // DateTimeUtils.unixTimestamp(text, pattern, TimeZone.getTimeZone(ZoneId.of(zone))) returns on
 // OpenJDK 17 in locale en (Long.MIN_VALUE where SimpleDateFormat fails). Texts are formatted
 // dates (Julian and far years included) and mutations of them: spaces and tabs, signs,
-// exponents, "∞", "NaN", non-ASCII digits, out-of-range fields, truncations, junk.
+// exponents, "∞", "NaN", non-ASCII digits, out-of-range fields, truncations, junk. Then, in
+// region zones, wall times around every offset transition from 1890 to 2060 (gaps, overlaps,
+// the first and last millisecond of each), around 1900 (where ZoneInfo's table starts), in the
+// 2090s (its rule) and at random.
 // Tabs, newlines and backslashes in the text are written as \t, \n and \\.
 //
 //   CP=<flink-table-common, flink-core and slf4j-api jars>
 //   java -Duser.language=en -cp $CP UnixTimestampProbe.java > unix_timestamp_cases.tsv
 import java.text.SimpleDateFormat;
+import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
@@ -113,6 +122,64 @@ public class UnixTimestampProbe {
             probe("UTC", "yyyy-MM-dd HH:mm:ss", y + "-" + m + "-" + d + " " + t);
           }
         }
+      }
+    }
+    regionZones(random);
+  }
+
+  static final String[] REGION_ZONES = {
+    "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe",
+    "America/Sao_Paulo", "Europe/Paris", "Africa/Monrovia", "Pacific/Apia", "Asia/Shanghai",
+    "America/St_Johns", "Europe/Dublin", "Africa/Casablanca"
+  };
+
+  static void regionZones(Random random) {
+    DateTimeFormatter millis = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSS");
+    DateTimeFormatter seconds = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss");
+    long[] deltas = {-3_600_000L, -1L, 0L, 1_800_000L};
+    for (String zone : REGION_ZONES) {
+      ZoneRules rules = ZoneId.of(zone).getRules();
+      List<LocalDateTime> walls = new ArrayList<>();
+      Instant at = LocalDateTime.of(1890, 1, 1, 0, 0).toInstant(ZoneOffset.UTC);
+      Instant end = LocalDateTime.of(2060, 1, 1, 0, 0).toInstant(ZoneOffset.UTC);
+      for (ZoneOffsetTransition t = rules.nextTransition(at);
+          t != null && t.getInstant().isBefore(end);
+          t = rules.nextTransition(t.getInstant())) {
+        LocalDateTime[] sides = {t.getDateTimeBefore(), t.getDateTimeAfter()};
+        for (LocalDateTime wall : sides) {
+          for (long delta : deltas) {
+            walls.add(wall.plusNanos(delta * 1_000_000L));
+          }
+        }
+      }
+      for (int year : new int[] {1899, 1900, 1901, 2037, 2038, 2039, 2093, 2099}) {
+        for (int month = 1; month <= 12; month++) {
+          for (int day : new int[] {1, 8, 15, 22, 28}) {
+            int hour = 1 + random.nextInt(3);
+            walls.add(LocalDateTime.of(year, month, day, hour, random.nextInt(60)));
+          }
+        }
+      }
+      walls.add(LocalDateTime.of(1899, 12, 31, 23, 59, 59, 999_000_000));
+      for (int i = 0; i < 200; i++) {
+        long instant = -6_000_000_000_000L + Math.floorMod(random.nextLong(), 13_500_000_000_000L);
+        walls.add(LocalDateTime.ofInstant(Instant.ofEpochMilli(instant), ZoneOffset.UTC));
+      }
+      for (LocalDateTime wall : walls) {
+        probe(zone, "yyyy-MM-dd HH:mm:ss.SSS", millis.format(wall));
+      }
+      for (int i = 0; i < walls.size(); i += 7) {
+        probe(zone, "yyyy-MM-dd HH:mm:ss", seconds.format(walls.get(i)));
+      }
+      // Fields beyond their ranges roll over before the zone applies.
+      for (String text :
+          new String[] {
+            "2024-03-31 02:30:00", "2024-03-30 26:30:00", "2024-02-60 02:30:00",
+            "2024-10-27 02:30:00", "2024-10-27 01:150:00", "2024-13-01 00:00:00",
+            "1893-04-01 00:00:00", "1900-01-01 00:00:00", "-5-01-01 00:00:00",
+            "292278994-08-17 07:12:55", "2147483647-12-31 23:59:59", "1970-01-01 -1:00:00"
+          }) {
+        probe(zone, "yyyy-MM-dd HH:mm:ss", text);
       }
     }
   }
