@@ -1,7 +1,10 @@
 #include "streamfusion/functions/temporal.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "streamfusion/functions/string_conversion.h"
 
@@ -833,6 +836,122 @@ std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t prec
 
 // ---- DateTimeFormatter patterns ----
 
+namespace {
+
+// java.time.temporal.WeekFields' localized week numbering, for a locale's first day of the week
+// (1 = Monday) and minimal days in the first week.
+struct WeekDefinition {
+  int32_t first_day;
+  int32_t minimal_days;
+
+  int32_t LocalizedDayOfWeek(int32_t iso_day_of_week) const {
+    return static_cast<int32_t>(FloorMod(iso_day_of_week - first_day, 7)) + 1;
+  }
+  // The offset of the first week's start from day 1 of a month or year (startOfWeekOffset).
+  int32_t StartOfWeekOffset(int32_t day, int32_t day_of_week) const {
+    const int32_t week_start = static_cast<int32_t>(FloorMod(day - day_of_week, 7));
+    return week_start + 1 > minimal_days ? 7 - week_start : -week_start;
+  }
+  static int32_t ComputeWeek(int32_t offset, int32_t day) { return (7 + offset + (day - 1)) / 7; }
+
+  int32_t WeekOfMonth(int32_t day_of_month, int32_t iso_day_of_week) const {
+    return ComputeWeek(StartOfWeekOffset(day_of_month, LocalizedDayOfWeek(iso_day_of_week)),
+                       day_of_month);
+  }
+  int32_t WeekOfWeekBasedYear(int32_t year, int32_t day_of_year, int32_t iso_day_of_week) const {
+    const int32_t offset = StartOfWeekOffset(day_of_year, LocalizedDayOfWeek(iso_day_of_week));
+    int32_t week = ComputeWeek(offset, day_of_year);
+    if (week == 0) {
+      // In the previous year's last week: number it from that year's last day.
+      const int32_t last_day = IsLeapYear(year - 1) ? 366 : 365;
+      const int32_t last_dow =
+          static_cast<int32_t>(FloorMod(iso_day_of_week - 1 - day_of_year, 7)) + 1;
+      return WeekOfWeekBasedYear(year - 1, last_day, last_dow);
+    }
+    if (week > 50) {
+      // A last partial week may belong to the next year.
+      const int32_t length = IsLeapYear(year) ? 366 : 365;
+      const int32_t new_year_week = ComputeWeek(offset, length + minimal_days);
+      if (week >= new_year_week) week = week - new_year_week + 1;
+    }
+    return week;
+  }
+  int32_t WeekBasedYear(int32_t year, int32_t day_of_year, int32_t iso_day_of_week) const {
+    const int32_t offset = StartOfWeekOffset(day_of_year, LocalizedDayOfWeek(iso_day_of_week));
+    const int32_t week = ComputeWeek(offset, day_of_year);
+    if (week == 0) return year - 1;
+    const int32_t length = IsLeapYear(year) ? 366 : 365;
+    return week >= ComputeWeek(offset, length + minimal_days) ? year + 1 : year;
+  }
+};
+
+// The JVM locale's week definition: the one (of the 49 possible) that reproduces how the JVM
+// numbers the localized day of week, week of month, week of week-based year and week-based
+// year of sample dates around seven new years (every weekday) and month starts.
+Result<WeekDefinition> JvmWeekDefinition(const DateTimePattern::TextFormatter& texts) {
+  if (texts == nullptr) {
+    return Unsupported("week-based pattern letters need the JVM locale's week definition");
+  }
+  std::vector<std::pair<int64_t, int64_t>> samples;
+  for (int32_t year = 2020; year <= 2026; ++year) {
+    const int64_t start = DaysFromCivil(year - 1, 12, 24);
+    for (int64_t d = 0; d < 16; ++d) samples.emplace_back(start + d, 0);
+  }
+  for (int32_t year : {2024, 2025}) {
+    for (int32_t month : {3, 7}) {
+      for (int32_t day = 1; day <= 8; ++day) {
+        samples.emplace_back(DaysFromCivil(year, month, day), 0);
+      }
+    }
+  }
+  auto formatted = texts("e'|'W'|'w'|'Y", samples);
+  if (!formatted.ok()) {
+    return Unsupported("the JVM locale's week definition: ", formatted.status().message());
+  }
+  if (formatted->size() != samples.size()) return Unsupported("the JVM locale's week definition");
+  std::vector<std::array<int32_t, 4>> jvm;
+  for (const std::string& text : *formatted) {
+    std::array<int32_t, 4> values{};
+    size_t at = 0;
+    for (int32_t& value : values) {
+      const size_t end = std::min(text.find('|', at), text.size());
+      if (end == at || end - at > 9) return Unsupported("the JVM locale's week fields: ", text);
+      for (size_t k = at; k < end; ++k) {
+        if (text[k] < '0' || text[k] > '9') {
+          return Unsupported("the JVM locale's week fields: ", text);
+        }
+        value = value * 10 + (text[k] - '0');
+      }
+      at = end + 1;
+    }
+    jvm.push_back(values);
+  }
+  std::optional<WeekDefinition> found;
+  for (int32_t first = 1; first <= 7; ++first) {
+    for (int32_t minimal = 1; minimal <= 7; ++minimal) {
+      const WeekDefinition def{first, minimal};
+      bool same = true;
+      for (size_t i = 0; same && i < samples.size(); ++i) {
+        const CivilDate c = CivilFromDays(static_cast<int32_t>(samples[i].first));
+        const int32_t doy =
+            static_cast<int32_t>(samples[i].first - DaysFromCivil(c.year, 1, 1)) + 1;
+        const int32_t dow = static_cast<int32_t>(FloorMod(samples[i].first + 3, 7)) + 1;
+        same = jvm[i] == std::array<int32_t, 4>{def.LocalizedDayOfWeek(dow),
+                                                def.WeekOfMonth(c.day, dow),
+                                                def.WeekOfWeekBasedYear(c.year, doy, dow),
+                                                def.WeekBasedYear(c.year, doy, dow)};
+      }
+      if (!same) continue;
+      if (found) return Unsupported("the JVM locale's week definition is ambiguous");
+      found = def;
+    }
+  }
+  if (!found) return Unsupported("the JVM locale's week fields are not reproduced");
+  return *found;
+}
+
+}  // namespace
+
 Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
                                                  const TextFormatter& texts) {
   DateTimePattern out;
@@ -872,6 +991,13 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
     out.steps_.push_back({Field::kText, key, false, {}, std::move(*formatted)});
     return Status::OK();
   };
+  auto week_fields = [&]() -> Status {
+    if (out.week_first_day_ != 0) return Status::OK();
+    SF_ASSIGN_OR_RAISE(const WeekDefinition def, JvmWeekDefinition(texts));
+    out.week_first_day_ = def.first_day;
+    out.week_minimal_days_ = def.minimal_days;
+    return Status::OK();
+  };
   auto literal = [&](std::string_view text) {
     if (!out.steps_.empty() && out.steps_.back().field == Field::kLiteral) {
       out.steps_.back().literal.append(text);
@@ -893,15 +1019,31 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
       };
       switch (ch) {
         case 'u':
-        case 'y': {
-          const Field f = ch == 'y' ? Field::kYearOfEra : Field::kYear;
+        case 'y':
+        case 'Y': {
+          // Java rejects a minimum width beyond 19.
+          if (count > 19) return refuse();
+          Field f = ch == 'y' ? Field::kYearOfEra : Field::kYear;
+          Field reduced = ch == 'y' ? Field::kYearReduced : Field::kProlepticYearReduced;
+          if (ch == 'Y') {
+            SF_RETURN_NOT_OK(week_fields());
+            f = Field::kWeekBasedYear;
+            reduced = Field::kWeekBasedYearReduced;
+          }
           if (count == 2) {
-            out.steps_.push_back({Field::kYearReduced, 2, false, {}});
+            out.steps_.push_back({reduced, 2, false, {}});
           } else {
             out.steps_.push_back({f, count, count >= 4, {}});
           }
           break;
         }
+        case 'w':
+        case 'W':
+          if (count > (ch == 'w' ? 2 : 1)) return refuse();
+          SF_RETURN_NOT_OK(week_fields());
+          out.steps_.push_back(
+              {ch == 'w' ? Field::kWeekOfWeekBasedYear : Field::kWeekOfMonth, count, false, {}});
+          break;
         case 'M':
         case 'L':
         case 'Q':
@@ -1072,6 +1214,32 @@ void DateTimePattern::Format(const LocalDateTimeFields& f, std::string* out) con
         AppendPadded(out, year_of_era % 100, 2, false);
         break;
       }
+      case Field::kProlepticYearReduced:
+        AppendPadded(out, std::abs(static_cast<int64_t>(f.year)) % 100, 2, false);
+        break;
+      case Field::kWeekBasedYear:
+      case Field::kWeekBasedYearReduced: {
+        const WeekDefinition week{week_first_day_, week_minimal_days_};
+        const int64_t year = week.WeekBasedYear(f.year, f.day_of_year, f.day_of_week);
+        if (step.field == Field::kWeekBasedYear) {
+          AppendPadded(out, year, step.width, step.exceeds_pad);
+        } else {
+          AppendPadded(out, std::abs(year) % 100, 2, false);
+        }
+        break;
+      }
+      case Field::kWeekOfWeekBasedYear:
+        AppendPadded(out,
+                     WeekDefinition{week_first_day_, week_minimal_days_}.WeekOfWeekBasedYear(
+                         f.year, f.day_of_year, f.day_of_week),
+                     step.width, false);
+        break;
+      case Field::kWeekOfMonth:
+        AppendPadded(
+            out,
+            WeekDefinition{week_first_day_, week_minimal_days_}.WeekOfMonth(f.day, f.day_of_week),
+            1, false);
+        break;
       case Field::kMonth: AppendPadded(out, f.month, step.width, false); break;
       case Field::kDayOfMonth: AppendPadded(out, f.day, step.width, false); break;
       case Field::kDayOfYear: AppendPadded(out, f.day_of_year, step.width, false); break;

@@ -153,7 +153,9 @@ std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t prec
 // Numeric fields and literals are formatted here. Text fields (day of week E/e/c, month MMM/LLL,
 // quarter QQQ/qqq, AM/PM a, era G), whose text depends on the JVM's default locale, take their
 // texts from `texts` at compile time: the JVM formats one sample per value of the field with
-// the field's own letters. Week-based fields, day periods and zones are refused with a reason.
+// the field's own letters. Week-based fields (Y, w, W) follow the locale's week definition
+// (first day of the week, minimal days in the first week), which the JVM's formatting of sample
+// dates determines at compile time. Day periods and zones are refused with a reason.
 class DateTimePattern {
  public:
   // Formats sample local date-times (epoch day, nano of day) with
@@ -175,7 +177,12 @@ class DateTimePattern {
     kLiteral,
     kYearOfEra,
     kYear,
-    kYearReduced,
+    kYearReduced,           // yy: year of era modulo 100
+    kProlepticYearReduced,  // uu: |year| modulo 100
+    kWeekBasedYear,
+    kWeekBasedYearReduced,
+    kWeekOfWeekBasedYear,
+    kWeekOfMonth,
     kMonth,
     kDayOfMonth,
     kDayOfYear,
@@ -203,6 +210,10 @@ class DateTimePattern {
     std::vector<std::string> texts = {};  // kText: the text of each value, in value order
   };
   std::vector<Step> steps_;
+  // WeekFields.of(locale): the first day of the week (1 = Monday) and the minimal number of
+  // days in the first week; 0 until a week-based field needs them.
+  int32_t week_first_day_ = 0;
+  int32_t week_minimal_days_ = 0;
 };
 
 }  // namespace streamfusion::functions

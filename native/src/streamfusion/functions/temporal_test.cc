@@ -293,7 +293,7 @@ TEST(TemporalTest, DateFormatPatterns) {
 
 TEST(TemporalTest, DateFormatRefusesLocaleAndZonePatterns) {
   // Without the JVM's texts, text fields are refused too.
-  for (const char* p : {"MMM", "EEE", "a", "z", "VV", "XXX", "Z", "G", "w", "Y", "e", "HHH",
+  for (const char* p : {"MMM", "EEE", "a", "z", "VV", "XXX", "Z", "G", "w", "Y", "W", "e", "HHH",
                         "[yyyy]", "'open", "yyyy#"}) {
     EXPECT_FALSE(DateTimePattern::Compile(p).ok()) << p;
   }
@@ -357,6 +357,98 @@ TEST(TemporalTest, DateFormatTextFieldsUseTheJvmTexts) {
   for (const char* p : {"EEEEEE", "aa", "cc", "MMMMMM", "GGGGGG"}) {
     EXPECT_FALSE(DateTimePattern::Compile(p, texts).ok()) << p;
   }
+}
+
+// A locale's week numbering counted out directly (week 1 starts on the first day of the week on
+// or before the 1st when that week has at least `minimal` days of the year or month, else a
+// week later), answering the JVM's sample requests for localized day of week and week fields.
+struct FakeWeekLocale {
+  int32_t first_day;  // 1 = Monday
+  int32_t minimal;
+
+  int64_t Week1Start(int64_t first_of_period) const {
+    const int64_t dow = FloorMod(first_of_period + 3, 7) + 1;
+    int64_t start = first_of_period - FloorMod(dow - first_day, 7);
+    if (7 - (first_of_period - start) < minimal) start += 7;
+    return start;
+  }
+  Result<std::vector<std::string>> operator()(
+      std::string_view letters, const std::vector<std::pair<int64_t, int64_t>>& samples) const {
+    std::vector<std::string> texts;
+    for (const auto& [day, nanos] : samples) {
+      const CivilDate c = CivilFromDays(static_cast<int32_t>(day));
+      const int64_t e = FloorMod(day + 3 - (first_day - 1), 7) + 1;
+      if (letters == "e") {
+        texts.push_back(std::to_string(e));
+        continue;
+      }
+      if (letters != "e'|'W'|'w'|'Y") return Status::Invalid("Unknown pattern letters");
+      int32_t year = c.year;
+      if (day < Week1Start(DaysFromCivil(year, 1, 1))) --year;
+      if (day >= Week1Start(DaysFromCivil(year + 1, 1, 1))) ++year;
+      const int64_t w = (day - Week1Start(DaysFromCivil(year, 1, 1))) / 7 + 1;
+      const int64_t month_week =
+          FloorDiv(day - Week1Start(DaysFromCivil(c.year, c.month, 1)), 7) + 1;
+      texts.push_back(std::to_string(e) + "|" + std::to_string(month_week) + "|" +
+                      std::to_string(w) + "|" + std::to_string(year));
+    }
+    return texts;
+  }
+};
+
+// Week-based letters follow the locale's week definition, found from the JVM's samples.
+// Expected texts: JDK 17's DateTimeFormatter.ofPattern("YYYY|w|ww|W|YY|Y|e|uu|yy") in locales
+// en-US (Sunday, 1), de-DE (Monday, 4) and ar-EG (Saturday, 1).
+TEST(TemporalTest, DateFormatWeekFieldsFollowTheJvmLocale) {
+  const char* dates[] = {"2021-01-01", "2024-12-29", "2024-12-30", "2020-12-31",  "2027-01-01",
+                         "2024-03-01", "2024-09-01", "0000-01-01", "-0005-06-15", "9999-12-31"};
+  const int32_t ymd[][3] = {{2021, 1, 1}, {2024, 12, 29}, {2024, 12, 30}, {2020, 12, 31},
+                            {2027, 1, 1}, {2024, 3, 1},   {2024, 9, 1},   {0, 1, 1},
+                            {-5, 6, 15},  {9999, 12, 31}};
+  struct Locale {
+    FakeWeekLocale week;
+    const char* expected[10];
+  };
+  const Locale locales[] = {
+      {{7, 1},
+       {"2021|1|01|1|21|2021|6|21|21", "2025|1|01|5|25|2025|1|24|24", "2025|1|01|5|25|2025|2|24|24",
+        "2021|1|01|5|21|2021|5|20|20", "2027|1|01|1|27|2027|6|27|27", "2024|9|09|1|24|2024|6|24|24",
+        "2024|36|36|1|24|2024|1|24|24", "0000|1|01|1|00|0|7|00|01", "-0005|24|24|3|05|-5|5|05|06",
+        "+10000|1|01|5|00|10000|6|99|99"}},
+      {{1, 4},
+       {"2020|53|53|0|20|2020|5|21|21", "2024|52|52|4|24|2024|7|24|24",
+        "2025|1|01|5|25|2025|1|24|24", "2020|53|53|5|20|2020|4|20|20",
+        "2026|53|53|0|26|2026|5|27|27", "2024|9|09|0|24|2024|5|24|24",
+        "2024|35|35|0|24|2024|7|24|24", "-0001|52|52|0|01|-1|6|00|01",
+        "-0005|24|24|3|05|-5|4|05|06", "9999|52|52|5|99|9999|5|99|99"}},
+      {{6, 1},
+       {"2021|1|01|1|21|2021|7|21|21", "2025|1|01|5|25|2025|2|24|24", "2025|1|01|5|25|2025|3|24|24",
+        "2021|1|01|5|21|2021|6|20|20", "2027|1|01|1|27|2027|7|27|27", "2024|9|09|1|24|2024|7|24|24",
+        "2024|36|36|1|24|2024|2|24|24", "0000|1|01|1|00|0|1|00|01", "-0005|24|24|3|05|-5|6|05|06",
+        "9999|53|53|5|99|9999|7|99|99"}},
+  };
+  for (const Locale& locale : locales) {
+    DateTimePattern::TextFormatter texts = [&locale](std::string_view letters,
+                                                     const auto& samples) {
+      return locale.week(letters, samples);
+    };
+    auto pattern = DateTimePattern::Compile("YYYY|w|ww|W|YY|Y|e|uu|yy", texts);
+    ASSERT_TRUE(pattern.ok()) << pattern.status().ToString();
+    for (size_t i = 0; i < std::size(dates); ++i) {
+      std::string s;
+      const int64_t day = DaysFromCivil(ymd[i][0], ymd[i][1], ymd[i][2]);
+      pattern->Format(ToLocalDateTime({day * kMillisPerDay, 0}), &s);
+      EXPECT_EQ(s, locale.expected[i]) << locale.week.first_day << " " << dates[i];
+    }
+  }
+  // A JVM whose numbering no week definition reproduces is refused, as is one without texts.
+  DateTimePattern::TextFormatter odd = [](std::string_view, const auto& samples) {
+    return Result<std::vector<std::string>>(std::vector<std::string>(samples.size(), "1|1|1|1"));
+  };
+  EXPECT_TRUE(DateTimePattern::Compile("w", odd).status().IsNotImplemented());
+  EXPECT_TRUE(DateTimePattern::Compile("ww").status().IsNotImplemented());
+  EXPECT_FALSE(DateTimePattern::Compile("www", odd).ok());
+  EXPECT_FALSE(DateTimePattern::Compile("WW", odd).ok());
 }
 
 TEST(TemporalTest, SessionZones) {

@@ -71,6 +71,9 @@ class TemporalFunctionParityTest {
         "DATE_FORMAT(ts, 'D DDD Q QQ h hh K k')", "DATE_FORMAT(ts9, 'n A S SS')",
         "DATE_FORMAT(ts, '''T''HH ''o''''clock''')", "DATE_FORMAT(ts, 'yyyy年MM月dd日')",
         "DATE_FORMAT(ts, 'uuuu yyyyy')", "DATE_FORMAT(ts, 'HH')",
+        // Week-based fields: the JVM locale's week definition.
+        "DATE_FORMAT(ts, 'YYYY-''W''ww-e W YY Y uu')",
+        "DATE_FORMAT(CAST(dt AS TIMESTAMP(3)), 'w W Y')",
         // Text fields: the JVM locale's texts (JvmText), formatted natively.
         "DATE_FORMAT(ts, 'EEE, d MMM yyyy hh:mm a')",
         "DATE_FORMAT(ts9, 'EEEE MMMM G GGGG QQQ QQQQ')",
@@ -250,18 +253,30 @@ class TemporalFunctionParityTest {
     }
 
     /**
-     * DATE_FORMAT's text fields follow the JVM's default FORMAT locale, on stock Flink
-     * (DateTimeFormatter.ofPattern) and natively (the texts come from the same JVM).
+     * DATE_FORMAT's text fields and week numbering follow the JVM's default FORMAT locale, on
+     * stock Flink (DateTimeFormatter.ofPattern) and natively (texts and week definition come
+     * from the same JVM): weeks start on Monday with at least 4 days in de-DE, on Sunday with 1
+     * in en-US, on Saturday with 1 in ar-EG.
      */
     @Test
     void dateFormatTextsFollowTheJvmLocale() {
         Locale saved = Locale.getDefault(Locale.Category.FORMAT);
-        Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag("de-DE"));
+        String sql =
+                "SELECT id, DATE_FORMAT(ts, 'EEEE d. MMMM yyyy, a G'),"
+                        + " DATE_FORMAT(ts, 'YYYY-''W''ww-e W'),"
+                        + " DATE_FORMAT(CASE WHEN id >= 0 THEN TIMESTAMP '2024-12-29 10:00:00' END,"
+                        + " 'YYYY ww e') FROM t";
+        Map<String, String> expected =
+                Map.of("de-DE", "2024 52 7", "en-US", "2025 01 1", "ar-EG", "2025 01 2");
         try {
-            ParityHarness.Result result =
-                    harness("UTC").assertParity(
-                            "SELECT id, DATE_FORMAT(ts, 'EEEE d. MMMM yyyy, a G') FROM t");
-            assertThat(result.rows.toString()).contains("Donnerstag 1. Januar 1970");
+            for (Map.Entry<String, String> locale : expected.entrySet()) {
+                Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag(locale.getKey()));
+                ParityHarness.Result result = harness("UTC").assertParity(sql);
+                assertThat(result.rows.toString()).as(locale.getKey()).contains(locale.getValue());
+                if (locale.getKey().equals("de-DE")) {
+                    assertThat(result.rows.toString()).contains("Donnerstag 1. Januar 1970");
+                }
+            }
         } finally {
             Locale.setDefault(Locale.Category.FORMAT, saved);
         }

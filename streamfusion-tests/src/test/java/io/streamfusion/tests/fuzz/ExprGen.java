@@ -122,7 +122,7 @@ final class ExprGen {
     private static final String[] LIKE = {"'%'", "'h%'", "'%o'", "'%ll%'", "'_'", "'a_c'", "'%\\_%'", "''", "'%🎉%'"};
     private static final String[] DATE_FORMATS = {
         "'yyyy-MM-dd HH:mm'", "'yyyy-MM-dd'", "'HH:mm:ss.SSS'", "'yyyyMMdd'", "'EEE, d MMM yyyy'",
-        "'dd/MM/yy hh:mm a'", "'D w'", "'yyyy-MM-dd''T''HH:mm:ss'",
+        "'dd/MM/yy hh:mm a'", "'D w'", "'yyyy-MM-dd''T''HH:mm:ss'", "'YYYY-''W''ww W'", "'uu YY'",
     };
     private static final String[] LEGACY_FORMATS = {
         "'yyyy-MM-dd HH:mm:ss'", "'yyyyMMdd'", "'dd.MM.yyyy'", "'yyyy-MM-dd''T''HH:mm:ss.SSS'",
