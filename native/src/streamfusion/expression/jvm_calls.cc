@@ -7,6 +7,7 @@ namespace {
 std::atomic<JvmMathFn> g_jvm_math{nullptr};
 std::atomic<JvmFormatFn> g_jvm_format{nullptr};
 std::atomic<JvmIntegerFormatFn> g_jvm_integer_format{nullptr};
+std::atomic<JvmParseTimestampsFn> g_jvm_parse_timestamps{nullptr};
 }  // namespace
 
 void SetJvmMath(JvmMathFn fn) {
@@ -31,6 +32,14 @@ void SetJvmIntegerFormat(JvmIntegerFormatFn fn) {
 
 JvmIntegerFormatFn GetJvmIntegerFormat() {
   return g_jvm_integer_format.load(std::memory_order_acquire);
+}
+
+void SetJvmParseTimestamps(JvmParseTimestampsFn fn) {
+  g_jvm_parse_timestamps.store(fn, std::memory_order_release);
+}
+
+JvmParseTimestampsFn GetJvmParseTimestamps() {
+  return g_jvm_parse_timestamps.load(std::memory_order_acquire);
 }
 
 }  // namespace streamfusion::expression

@@ -16,6 +16,7 @@
 // results are those of Flink's code by construction, and the island stays native around them.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -72,5 +73,17 @@ using JvmIntegerFormatFn = Result<std::string> (*)();
 
 void SetJvmIntegerFormat(JvmIntegerFormatFn fn);
 JvmIntegerFormatFn GetJvmIntegerFormat();
+
+// TO_TIMESTAMP(text, pattern) as Flink computes it, DateTimeUtils.parseTimestampData(text,
+// pattern) with the generated code's catch-all (io.streamfusion.runtime.udf.JvmText), for the
+// texts the native parser leaves to the JVM (the java.sql fallback normalizes in the JVM's
+// default time zone): each text's epoch millis, or nullopt for NULL. Texts and pattern are
+// Flink STRING bytes. Must be called on a thread that is inside a JNI call.
+using JvmParseTimestampsFn = Status (*)(std::string_view pattern,
+                                        const std::vector<std::string_view>& texts,
+                                        std::vector<std::optional<int64_t>>* out);
+
+void SetJvmParseTimestamps(JvmParseTimestampsFn fn);
+JvmParseTimestampsFn GetJvmParseTimestamps();
 
 }  // namespace streamfusion::expression

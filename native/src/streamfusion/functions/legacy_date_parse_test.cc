@@ -2,30 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "streamfusion/functions/probe_cases.h"
 #include "streamfusion/functions/time_zone.h"
 
 namespace streamfusion::functions {
 namespace {
-
-std::string Unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      const char c = s[++i];
-      out.push_back(c == 't' ? '\t' : c == 'n' ? '\n' : c);
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
 
 // The probe's session zones as TimeZone::Load reads them, loaded once each.
 const TimeZone& Zone(const std::string& id) {
@@ -43,22 +30,12 @@ const TimeZone& Zone(const std::string& id) {
 // 2.2.1's DateTimeUtils.unixTimestamp on OpenJDK 17): zone, pattern, text, result; fixed and
 // region session zones.
 TEST(LegacyDateParseTest, MatchesFlinkOnTheProbeCases) {
-  std::ifstream in(std::string(SF_TEST_SOURCE_DIR) +
-                   "/functions/testdata/unix_timestamp_cases.tsv");
-  ASSERT_TRUE(in.good());
-  std::string line;
   int cases = 0;
   int failures = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    size_t start = 0;
-    for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
-      f.push_back(line.substr(start, tab - start));
-    }
-    f.push_back(line.substr(start));
-    ASSERT_EQ(f.size(), 4u) << line;
-    const std::string pattern = Unescape(f[1]);
-    const std::string text = Unescape(f[2]);
+  for (const auto& f : testing::ReadProbeCases("unix_timestamp_cases.tsv")) {
+    ASSERT_EQ(f.size(), 4u) << f[0];
+    const std::string& pattern = f[1];
+    const std::string& text = f[2];
     auto parser = LegacyDateParser::Compile(pattern);
     ASSERT_TRUE(parser.ok()) << pattern << ": " << parser.status().ToString();
     const int64_t got = UnixTimestampSeconds(parser->ParseMillis(text, Zone(f[0])));

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "streamfusion/expression/function_registry.h"
@@ -18,6 +19,7 @@
 #include "streamfusion/functions/legacy_date_parse.h"
 #include "streamfusion/functions/temporal.h"
 #include "streamfusion/functions/time_zone.h"
+#include "streamfusion/functions/timestamp_pattern.h"
 
 namespace streamfusion::expression {
 
@@ -704,11 +706,98 @@ class ToDate final : public TemporalFunction {
   }
 };
 
+// TO_TIMESTAMP(text, pattern): DateTimeUtils.parseTimestampData(text, pattern) under the
+// generated code's catch-all (timestamp_pattern.h). Texts are decided natively where the
+// pattern's parsing and resolution are reproduced; the batch's others (java.sql-style texts the
+// pattern does not parse, whose fallback depends on the JVM's default time zone) go to Flink's
+// own function in one JVM call.
+class ToTimestampWithFormat final : public TemporalFunction {
+ public:
+  ToTimestampWithFormat(std::vector<ExprPtr> operands, functions::TimestampPatternParser parser,
+                        std::string pattern, JvmParseTimestampsFn jvm, LogicalType type,
+                        arrow::MemoryPool* pool)
+      : TemporalFunction(std::move(operands), std::move(type), pool),
+        parser_(std::move(parser)),
+        pattern_(std::move(pattern)),
+        jvm_(jvm) {}
+
+ protected:
+  Result<ArrayPtr> Compute(const std::vector<ArrayPtr>& args, const Selection& selection,
+                           int64_t n) override {
+    using Outcome = functions::TimestampPatternParser::Outcome;
+    // Every row's outcome first (NULL and unselected rows are kNull), in row order.
+    std::vector<int64_t> millis;
+    std::vector<Outcome> outcomes;
+    struct Collector {
+      std::vector<int64_t>* millis;
+      std::vector<Outcome>* outcomes;
+      Status Reserve(int64_t rows) {
+        millis->reserve(static_cast<size_t>(rows));
+        outcomes->reserve(static_cast<size_t>(rows));
+        return Status::OK();
+      }
+      Status Add(Outcome outcome, int64_t value) {
+        millis->push_back(value);
+        outcomes->push_back(outcome);
+        return Status::OK();
+      }
+      Status AppendNull() { return Add(Outcome::kNull, 0); }
+      Result<ArrayPtr> Finish() { return ArrayPtr(); }
+    };
+    StringReader text(*args[0]->data());
+    std::vector<std::string_view> pending;
+    SF_RETURN_NOT_OK(MapRows(args, selection, n, Collector{&millis, &outcomes}, pool_,
+                             [&](int64_t i, Collector& rows) {
+                               int64_t value = 0;
+                               const Outcome outcome = parser_.Parse(text[i], &value);
+                               if (outcome == Outcome::kJvm) pending.push_back(text[i]);
+                               return rows.Add(outcome, value);
+                             })
+                         .status());
+    std::vector<std::optional<int64_t>> decided;
+    if (!pending.empty()) SF_RETURN_NOT_OK(jvm_(pattern_, pending, &decided));
+    if (decided.size() != pending.size()) {
+      return InternalError("the JVM parsed ", decided.size(), " of ", pending.size(), " texts");
+    }
+    TimestampWriter w(type_, pool_);
+    SF_RETURN_NOT_OK(w.Reserve(n));
+    size_t next = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      std::optional<int64_t> value;
+      const auto row = static_cast<size_t>(i);
+      if (outcomes[row] == Outcome::kValue) value = millis[row];
+      if (outcomes[row] == Outcome::kJvm) value = decided[next++];
+      SF_RETURN_NOT_OK(value ? w.Append(functions::TimestampValue{*value, 0}) : w.AppendNull());
+    }
+    return w.Finish();
+  }
+
+ private:
+  functions::TimestampPatternParser parser_;
+  std::string pattern_;
+  JvmParseTimestampsFn jvm_;
+};
+
 Result<ExprPtr> CompileToTimestamp(FunctionCall& call) {
-  if (call.operands.size() != 1) return call.Refuse("a format uses DateTimeFormatter parsing");
+  SF_RETURN_NOT_OK(call.ExpectOperands(1, 2));
   if (!call.operands[0]->type().IsString()) return call.Refuse("operand type");
-  return ExprPtr(
-      std::make_unique<ToTimestamp>(std::move(call.operands), call.result, call.ctx.pool));
+  if (call.operands.size() == 1) {
+    return ExprPtr(
+        std::make_unique<ToTimestamp>(std::move(call.operands), call.result, call.ctx.pool));
+  }
+  const plan::Literal* pattern = call.LiteralOperand(1);
+  if (pattern == nullptr || pattern->is_null()) {
+    return call.Refuse("the pattern must be a non-NULL literal");
+  }
+  auto parser = functions::TimestampPatternParser::Compile(pattern->string_value());
+  if (!parser.ok()) return call.Refuse(parser.status().message());
+  const JvmParseTimestampsFn jvm = GetJvmParseTimestamps();
+  if (jvm == nullptr) return call.Refuse("texts the pattern does not parse need the JVM");
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(call.operands[0]));
+  return ExprPtr(std::make_unique<ToTimestampWithFormat>(std::move(args), std::move(*parser),
+                                                         pattern->string_value(), jvm, call.result,
+                                                         call.ctx.pool));
 }
 
 // TO_DATE(text, pattern): DateTimeUtils.parseDate(String, String), SimpleDateFormat parsing in
@@ -1039,9 +1128,9 @@ void RegisterTemporalFunctions(FunctionRegistry& r) {
          "REINTERPRET(x) between DATE/TIME/INTERVAL and integers, or a timestamp as itself",
          "The same internal value under another type (as TIMESTAMPDIFF plans it)",
          CompileReinterpret});
-  r.Add({"TO_TIMESTAMP", "TO_TIMESTAMP(STRING) -> TIMESTAMP(3)",
-         "Parses 'yyyy-MM-dd[ HH:mm:ss[.f]]' leniently as Flink's default formatter; NULL when "
-         "unparsable",
+  r.Add({"TO_TIMESTAMP", "TO_TIMESTAMP(STRING[, literal pattern]) -> TIMESTAMP(3)",
+         "Parses 'yyyy-MM-dd[ HH:mm:ss[.f]]' leniently as Flink's default formatter, or the "
+         "pattern's numeric DateTimeFormatter fields; NULL when unparsable",
          CompileToTimestamp});
   r.Add({"TO_DATE", "TO_DATE(STRING[, literal pattern]) -> DATE",
          "Parses 'yyyy[-MM[-dd]]' (DateTimeUtils.parseDate; NULL when unparsable), or the "

@@ -192,6 +192,41 @@ TEST(TemporalFunctionsTest, ToTimestampAndToDateAreNullWhenUnparsable) {
             "[2024-02-09, null, null, null, null]");
 }
 
+// Stands in for the JVM's TO_TIMESTAMP: 1970-01-01 00:00:00.042 for a text it is given, NULL for
+// "2024-02-30 1:0:0"; records the texts.
+std::vector<std::string> g_jvm_texts;
+Status FakeJvmParseTimestamps(std::string_view pattern, const std::vector<std::string_view>& texts,
+                              std::vector<std::optional<int64_t>>* out) {
+  EXPECT_EQ(pattern, "yyyy-MM-dd HH:mm:ss");
+  for (std::string_view text : texts) {
+    g_jvm_texts.emplace_back(text);
+    out->push_back(text == "2024-02-30 1:0:0" ? std::nullopt : std::optional<int64_t>(42));
+  }
+  return Status::OK();
+}
+
+TEST(TemporalFunctionsTest, ToTimestampWithAPatternLeavesTheJavaSqlFallbackToTheJvm) {
+  auto b = MakeBatch({VarChar()}, {Strings({"2024-02-09 01:02:03", "2024-2-9 1:2:3", "hello",
+                                            std::nullopt, "2023-02-31 24:00:00", "2024-02-30 1:0:0",
+                                            "2024-12-31 24:00:00", "2024-02-30 bad"})});
+  auto call = Call("TO_TIMESTAMP", Ts(3), {Ref(0, VarChar()), StrLit("yyyy-MM-dd HH:mm:ss")});
+  // Without a JVM the function is refused.
+  EXPECT_TRUE(Eval(call, b).status().IsNotImplemented());
+  SetJvmParseTimestamps(&FakeJvmParseTimestamps);
+  g_jvm_texts.clear();
+  // Parsed natively: the pattern's fields, a day beyond the month's clamped to its last (SMART),
+  // 24:00 the next day's midnight. Texts the pattern does not parse are NULL unless laid out as
+  // java.sql timestamps ("2024-2-9 1:2:3", "2024-02-30 1:0:0"): those are the JVM's.
+  EXPECT_EQ(EvalShow(call, b),
+            "[2024-02-09 01:02:03.000, 1970-01-01 00:00:00.042, null, null, "
+            "2023-03-01 00:00:00.000, null, 2025-01-01 00:00:00.000, null]");
+  EXPECT_EQ(g_jvm_texts, (std::vector<std::string>{"2024-2-9 1:2:3", "2024-02-30 1:0:0"}));
+  // Letters beyond the numeric ones stay on Flink.
+  auto text = Eval(Call("TO_TIMESTAMP", Ts(3), {Ref(0, VarChar()), StrLit("dd MMM yyyy")}), b);
+  EXPECT_TRUE(text.status().IsNotImplemented()) << text.status().ToString();
+  SetJvmParseTimestamps(nullptr);
+}
+
 TEST(TemporalFunctionsTest, CastsWithSessionZoneInDstGapAndOverlap) {
   // Local 2024-03-10 02:30 (gap) and 2024-11-03 01:30 (overlap) in New York.
   auto b = MakeBatch({Ts(3)}, {Millis({1710037800000LL, 1730597400000LL, std::nullopt})});

@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -323,6 +324,67 @@ Result<std::string> CallJvmIntegerFormat() {
   return text;
 }
 
+// TO_TIMESTAMP(text, pattern) in the JVM (jvm_calls.h): the static
+// boolean[] JvmText.parseTimestamps(byte[] pattern, byte[][] texts, long[] millis).
+jmethodID g_jvm_parse_timestamps = nullptr;
+
+Status CallJvmParseTimestamps(std::string_view pattern, const std::vector<std::string_view>& texts,
+                              std::vector<std::optional<int64_t>>* out) {
+  JNIEnv* env = nullptr;
+  if (g_vm == nullptr || g_vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
+    return InternalError("TO_TIMESTAMP called from a thread outside the JVM");
+  }
+  if (env->PushLocalFrame(16) != 0) {
+    env->ExceptionClear();
+    return Status::OutOfMemory("Cannot allocate the arguments of a TO_TIMESTAMP call");
+  }
+  auto bytes = [&](std::string_view text) {
+    jbyteArray array = env->NewByteArray(static_cast<jsize>(text.size()));
+    if (array != nullptr) {
+      env->SetByteArrayRegion(array, 0, static_cast<jsize>(text.size()),
+                              reinterpret_cast<const jbyte*>(text.data()));
+    }
+    return array;
+  };
+  const auto n = static_cast<jsize>(texts.size());
+  Status status;
+  jbyteArray jpattern = bytes(pattern);
+  jclass byte_array = env->FindClass("[B");
+  jobjectArray jtexts =
+      byte_array == nullptr ? nullptr : env->NewObjectArray(n, byte_array, nullptr);
+  jlongArray jmillis = env->NewLongArray(n);
+  bool allocated = jpattern != nullptr && jtexts != nullptr && jmillis != nullptr;
+  for (jsize i = 0; allocated && i < n; ++i) {
+    jbyteArray text = bytes(texts[static_cast<size_t>(i)]);
+    allocated = text != nullptr;
+    if (allocated) {
+      env->SetObjectArrayElement(jtexts, i, text);
+      env->DeleteLocalRef(text);
+    }
+  }
+  if (!allocated) {
+    env->ExceptionClear();
+    status = Status::OutOfMemory("Cannot allocate the arguments of a TO_TIMESTAMP call");
+  } else {
+    auto is_null = static_cast<jbooleanArray>(
+        env->CallStaticObjectMethod(g_jvm_text, g_jvm_parse_timestamps, jpattern, jtexts, jmillis));
+    if (env->ExceptionCheck() || is_null == nullptr) {
+      status = Status::Invalid("TO_TIMESTAMP: ", TakeExceptionText(env));
+    } else {
+      std::vector<jlong> millis(texts.size());
+      std::vector<jboolean> nulls(texts.size());
+      env->GetLongArrayRegion(jmillis, 0, n, millis.data());
+      env->GetBooleanArrayRegion(is_null, 0, n, nulls.data());
+      out->clear();
+      for (size_t i = 0; i < texts.size(); ++i) {
+        out->push_back(nulls[i] ? std::nullopt : std::optional<int64_t>(millis[i]));
+      }
+    }
+  }
+  env->PopLocalFrame(nullptr);
+  return status;
+}
+
 // The native side of one NativePipeline Java object.
 struct PipelineHandle {
   std::unique_ptr<JvmUdfCaller> udfs;  // null when the plan has no UDF
@@ -567,10 +629,13 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   if (g_jvm_text_format == nullptr) return JNI_ERR;
   g_jvm_integer_format = env->GetStaticMethodID(g_jvm_text, "integerFormat", "()[B");
   if (g_jvm_integer_format == nullptr) return JNI_ERR;
+  g_jvm_parse_timestamps = env->GetStaticMethodID(g_jvm_text, "parseTimestamps", "([B[[B[J)[Z");
+  if (g_jvm_parse_timestamps == nullptr) return JNI_ERR;
   g_vm = vm;
   expression::SetJvmMath(&CallJvmMath);
   expression::SetJvmFormat(&CallJvmFormat);
   expression::SetJvmIntegerFormat(&CallJvmIntegerFormat);
+  expression::SetJvmParseTimestamps(&CallJvmParseTimestamps);
   return JNI_VERSION_1_8;
 }
 
@@ -583,6 +648,7 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
   expression::SetJvmMath(nullptr);
   expression::SetJvmFormat(nullptr);
   expression::SetJvmIntegerFormat(nullptr);
+  expression::SetJvmParseTimestamps(nullptr);
   for (jclass* type : {&g_jvm_math, &g_jvm_text}) {
     if (env != nullptr && *type != nullptr) env->DeleteGlobalRef(*type);
     *type = nullptr;

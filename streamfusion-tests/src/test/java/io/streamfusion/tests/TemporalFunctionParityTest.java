@@ -117,6 +117,28 @@ class TemporalFunctionParityTest {
         "CAST(CAST(tm AS STRING) AS TIME)", "CAST(CAST(ts AS STRING) AS DATE)",
     };
 
+    static final String[] PARSING_WITH_PATTERN = {
+        // TO_TIMESTAMP with a pattern: DateTimeFormatter's strict parsing and SMART resolver,
+        // then the java.sql fallback (in the JVM) for texts laid out as timestamps or dates.
+        "TO_TIMESTAMP(s, 'yyyy-MM-dd HH:mm:ss')",
+        "TO_TIMESTAMP(CAST(ts AS STRING), 'yyyy-MM-dd HH:mm:ss.SSS')",
+        "TO_TIMESTAMP(DATE_FORMAT(ts, 'yyyyMMddHHmmssSSS'), 'yyyyMMddHHmmssSSS')",
+        "TO_TIMESTAMP(DATE_FORMAT(ts9, 'dd.MM.uuuu HH:mm:ss.SSSSSSSSS'),"
+                + " 'dd.MM.uuuu HH:mm:ss.SSSSSSSSS')",
+        "TO_TIMESTAMP(CAST(i64 AS STRING), 'yyyyMMdd')", "TO_TIMESTAMP(CAST(i32 AS STRING), 'y')",
+        "TO_TIMESTAMP(DATE_FORMAT(ts, 'HH:mm'), 'HH:mm')",
+        "TO_TIMESTAMP(DATE_FORMAT(ts, 'yy-M-d'), 'yy-M-d')",
+        "TO_TIMESTAMP(CASE id WHEN 0 THEN '2024-2-9 1:2:3' WHEN 2 THEN '2023-02-31 24:00:00'"
+                + " WHEN 3 THEN ' 2024-01-05 ' WHEN 4 THEN '1000-02-29 00:00:00'"
+                + " WHEN 5 THEN '1582-10-10 10:00:00' WHEN 6 THEN '2024-01-05 25:61:00'"
+                + " WHEN 7 THEN 'hello' ELSE '+2024-01-05 10:00:00' END, 'yyyy-MM-dd HH:mm:ss')",
+        "TO_TIMESTAMP(CASE id WHEN 0 THEN '02-29' WHEN 2 THEN '13-01' WHEN 3 THEN '12-31'"
+                + " WHEN 4 THEN '2024-12-31 10:00:00.123456' WHEN 5 THEN '2024-1-5'"
+                + " WHEN 6 THEN '-1-05' ELSE '02-30' END, 'MM-dd')",
+        "TO_TIMESTAMP(CASE id WHEN 0 THEN '24' WHEN 2 THEN '-5 3' WHEN 3 THEN '+12345 1'"
+                + " WHEN 4 THEN '10000 2' WHEN 5 THEN '0 3' ELSE '2024 0' END, 'u H')",
+    };
+
     static final String[] PARSING = {
         "TO_TIMESTAMP(s)", "TO_DATE(s)", "TO_TIMESTAMP(CAST(ts9 AS STRING))",
         "TO_DATE(CAST(ts AS STRING))",
@@ -199,7 +221,11 @@ class TemporalFunctionParityTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> cases = new ArrayList<>();
-        for (String[] group : new String[][] {EXTRACT, FLOOR_CEIL, DATE_FORMAT, ARITHMETIC, CASTS, PARSING, TO_TIMESTAMP_LTZ}) {
+        for (String[] group :
+                new String[][] {
+                    EXTRACT, FLOOR_CEIL, DATE_FORMAT, ARITHMETIC, CASTS, PARSING,
+                    PARSING_WITH_PATTERN, TO_TIMESTAMP_LTZ
+                }) {
             chunks(group, "UTC", cases);
         }
         for (String zone : ZONES) {
@@ -249,6 +275,31 @@ class TemporalFunctionParityTest {
                 }) {
             ParityHarness.Result result = harness(zone).assertParity(sql);
             assertThat(result.rows).as(zone).isNotEmpty();
+        }
+    }
+
+    /**
+     * TO_TIMESTAMP's java.sql fallback (texts the pattern does not parse) normalizes in the
+     * JVM's default time zone: in New York the wall time 02:30 of 2024-03-10 does not exist and
+     * becomes 03:30. Native TO_TIMESTAMP leaves those texts to Flink's function in the JVM.
+     */
+    @Test
+    void toTimestampFallbackFollowsTheJvmTimeZone() {
+        java.util.TimeZone saved = java.util.TimeZone.getDefault();
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("America/New_York"));
+        try {
+            ParityHarness.Result result =
+                    harness("UTC").assertParity(
+                            "SELECT id, TO_TIMESTAMP(CASE WHEN id >= 0 THEN"
+                                    + " '2024-03-10 02:30:00' END, 'yyyy-MM-dd'),"
+                                    + " TO_TIMESTAMP(CASE WHEN id >= 0 THEN"
+                                    + " '2024-03-10 12:30:00' END, 'yyyy-MM-dd HH:mm:ss')"
+                                    + " FROM t");
+            assertThat(result.rows.toString())
+                    .contains("2024-03-10T03:30")
+                    .contains("2024-03-10T12:30");
+        } finally {
+            java.util.TimeZone.setDefault(saved);
         }
     }
 

@@ -1,5 +1,9 @@
 package io.streamfusion.runtime.udf;
 
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.utils.DateTimeUtils;
+
 import java.nio.charset.StandardCharsets;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
@@ -12,7 +16,8 @@ import java.util.Calendar;
 import java.util.Locale;
 
 /**
- * The JVM locale's date-time texts and number symbols for native DATE_FORMAT and UNIX_TIMESTAMP.
+ * The JVM locale's date-time texts and number symbols for native DATE_FORMAT and UNIX_TIMESTAMP,
+ * and Flink's TO_TIMESTAMP(text, pattern) for the texts native code leaves to the JVM.
  * Flink formats with
  * DateTimeFormatter.ofPattern(pattern), whose text fields (day and month names, AM/PM, eras,
  * quarters) come from the JVM's default locale. When a native pattern has such a field, native
@@ -40,6 +45,31 @@ final class JvmText {
             texts[i] = sample.format(formatter).getBytes(StandardCharsets.UTF_8);
         }
         return texts;
+    }
+
+    /**
+     * TO_TIMESTAMP(text, pattern) for the texts native code leaves to Flink (those the pattern
+     * does not parse but laid out as java.sql timestamps or dates, whose fallback normalizes in
+     * the JVM's default time zone; a few JDK-dependent corners): Flink's own
+     * DateTimeUtils.parseTimestampData under the generated code's catch-all, on the texts as
+     * BinaryStringData decodes them. Writes each result's epoch millis to {@code millis} and
+     * returns which results are NULL.
+     */
+    static boolean[] parseTimestamps(byte[] pattern, byte[][] texts, long[] millis) {
+        String format = BinaryStringData.fromBytes(pattern).toString();
+        boolean[] isNull = new boolean[texts.length];
+        for (int i = 0; i < texts.length; i++) {
+            TimestampData result;
+            try {
+                String text = BinaryStringData.fromBytes(texts[i]).toString();
+                result = DateTimeUtils.parseTimestampData(text, format);
+            } catch (Throwable t) {
+                result = null;
+            }
+            isNull[i] = result == null;
+            millis[i] = result == null ? 0 : result.getMillisecond();
+        }
+        return isNull;
     }
 
     /**
