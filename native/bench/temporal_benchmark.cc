@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arrow/api.h"
 #include "benchmark/benchmark.h"
 #include "streamfusion/expression/expression.h"
+#include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 
@@ -196,6 +199,18 @@ void BM_FromUnixtime(benchmark::State& state) {
   Run(state,
       Call("FROM_UNIXTIME", kString, {Call("EXTRACT", kBigInt, {Symbol("EPOCH"), Ref(0, kTs)})}));
 }
+// TO_TIMESTAMP(text, pattern) over the texts CAST(ts AS STRING) makes (compare with
+// BM_CastTimestampToString alone); every text parses natively, none reaches the JVM.
+Status NoJvm(std::string_view, const std::vector<std::string_view>&,
+             std::vector<std::optional<int64_t>>*) {
+  return Status::Invalid("no JVM in the benchmark");
+}
+void BM_ToTimestampWithPattern(benchmark::State& state) {
+  expression::SetJvmParseTimestamps(&NoJvm);
+  Run(state, Call("TO_TIMESTAMP", kTs,
+                  {Call("CAST", kString, {Ref(0, kTs)}), String("yyyy-MM-dd HH:mm:ss.SSS")}));
+  expression::SetJvmParseTimestamps(nullptr);
+}
 
 BENCHMARK(BM_ExtractHour);
 BENCHMARK(BM_ExtractYear);
@@ -213,6 +228,7 @@ BENCHMARK(BM_CastStringToTimestamp);
 BENCHMARK(BM_CastTimestampToLtzNewYork);
 BENCHMARK(BM_CastTimestampToDate);
 BENCHMARK(BM_FromUnixtime);
+BENCHMARK(BM_ToTimestampWithPattern);
 
 }  // namespace
 }  // namespace streamfusion

@@ -979,6 +979,11 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
       case kEraText:
         samples = {{DaysFromCivil(0, 1, 1), 0}, {kMonday, 0}};  // BCE (year 0 = 1 BC), CE
         break;
+      case kDayPeriodText:
+        for (int64_t minute = 0; minute < 24 * 60; ++minute) {
+          samples.emplace_back(kMonday, minute * 60 * 1000000000LL);
+        }
+        break;
     }
     auto formatted = texts(letters, samples);
     if (!formatted.ok()) {
@@ -1071,6 +1076,11 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
         case 'G':
           if (count > 5) return refuse();
           SF_RETURN_NOT_OK(text(ch, count, kEraText));
+          break;
+        case 'B':
+          // Short, full or narrow; Java rejects two or three letters.
+          if (count != 1 && count != 4 && count != 5) return refuse();
+          SF_RETURN_NOT_OK(text(ch, count, kDayPeriodText));
           break;
         case 'd':
         case 'h':
@@ -1189,6 +1199,7 @@ int64_t DateTimePattern::ResolutionMillis() const {
       case Field::kSecond: resolution = std::min(resolution, kMillisPerSecond); break;
       case Field::kText:
         if (step.width == kAmPmText) resolution = std::min(resolution, kMillisPerHour);
+        if (step.width == kDayPeriodText) resolution = std::min(resolution, kMillisPerMinute);
         break;
       case Field::kFraction:
       case Field::kNanoOfSecond:
@@ -1287,6 +1298,7 @@ void DateTimePattern::Format(const LocalDateTimeFields& f, std::string* out) con
           case kQuarterText: value = static_cast<size_t>((f.month - 1) / 3); break;
           case kAmPmText: value = f.hour >= 12 ? 1 : 0; break;
           case kEraText: value = f.year >= 1 ? 1 : 0; break;
+          case kDayPeriodText: value = static_cast<size_t>(f.hour * 60 + f.minute); break;
           default: break;
         }
         out->append(step.texts[value]);

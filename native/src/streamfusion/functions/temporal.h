@@ -151,11 +151,12 @@ std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t prec
 
 // DATE_FORMAT(TIMESTAMP, pattern): a DateTimeFormatter.ofPattern pattern compiled into steps.
 // Numeric fields and literals are formatted here. Text fields (day of week E/e/c, month MMM/LLL,
-// quarter QQQ/qqq, AM/PM a, era G), whose text depends on the JVM's default locale, take their
-// texts from `texts` at compile time: the JVM formats one sample per value of the field with
-// the field's own letters. Week-based fields (Y, w, W) follow the locale's week definition
+// quarter QQQ/qqq, AM/PM a, era G, day period B), whose text depends on the JVM's default locale,
+// take their texts from `texts` at compile time: the JVM formats one sample per value of the field
+// with the field's own letters. Week-based fields (Y, w, W) follow the locale's week definition
 // (first day of the week, minimal days in the first week), which the JVM's formatting of sample
-// dates determines at compile time. Day periods and zones are refused with a reason.
+// dates determines at compile time. Day periods (B) depend on the minute of the day only, so the
+// JVM formats each of the day's 1,440 minutes once. Zones are refused with a reason.
 class DateTimePattern {
  public:
   // Formats sample local date-times (epoch day, nano of day) with
@@ -201,7 +202,14 @@ class DateTimePattern {
     kText,
   };
   // What a text field's value is (kText steps; `width` holds it).
-  enum TextKey : int32_t { kDayOfWeekText, kMonthText, kQuarterText, kAmPmText, kEraText };
+  enum TextKey : int32_t {
+    kDayOfWeekText,
+    kMonthText,
+    kQuarterText,
+    kAmPmText,
+    kEraText,
+    kDayPeriodText,  // B: by minute of the day
+  };
   struct Step {
     Field field;
     int32_t width;     // minimum digits (fraction: exact digits; text: the TextKey)

@@ -323,6 +323,13 @@ struct FakeTexts {
         texts.push_back(f.year >= 1 ? "AD" : "BC");
       } else if (letters == "QQQ") {
         texts.push_back("Q" + std::to_string((f.month + 2) / 3));
+      } else if (letters == "B") {
+        const int32_t minute = f.hour * 60 + f.minute;
+        texts.push_back(minute == 0     ? "midnight"
+                        : minute < 360  ? "at night"
+                        : minute < 720  ? "in the morning"
+                        : minute == 720 ? "noon"
+                                        : "in the afternoon");
       } else {
         return Status::Invalid("Unknown pattern letters: ", letters);
       }
@@ -355,6 +362,32 @@ TEST(TemporalTest, DateFormatTextFieldsUseTheJvmTexts) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("Unknown pattern letters: LLL"), std::string::npos);
   for (const char* p : {"EEEEEE", "aa", "cc", "MMMMMM", "GGGGGG"}) {
+    EXPECT_FALSE(DateTimePattern::Compile(p, texts).ok()) << p;
+  }
+}
+
+// Day periods (B) come from the JVM for each minute of the day (texts as JDK 17's "en").
+TEST(TemporalTest, DateFormatDayPeriodsUseTheJvmTexts) {
+  FakeTexts fake;
+  DateTimePattern::TextFormatter texts = [&fake](std::string_view letters, const auto& samples) {
+    EXPECT_EQ(samples.size(), letters == "B" ? 1440u : samples.size());
+    return fake(letters, samples);
+  };
+  auto pattern = DateTimePattern::Compile("h:mm B", texts);
+  ASSERT_TRUE(pattern.ok()) << pattern.status().ToString();
+  auto format = [&](int64_t millis) {
+    std::string s;
+    pattern->Format(ToLocalDateTime({millis, 0}), &s);
+    return s;
+  };
+  EXPECT_EQ(format(0), "12:00 midnight");
+  EXPECT_EQ(format(60000), "12:01 at night");
+  EXPECT_EQ(format(43200000), "12:00 noon");
+  EXPECT_EQ(format(43260000), "12:01 in the afternoon");
+  EXPECT_EQ(format(21600000 - 1), "5:59 at night");
+  EXPECT_EQ(pattern->ResolutionMillis(), 60000);
+  // Java accepts one, four or five letters.
+  for (const char* p : {"BB", "BBB", "BBBBBB"}) {
     EXPECT_FALSE(DateTimePattern::Compile(p, texts).ok()) << p;
   }
 }

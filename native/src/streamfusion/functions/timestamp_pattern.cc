@@ -247,8 +247,9 @@ TimestampPatternParser::Step1 TimestampPatternParser::ParseFields(const std::u16
 
 TimestampPatternParser::Outcome TimestampPatternParser::Parse(std::string_view bytes,
                                                               int64_t* millis) const {
-  std::string scratch;
-  std::u16string text;
+  // Buffers reused across rows (per thread: a compiled expression may run on several).
+  thread_local std::string scratch;
+  thread_local std::u16string text;
   // JavaText is well-formed: malformed input became U+FFFD as in the Java String.
   if (!DecodeUtf16(JavaText(bytes, &scratch), &text)) return Outcome::kJvm;
   int64_t values[static_cast<size_t>(Field::kCount)] = {};

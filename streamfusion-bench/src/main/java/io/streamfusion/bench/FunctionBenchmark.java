@@ -41,6 +41,13 @@ public final class FunctionBenchmark {
                 "case",
                 "CASE WHEN bid.price < 10000 THEN 'low' WHEN bid.price < 1000000 THEN 'mid' ELSE 'high' END");
         FUNCTIONS.put("in", "bid.channel IN ('apple', 'google', 'facebook', 'baidu')");
+        // Not Nexmark's: parsing a formatted timestamp back (SimpleDateFormat, DateTimeFormatter).
+        FUNCTIONS.put(
+                "unix_timestamp",
+                "UNIX_TIMESTAMP(DATE_FORMAT(bid.`dateTime`, 'yyyy-MM-dd HH:mm:ss'))");
+        FUNCTIONS.put(
+                "to_timestamp",
+                "TO_TIMESTAMP(DATE_FORMAT(bid.`dateTime`, 'yyyyMMddHHmmssSSS'), 'yyyyMMddHHmmssSSS')");
     }
 
     public static void main(String[] args) throws Exception {

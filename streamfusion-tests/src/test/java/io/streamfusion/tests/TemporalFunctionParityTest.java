@@ -80,6 +80,7 @@ class TemporalFunctionParityTest {
         "DATE_FORMAT(ts, 'LLL LLLL ccc cccc e ee eee c')",
         "DATE_FORMAT(ts, 'MMMMM EEEEE GGGGG QQQQQ')",
         "DATE_FORMAT(ts, 'qqq qqqq LLLLL eeee')",
+        "DATE_FORMAT(ts, 'h:mm B, BBBB, BBBBB')",
     };
 
     static final String[] ARITHMETIC = {
@@ -314,7 +315,7 @@ class TemporalFunctionParityTest {
         Locale saved = Locale.getDefault(Locale.Category.FORMAT);
         String sql =
                 "SELECT id, DATE_FORMAT(ts, 'EEEE d. MMMM yyyy, a G'),"
-                        + " DATE_FORMAT(ts, 'YYYY-''W''ww-e W'),"
+                        + " DATE_FORMAT(ts, 'YYYY-''W''ww-e W'), DATE_FORMAT(ts, 'B BBBB'),"
                         + " DATE_FORMAT(CASE WHEN id >= 0 THEN TIMESTAMP '2024-12-29 10:00:00' END,"
                         + " 'YYYY ww e') FROM t";
         Map<String, String> expected =
