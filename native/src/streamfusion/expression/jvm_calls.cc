@@ -8,6 +8,7 @@ std::atomic<JvmMathFn> g_jvm_math{nullptr};
 std::atomic<JvmFormatFn> g_jvm_format{nullptr};
 std::atomic<JvmIntegerFormatFn> g_jvm_integer_format{nullptr};
 std::atomic<JvmParseTimestampsFn> g_jvm_parse_timestamps{nullptr};
+std::atomic<JvmLegacyFormatFn> g_jvm_legacy_format{nullptr};
 }  // namespace
 
 void SetJvmMath(JvmMathFn fn) {
@@ -40,6 +41,14 @@ void SetJvmParseTimestamps(JvmParseTimestampsFn fn) {
 
 JvmParseTimestampsFn GetJvmParseTimestamps() {
   return g_jvm_parse_timestamps.load(std::memory_order_acquire);
+}
+
+void SetJvmLegacyFormat(JvmLegacyFormatFn fn) {
+  g_jvm_legacy_format.store(fn, std::memory_order_release);
+}
+
+JvmLegacyFormatFn GetJvmLegacyFormat() {
+  return g_jvm_legacy_format.load(std::memory_order_acquire);
 }
 
 }  // namespace streamfusion::expression

@@ -66,6 +66,14 @@ using JvmFormatFn = Result<std::vector<std::string>> (*)(
 void SetJvmFormat(JvmFormatFn fn);
 JvmFormatFn GetJvmFormat();
 
+// Formats each local time (epoch millis read in UTC) with new SimpleDateFormat(pattern) in UTC,
+// in the JVM's default locale, as FROM_UNIXTIME and DATE_FORMAT of a string do (JvmText).
+using JvmLegacyFormatFn = Result<std::vector<std::string>> (*)(
+    std::string_view pattern, const std::vector<int64_t>& local_millis);
+
+void SetJvmLegacyFormat(JvmLegacyFormatFn fn);
+JvmLegacyFormatFn GetJvmLegacyFormat();
+
 // The integer NumberFormat that new SimpleDateFormat(pattern) parses numbers with (the JVM's
 // default FORMAT locale): its zero digit, minus sign, exponent separator, infinity, NaN, positive
 // and negative prefixes and suffixes, and pattern, one per line.

@@ -354,9 +354,23 @@ constexpr int32_t kMaxPatternLetters = 300;
 
 }  // namespace
 
-Result<LegacyDateFormatter> LegacyDateFormatter::Compile(std::string_view pattern) {
+Result<LegacyDateFormatter> LegacyDateFormatter::Compile(std::string_view pattern,
+                                                         const TextFormatter& texts) {
   SF_ASSIGN_OR_RAISE(auto pieces, SplitLegacyPattern(pattern));
   LegacyDateFormatter out;
+  // Local times (UTC millis) of samples: a Monday and the six days after it, the first of each
+  // month, noon, and a day before the common era (Julian 2 BC).
+  constexpr int64_t kMonday = 1704067200000;  // 2024-01-01
+  constexpr int64_t kBeforeEra = -62240000000000;
+  auto day_samples = [&](int32_t n, bool months) {
+    std::vector<int64_t> samples;
+    for (int32_t i = 0; i < n; ++i) {
+      samples.push_back(months ? static_cast<int64_t>(DaysFromCivil(2024, i + 1, 1)) * kMillisPerDay
+                               : kMonday + i * kMillisPerDay);
+    }
+    return samples;
+  };
+  bool has_text = false;
   for (const LegacyPatternPiece& piece : pieces) {
     if (piece.letter == 0) {
       std::string utf8;
@@ -373,15 +387,52 @@ Result<LegacyDateFormatter> LegacyDateFormatter::Compile(std::string_view patter
     }
     const auto letter = static_cast<char>(piece.letter);
     const std::string letters(static_cast<size_t>(piece.count), letter);
-    if (std::string_view("yMLdHkKhmsS").find(letter) == std::string_view::npos ||
-        ((letter == 'M' || letter == 'L') && piece.count > 2)) {
-      return Unsupported("pattern letters '", letters,
-                         "' (text, week, day-of-year or zone fields)");
-    }
     if (piece.count > kMaxPatternLetters) {
       return Unsupported("more than ", kMaxPatternLetters, " pattern letters");
     }
+    const bool text_field = letter == 'E' || letter == 'a' || letter == 'G' ||
+                            ((letter == 'M' || letter == 'L') && piece.count > 2);
+    if (text_field) {
+      if (texts == nullptr) {
+        return Unsupported("pattern letters '", letters, "' need the JVM locale's texts");
+      }
+      std::vector<int64_t> samples;
+      switch (letter) {
+        case 'E': samples = day_samples(7, false); break;
+        case 'a': samples = {kMonday, kMonday + 12 * kMillisPerHour}; break;
+        case 'G': samples = {kBeforeEra, kMonday}; break;
+        default: samples = day_samples(12, true); break;
+      }
+      SF_ASSIGN_OR_RAISE(auto formatted,
+                         JvmSampleTexts(texts(letters, samples), letters, samples.size()));
+      out.pieces_.push_back({letter, piece.count, {}, std::move(formatted)});
+      has_text = true;
+      continue;
+    }
+    if (std::string_view("yMLdHkKhmsS").find(letter) == std::string_view::npos) {
+      return Unsupported("pattern letters '", letters, "' (week, day-of-year or zone fields)");
+    }
     out.pieces_.push_back({letter, piece.count, {}});
+  }
+  if (has_text) {
+    // The whole pattern as the JVM formats it (context-dependent forms would show here).
+    std::vector<int64_t> samples = day_samples(12, true);
+    for (int64_t day : day_samples(7, false)) samples.push_back(day + 14 * kMillisPerHour + 7);
+    samples.push_back(kBeforeEra);
+    samples.push_back(-12219379200000);  // 1582-10-04 (Julian)
+    auto whole = texts(pattern, samples);
+    if (!whole.ok() || whole->size() != samples.size()) {
+      return Unsupported("the JVM's formatting of the pattern: ",
+                         whole.ok() ? "wrong sample count" : whole.status().message());
+    }
+    for (size_t i = 0; i < samples.size(); ++i) {
+      std::string native;
+      out.Format(samples[i], &native);
+      if (native != (*whole)[i]) {
+        return Unsupported("the JVM locale's texts for the pattern are not reproduced ('",
+                           (*whole)[i], "')");
+      }
+    }
   }
   return out;
 }
@@ -391,6 +442,19 @@ void LegacyDateFormatter::Format(int64_t local_millis, std::string* out) const {
   const int64_t hour = f.millis_of_day / kMillisPerHour;
   for (const Piece& piece : pieces_) {
     int64_t value = 0;
+    if (!piece.texts.empty()) {
+      size_t index = 0;
+      switch (piece.letter) {
+        case 'E':  // Monday first, as the samples
+          index = static_cast<size_t>(FloorMod(FloorDiv(local_millis, kMillisPerDay) + 3, 7));
+          break;
+        case 'a': index = hour >= 12 ? 1 : 0; break;
+        case 'G': index = f.year >= 1 ? 1 : 0; break;
+        default: index = static_cast<size_t>(f.month - 1); break;
+      }
+      out->append(piece.texts[index]);
+      continue;
+    }
     switch (piece.letter) {
       case 0: out->append(piece.literal); continue;
       case 'y':

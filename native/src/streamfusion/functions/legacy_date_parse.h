@@ -24,6 +24,7 @@
 // century around the current date), other locales' number symbols or calendars.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,11 +81,21 @@ class LegacyDateParser {
   std::vector<Step> steps_;
 };
 
-// SimpleDateFormat.format of numeric fields (see the file comment).
+// SimpleDateFormat.format (see the file comment). Text fields (day of week E, month M/L with
+// three or more letters, AM/PM a, era G) take their texts from the JVM's default locale when
+// the pattern is compiled: the JVM formats one sample per value of the field with the field's
+// letters alone; then a few sample times with the whole pattern, which must come out as the
+// native formatting does.
 class LegacyDateFormatter {
  public:
-  // Unsupported for letters other than the numeric ones listed above.
-  static Result<LegacyDateFormatter> Compile(std::string_view pattern);
+  // Formats each local time (epoch millis in UTC) with new SimpleDateFormat(pattern) in UTC.
+  using TextFormatter = std::function<Result<std::vector<std::string>>(
+      std::string_view pattern, const std::vector<int64_t>& local_millis)>;
+
+  // Unsupported for letters other than the numeric ones listed above and, with `texts`, the
+  // text fields.
+  static Result<LegacyDateFormatter> Compile(std::string_view pattern,
+                                             const TextFormatter& texts = nullptr);
 
   // Appends the text of the local time `local_millis` (the instant plus the zone's offset).
   void Format(int64_t local_millis, std::string* out) const;
@@ -93,7 +104,8 @@ class LegacyDateFormatter {
   struct Piece {
     char letter;  // 0: literal text
     int32_t count;
-    std::string literal;  // UTF-8
+    std::string literal;             // UTF-8
+    std::vector<std::string> texts;  // a text field's text of each value
   };
   std::vector<Piece> pieces_;
 };

@@ -952,6 +952,17 @@ Result<WeekDefinition> JvmWeekDefinition(const DateTimePattern::TextFormatter& t
 
 }  // namespace
 
+Result<std::vector<std::string>> JvmSampleTexts(Result<std::vector<std::string>> formatted,
+                                                std::string_view letters, size_t samples) {
+  if (!formatted.ok()) {
+    return Unsupported("pattern letters '", letters, "': ", formatted.status().message());
+  }
+  if (formatted->size() != samples) {
+    return InternalError("the JVM formatted ", formatted->size(), " of ", samples, " samples");
+  }
+  return formatted;
+}
+
 Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
                                                  const TextFormatter& texts) {
   DateTimePattern out;
@@ -985,15 +996,9 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern,
         }
         break;
     }
-    auto formatted = texts(letters, samples);
-    if (!formatted.ok()) {
-      return Unsupported("pattern letters '", letters, "': ", formatted.status().message());
-    }
-    if (formatted->size() != samples.size()) {
-      return InternalError("the JVM formatted ", formatted->size(), " of ", samples.size(),
-                           " samples");
-    }
-    out.steps_.push_back({Field::kText, key, false, {}, std::move(*formatted)});
+    SF_ASSIGN_OR_RAISE(auto formatted,
+                       JvmSampleTexts(texts(letters, samples), letters, samples.size()));
+    out.steps_.push_back({Field::kText, key, false, {}, std::move(formatted)});
     return Status::OK();
   };
   auto week_fields = [&]() -> Status {

@@ -149,6 +149,11 @@ Result<std::optional<int32_t>> ParseTime(std::string_view text);
 // SMART resolution). nullopt where Java throws DateTimeParseException.
 std::optional<TimestampValue> ParseTimestamp(std::string_view text, int32_t precision);
 
+// What the JVM formatted for `samples` samples of pattern letters `letters` (DATE_FORMAT's and
+// SimpleDateFormat's text fields): its error as a refusal, a wrong count as an internal error.
+Result<std::vector<std::string>> JvmSampleTexts(Result<std::vector<std::string>> formatted,
+                                                std::string_view letters, size_t samples);
+
 // DATE_FORMAT(TIMESTAMP, pattern): a DateTimeFormatter.ofPattern pattern compiled into steps.
 // Numeric fields and literals are formatted here. Text fields (day of week E/e/c, month MMM/LLL,
 // quarter QQQ/qqq, AM/PM a, era G, day period B), whose text depends on the JVM's default locale,

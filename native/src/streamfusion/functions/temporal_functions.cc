@@ -383,11 +383,17 @@ class DateFormatString final : public TemporalFunction {
   functions::LegacyDateFormatter format_;
 };
 
+// The JVM's SimpleDateFormat texts for LegacyDateFormatter, when a JVM is there.
+functions::LegacyDateFormatter::TextFormatter JvmLegacyTexts() {
+  if (const JvmLegacyFormatFn format = GetJvmLegacyFormat()) return format;
+  return nullptr;
+}
+
 Result<ExprPtr> CompileDateFormatString(FunctionCall& call) {
   SF_ASSIGN_OR_RAISE(const std::string pattern, LegacyPatternOperand(call, 1, ""));
   SF_RETURN_NOT_OK(CheckLegacyLocale(call));
   SF_ASSIGN_OR_RAISE(auto parser, functions::LegacyDateParser::Compile(kLegacyTimestampPattern));
-  auto format = functions::LegacyDateFormatter::Compile(pattern);
+  auto format = functions::LegacyDateFormatter::Compile(pattern, JvmLegacyTexts());
   if (!format.ok()) return call.Refuse(format.status().message());
   std::vector<ExprPtr> args;
   args.push_back(std::move(call.operands[0]));
@@ -875,7 +881,7 @@ Result<ExprPtr> CompileFromUnixtime(FunctionCall& call) {
   SF_ASSIGN_OR_RAISE(const std::string pattern,
                      LegacyPatternOperand(call, 1, kLegacyTimestampPattern));
   SF_RETURN_NOT_OK(CheckLegacyLocale(call));
-  auto format = functions::LegacyDateFormatter::Compile(pattern);
+  auto format = functions::LegacyDateFormatter::Compile(pattern, JvmLegacyTexts());
   if (!format.ok()) return call.Refuse(format.status().message());
   SF_ASSIGN_OR_RAISE(auto zone, SessionTimeZone(call.ctx));
   ExprPtr operand = std::move(call.operands[0]);

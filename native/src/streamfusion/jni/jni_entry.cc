@@ -256,6 +256,24 @@ std::string TakeExceptionText(JNIEnv* env) {
   return text;
 }
 
+// The byte[][] a JvmText method returned (null or a pending exception: an error), as strings.
+Result<std::vector<std::string>> TakeTexts(JNIEnv* env, jobjectArray texts, std::string_view what) {
+  if (env->ExceptionCheck() || texts == nullptr) {
+    return Status::Invalid(what, TakeExceptionText(env));
+  }
+  std::vector<std::string> out;
+  for (jsize i = 0; i < env->GetArrayLength(texts); ++i) {
+    auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(texts, i));
+    std::string text(static_cast<size_t>(env->GetArrayLength(bytes)), '\0');
+    env->GetByteArrayRegion(bytes, 0, static_cast<jsize>(text.size()),
+                            reinterpret_cast<jbyte*>(text.data()));
+    env->DeleteLocalRef(bytes);
+    out.push_back(std::move(text));
+  }
+  env->DeleteLocalRef(texts);
+  return out;
+}
+
 Result<std::vector<std::string>> CallJvmFormat(
     std::string_view pattern, const std::vector<std::pair<int64_t, int64_t>>& samples) {
   JNIEnv* env = nullptr;
@@ -282,26 +300,45 @@ Result<std::vector<std::string>> CallJvmFormat(
     env->SetLongArrayRegion(jnanos, 0, n, nanos.data());
     auto texts = static_cast<jobjectArray>(
         env->CallStaticObjectMethod(g_jvm_text, g_jvm_text_format, jpattern, jdays, jnanos));
-    if (env->ExceptionCheck() || texts == nullptr) {
-      result = Status::Invalid("DateTimeFormatter: ", TakeExceptionText(env));
-    } else {
-      std::vector<std::string> out;
-      for (jsize i = 0; i < env->GetArrayLength(texts); ++i) {
-        auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(texts, i));
-        std::string text(static_cast<size_t>(env->GetArrayLength(bytes)), '\0');
-        env->GetByteArrayRegion(bytes, 0, static_cast<jsize>(text.size()),
-                                reinterpret_cast<jbyte*>(text.data()));
-        env->DeleteLocalRef(bytes);
-        out.push_back(std::move(text));
-      }
-      env->DeleteLocalRef(texts);
-      result = std::move(out);
-    }
+    result = TakeTexts(env, texts, "DateTimeFormatter: ");
   }
   for (jobject local : {static_cast<jobject>(jpattern), static_cast<jobject>(jdays),
                         static_cast<jobject>(jnanos)}) {
     if (local != nullptr) env->DeleteLocalRef(local);
   }
+  return result;
+}
+
+jmethodID g_jvm_legacy_format = nullptr;
+
+// SimpleDateFormat in the JVM (jvm_calls.h): byte[][] JvmText.legacyFormat(byte[], long[]).
+Result<std::vector<std::string>> CallJvmLegacyFormat(std::string_view pattern,
+                                                     const std::vector<int64_t>& local_millis) {
+  JNIEnv* env = nullptr;
+  if (g_vm == nullptr || g_vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
+    return InternalError("SimpleDateFormat called from a thread outside the JVM");
+  }
+  if (env->PushLocalFrame(8) != 0) {
+    env->ExceptionClear();
+    return Status::OutOfMemory("Cannot allocate the arguments of a SimpleDateFormat call");
+  }
+  const auto n = static_cast<jsize>(local_millis.size());
+  jbyteArray jpattern = env->NewByteArray(static_cast<jsize>(pattern.size()));
+  jlongArray jmillis = env->NewLongArray(n);
+  Result<std::vector<std::string>> result = std::vector<std::string>();
+  if (jpattern == nullptr || jmillis == nullptr) {
+    env->ExceptionClear();
+    result = Status::OutOfMemory("Cannot allocate the arguments of a SimpleDateFormat call");
+  } else {
+    env->SetByteArrayRegion(jpattern, 0, static_cast<jsize>(pattern.size()),
+                            reinterpret_cast<const jbyte*>(pattern.data()));
+    std::vector<jlong> millis(local_millis.begin(), local_millis.end());
+    env->SetLongArrayRegion(jmillis, 0, n, millis.data());
+    auto texts = static_cast<jobjectArray>(
+        env->CallStaticObjectMethod(g_jvm_text, g_jvm_legacy_format, jpattern, jmillis));
+    result = TakeTexts(env, texts, "SimpleDateFormat: ");
+  }
+  env->PopLocalFrame(nullptr);
   return result;
 }
 
@@ -631,11 +668,14 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   if (g_jvm_integer_format == nullptr) return JNI_ERR;
   g_jvm_parse_timestamps = env->GetStaticMethodID(g_jvm_text, "parseTimestamps", "([B[[B[J)[Z");
   if (g_jvm_parse_timestamps == nullptr) return JNI_ERR;
+  g_jvm_legacy_format = env->GetStaticMethodID(g_jvm_text, "legacyFormat", "([B[J)[[B");
+  if (g_jvm_legacy_format == nullptr) return JNI_ERR;
   g_vm = vm;
   expression::SetJvmMath(&CallJvmMath);
   expression::SetJvmFormat(&CallJvmFormat);
   expression::SetJvmIntegerFormat(&CallJvmIntegerFormat);
   expression::SetJvmParseTimestamps(&CallJvmParseTimestamps);
+  expression::SetJvmLegacyFormat(&CallJvmLegacyFormat);
   return JNI_VERSION_1_8;
 }
 
@@ -649,6 +689,7 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
   expression::SetJvmFormat(nullptr);
   expression::SetJvmIntegerFormat(nullptr);
   expression::SetJvmParseTimestamps(nullptr);
+  expression::SetJvmLegacyFormat(nullptr);
   for (jclass* type : {&g_jvm_math, &g_jvm_text}) {
     if (env != nullptr && *type != nullptr) env->DeleteGlobalRef(*type);
     *type = nullptr;

@@ -8,12 +8,15 @@ import java.nio.charset.StandardCharsets;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
 import java.text.NumberFormat;
+import java.text.SimpleDateFormat;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Calendar;
+import java.util.Date;
 import java.util.Locale;
+import java.util.TimeZone;
 
 /**
  * The JVM locale's date-time texts and number symbols for native DATE_FORMAT and UNIX_TIMESTAMP,
@@ -43,6 +46,22 @@ final class JvmText {
                             LocalDate.ofEpochDay(epochDays[i]),
                             LocalTime.ofNanoOfDay(nanosOfDay[i]));
             texts[i] = sample.format(formatter).getBytes(StandardCharsets.UTF_8);
+        }
+        return texts;
+    }
+
+    /**
+     * Each local time (epoch millis read in UTC) formatted with {@code new
+     * SimpleDateFormat(pattern)} in UTC, as UTF-8: the texts FROM_UNIXTIME and DATE_FORMAT of a
+     * string take from the default FORMAT locale. Throws IllegalArgumentException for a pattern
+     * Java rejects.
+     */
+    static byte[][] legacyFormat(byte[] pattern, long[] localMillis) {
+        SimpleDateFormat format = new SimpleDateFormat(new String(pattern, StandardCharsets.UTF_8));
+        format.setTimeZone(TimeZone.getTimeZone("UTC"));
+        byte[][] texts = new byte[localMillis.length][];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = format.format(new Date(localMillis[i])).getBytes(StandardCharsets.UTF_8);
         }
         return texts;
     }

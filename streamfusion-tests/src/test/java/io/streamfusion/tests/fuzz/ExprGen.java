@@ -127,6 +127,7 @@ final class ExprGen {
     private static final String[] LEGACY_FORMATS = {
         "'yyyy-MM-dd HH:mm:ss'", "'yyyyMMdd'", "'dd.MM.yyyy'", "'yyyy-MM-dd''T''HH:mm:ss.SSS'",
         "'HH:mm'", "'yyyyMMddHHmmss'", "'yy-MM-dd'", "'yyyy-MM-dd kk'", "'y/M/d h:m:s.S K'",
+        "'EEE, d MMM yyyy hh:mm a G'",
     };
     private static final String[] TZ = {"'UTC'", "'America/New_York'", "'Asia/Kolkata'", "'Europe/Berlin'"};
     private static final String[] CAST_TARGETS_NUM = {
