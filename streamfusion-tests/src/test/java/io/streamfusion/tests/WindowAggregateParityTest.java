@@ -494,6 +494,70 @@ class WindowAggregateParityTest {
         assertThat(lastDecisions).anyMatch(d -> d.isNative && d.operator.startsWith(operator));
     }
 
+    /**
+     * Rows still in the operator's batch when a processing-time window's timer fires reach
+     * state first (they arrived before it) and the window fires once: with a long batch delay and
+     * rows trickling in over several windows, every HOP window's timer finds its last pane's rows
+     * waiting (before the fix they registered the firing timer again and the window fired twice,
+     * the second time over the pane it leaves to the next window).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"HOP", "TVF_HOP"})
+    void processingTimeWindowsFireOnceWithRowsWaiting(String kind) {
+        String sql =
+                kind.equals("HOP")
+                        ? "SELECT g, COUNT(*) AS c FROM src WHERE g >= 0 GROUP BY g,"
+                                + " HOP(pt, INTERVAL '1' SECOND, INTERVAL '2' SECOND)"
+                        : "SELECT g, window_start, COUNT(*) AS c FROM TABLE(HOP(TABLE src,"
+                                + " DESCRIPTOR(pt), INTERVAL '1' SECOND, INTERVAL '2' SECOND))"
+                                + " WHERE g >= 0 GROUP BY g, window_start, window_end";
+        Map<String, String> options = new HashMap<>();
+        options.put("streamfusion.batch.max-delay", "10 s");
+        options.put("streamfusion.fallback", "allow");
+        ParityHarness harness = new ParityHarness(1, false, options, UTC);
+        List<Map<Object, Long>> counts = new ArrayList<>();
+        harness.forEachEngine(
+                tEnv -> {
+                    StreamExecutionEnvironment env =
+                            ((StreamTableEnvironmentImpl) tEnv).execEnv();
+                    DataGeneratorSource<Long> rows =
+                            new DataGeneratorSource<>(
+                                    WindowAggregateParityTest::trickleThenLinger,
+                                    TRICKLE_ROWS + 1,
+                                    Types.LONG);
+                    tEnv.createTemporaryView(
+                            "src",
+                            tEnv.fromDataStream(
+                                    env.fromSource(rows, WatermarkStrategy.noWatermarks(), "rows"),
+                                    Schema.newBuilder()
+                                            .column("f0", DataTypes.BIGINT().notNull())
+                                            .columnByExpression(
+                                                    "g", "IF(f0 > " + TRICKLE_ROWS + ", -1, f0 % 5)")
+                                            .columnByExpression("pt", "PROCTIME()")
+                                            .build()));
+                    Map<Object, Long> perKey = new HashMap<>();
+                    for (Row row : ParityHarness.run(tEnv, sql).rows) {
+                        perKey.merge(
+                                row.getField(0), (Long) row.getField(row.getArity() - 1), Long::sum);
+                    }
+                    counts.add(perKey);
+                });
+        Map<Object, Long> expected = new HashMap<>();
+        for (int g = 0; g < 5; g++) {
+            expected.put(g, TRICKLE_ROWS / 5 * 2);
+        }
+        assertThat(counts.get(0)).isEqualTo(expected);
+        assertThat(counts.get(1)).isEqualTo(expected);
+    }
+
+    private static final long TRICKLE_ROWS = 1_500;
+
+    /** Ids 1..TRICKLE_ROWS 2 ms apart (3 s), then one more after 4 s. */
+    private static Long trickleThenLinger(Long index) throws InterruptedException {
+        Thread.sleep(index == TRICKLE_ROWS ? 4_000 : 2);
+        return index + 1;
+    }
+
     private static final long PROCTIME_ROWS = 50_000;
 
     /** Ids 1..PROCTIME_ROWS, then one more after 4 s (longer than a HOP window and its timer). */

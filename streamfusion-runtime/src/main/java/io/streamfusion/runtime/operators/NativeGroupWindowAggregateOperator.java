@@ -195,7 +195,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
 
     @Override
     public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
-        fireOnProcessingTime(timer, () -> fireWindow(timer));
+        fireOnProcessingTime(timer, timers, () -> fireWindow(timer));
     }
 
     private void fireWindow(InternalTimer<RowData, TimeWindow> timer) throws Exception {

@@ -271,6 +271,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
     public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
         fireOnProcessingTime(
                 timer,
+                timers,
                 () -> {
                     if (mapping.contains(timer.getNamespace())) {
                         fireWindow(timer);

@@ -234,7 +234,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
 
     @Override
     public void onProcessingTime(InternalTimer<RowData, Long> timer) throws Exception {
-        fireOnProcessingTime(timer, () -> fireWindow(timer.getNamespace()));
+        fireOnProcessingTime(timer, timers, () -> fireWindow(timer.getNamespace()));
     }
 
     /**

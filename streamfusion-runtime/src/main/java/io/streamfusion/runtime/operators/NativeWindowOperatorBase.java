@@ -11,6 +11,7 @@ import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -150,14 +151,18 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
      * A processing-time timer: rows buffered so far reach state before the first window of this
      * time fires (they arrived before it, and Flink accumulates per record), then {@code fire}
      * queues the window; the windows every due timer fired are emitted together after the timer
-     * service's call.
+     * service's call. Those rows may register this very timer again (the service has already
+     * taken it off its queue, so it would fire twice, the second time over panes the first left
+     * for later windows): that copy is deleted, as Flink registers it before it fires.
      */
-    protected void fireOnProcessingTime(InternalTimer<RowData, ?> timer, FireAction fire)
+    protected <N> void fireOnProcessingTime(
+            InternalTimer<RowData, N> timer, InternalTimerService<N> timers, FireAction fire)
             throws Exception {
         if (timer.getTimestamp() > lastTriggeredProcessingTime) {
             lastTriggeredProcessingTime = timer.getTimestamp();
             flushGuarded();
             setCurrentKey(timer.getKey());
+            timers.deleteProcessingTimeTimer(timer.getNamespace(), timer.getTimestamp());
         }
         fire.run();
         if (!drainScheduled) {
