@@ -532,13 +532,14 @@ class WindowAggregateParityTest {
                                     Schema.newBuilder()
                                             .column("f0", DataTypes.BIGINT().notNull())
                                             .columnByExpression(
-                                                    "g", "IF(f0 > " + TRICKLE_ROWS + ", -1, f0 % 5)")
+                                                    "g",
+                                                    "IF(f0 > " + TRICKLE_ROWS + ", -1, f0 % 5)")
                                             .columnByExpression("pt", "PROCTIME()")
                                             .build()));
                     Map<Object, Long> perKey = new HashMap<>();
                     for (Row row : ParityHarness.run(tEnv, sql).rows) {
-                        perKey.merge(
-                                row.getField(0), (Long) row.getField(row.getArity() - 1), Long::sum);
+                        Long count = (Long) row.getField(row.getArity() - 1);
+                        perKey.merge(row.getField(0), count, Long::sum);
                     }
                     counts.add(perKey);
                 });
