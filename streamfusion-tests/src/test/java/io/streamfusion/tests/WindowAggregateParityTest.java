@@ -15,6 +15,7 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -449,38 +450,8 @@ class WindowAggregateParityTest {
         options.put("streamfusion.batch.size", "512");
         options.put("streamfusion.fallback", "allow");
         ParityHarness harness = new ParityHarness(2, false, options, UTC);
-        List<Map<Object, Long>> counts = new ArrayList<>();
-        harness.forEachEngine(
-                tEnv -> {
-                    StreamExecutionEnvironment env =
-                            ((StreamTableEnvironmentImpl) tEnv).execEnv();
-                    DataGeneratorSource<Long> rows =
-                            new DataGeneratorSource<>(
-                                    WindowAggregateParityTest::rowThenLinger,
-                                    PROCTIME_ROWS + 1,
-                                    Types.LONG);
-                    tEnv.createTemporaryView(
-                            "src",
-                            tEnv.fromDataStream(
-                                    env.fromSource(rows, WatermarkStrategy.noWatermarks(), "rows"),
-                                    Schema.newBuilder()
-                                            .column("f0", DataTypes.BIGINT().notNull())
-                                            .columnByExpression(
-                                                    "g",
-                                                    "IF(f0 > " + PROCTIME_ROWS + ", -1, f0 % 5)")
-                                            .columnByExpression("pt", "PROCTIME()")
-                                            .build()));
-                    Map<Object, Long> perKey = new HashMap<>();
-                    for (Row row : ParityHarness.run(tEnv, sql).rows) {
-                        Long count = (Long) row.getField(row.getArity() - 1);
-                        perKey.merge(row.getField(0), count, Long::sum);
-                    }
-                    counts.add(perKey);
-                    if (((StreamTableEnvironmentImpl) tEnv).getPlanner()
-                            instanceof NativeStreamPlanner) {
-                        lastDecisions = StreamFusion.planner(tEnv).lastReport().decisions();
-                    }
-                });
+        List<Map<Object, Long>> counts =
+                countsPerKey(harness, sql, WindowAggregateParityTest::rowThenLinger, PROCTIME_ROWS);
         // Per-window counts depend on the wall clock; the rows per key do not. A window still open
         // when a bounded input ends is dropped by Flink (its timer never fires): the last row
         // lingers so that every counted row's window has fired before the input ends.
@@ -515,25 +486,40 @@ class WindowAggregateParityTest {
         options.put("streamfusion.batch.max-delay", "10 s");
         options.put("streamfusion.fallback", "allow");
         ParityHarness harness = new ParityHarness(1, false, options, UTC);
+        List<Map<Object, Long>> counts =
+                countsPerKey(
+                        harness, sql, WindowAggregateParityTest::trickleThenLinger, TRICKLE_ROWS);
+        Map<Object, Long> expected = new HashMap<>();
+        for (int g = 0; g < 5; g++) {
+            expected.put(g, TRICKLE_ROWS / 5 * 2);
+        }
+        assertThat(counts.get(0)).isEqualTo(expected);
+        assertThat(counts.get(1)).isEqualTo(expected);
+    }
+
+    /**
+     * Runs {@code sql} on each engine over view {@code src}: ids from {@code generator} (rows
+     * 1..{@code rows}, then one more) with g = id % 5 (-1 for the last) and pt = PROCTIME();
+     * returns, per engine, the last column summed per g, and keeps the native plan's decisions.
+     */
+    private static List<Map<Object, Long>> countsPerKey(
+            ParityHarness harness, String sql, GeneratorFunction<Long, Long> generator, long rows) {
         List<Map<Object, Long>> counts = new ArrayList<>();
         harness.forEachEngine(
                 tEnv -> {
                     StreamExecutionEnvironment env =
                             ((StreamTableEnvironmentImpl) tEnv).execEnv();
-                    DataGeneratorSource<Long> rows =
-                            new DataGeneratorSource<>(
-                                    WindowAggregateParityTest::trickleThenLinger,
-                                    TRICKLE_ROWS + 1,
-                                    Types.LONG);
+                    DataGeneratorSource<Long> source =
+                            new DataGeneratorSource<>(generator, rows + 1, Types.LONG);
                     tEnv.createTemporaryView(
                             "src",
                             tEnv.fromDataStream(
-                                    env.fromSource(rows, WatermarkStrategy.noWatermarks(), "rows"),
+                                    env.fromSource(
+                                            source, WatermarkStrategy.noWatermarks(), "rows"),
                                     Schema.newBuilder()
                                             .column("f0", DataTypes.BIGINT().notNull())
                                             .columnByExpression(
-                                                    "g",
-                                                    "IF(f0 > " + TRICKLE_ROWS + ", -1, f0 % 5)")
+                                                    "g", "IF(f0 > " + rows + ", -1, f0 % 5)")
                                             .columnByExpression("pt", "PROCTIME()")
                                             .build()));
                     Map<Object, Long> perKey = new HashMap<>();
@@ -542,13 +528,12 @@ class WindowAggregateParityTest {
                         perKey.merge(row.getField(0), count, Long::sum);
                     }
                     counts.add(perKey);
+                    if (((StreamTableEnvironmentImpl) tEnv).getPlanner()
+                            instanceof NativeStreamPlanner) {
+                        lastDecisions = StreamFusion.planner(tEnv).lastReport().decisions();
+                    }
                 });
-        Map<Object, Long> expected = new HashMap<>();
-        for (int g = 0; g < 5; g++) {
-            expected.put(g, TRICKLE_ROWS / 5 * 2);
-        }
-        assertThat(counts.get(0)).isEqualTo(expected);
-        assertThat(counts.get(1)).isEqualTo(expected);
+        return counts;
     }
 
     private static final long TRICKLE_ROWS = 1_500;
