@@ -125,14 +125,17 @@ bool IsDistinctViewKeyType(const type::LogicalType& type) {
   }
 }
 
-Status EncodeDistinctView(const type::LogicalType& key_type,
+Status EncodeDistinctView(const type::LogicalType& key_type, int32_t lanes,
                           const std::vector<const uint8_t*>& key_images,
                           const std::vector<int32_t>& key_sizes, const std::vector<int64_t>& masks,
                           std::vector<uint8_t>* out) {
   if (!IsDistinctViewKeyType(key_type)) {
     return Unsupported("A DISTINCT view key of this type is not native");
   }
-  const auto n = static_cast<int64_t>(masks.size());
+  if (lanes < 1 || masks.size() != key_images.size() * static_cast<size_t>(lanes)) {
+    return InternalError("A DISTINCT view's values do not match its keys");
+  }
+  const auto n = static_cast<int64_t>(key_images.size());
   const int32_t width = ElementWidth(key_type);
   ArrayWriter keys(n, width);
   ArrayWriter values(n, 8);
@@ -141,7 +144,17 @@ Status EncodeDistinctView(const type::LogicalType& key_type,
     if (key_sizes[static_cast<size_t>(i)] < kImageFixed) {
       return InternalError("A DISTINCT key image is shorter than one field");
     }
-    Store<int64_t>(values.Element(i), masks[static_cast<size_t>(i)]);
+    if (lanes == 1) {
+      Store<int64_t>(values.Element(i), masks[static_cast<size_t>(i)]);
+    } else {
+      // A long[] (BinaryArrayData.fromPrimitiveArray) in the value array's variable part.
+      ArrayWriter counts(lanes, 8);
+      for (int32_t j = 0; j < lanes; ++j) {
+        Store<int64_t>(counts.Element(j), masks[static_cast<size_t>(i * lanes + j)]);
+      }
+      const auto size = static_cast<int64_t>(counts.bytes().size());
+      values.SetVarPart(i, counts.bytes().data(), size, size, size);
+    }
     if ((image[1] & 1) != 0) {
       keys.SetNull(i);
       continue;
@@ -190,8 +203,8 @@ Status EncodeDistinctView(const type::LogicalType& key_type,
   return Status::OK();
 }
 
-Status DecodeDistinctView(const type::LogicalType& key_type, const uint8_t* data, int64_t size,
-                          batch::BinaryRowBuffer* keys, std::vector<int64_t>* masks) {
+Status DecodeDistinctView(const type::LogicalType& key_type, int32_t lanes, const uint8_t* data,
+                          int64_t size, batch::BinaryRowBuffer* keys, std::vector<int64_t>* masks) {
   if (!IsDistinctViewKeyType(key_type)) {
     return Unsupported("A DISTINCT view key of this type is not native");
   }
@@ -226,7 +239,22 @@ Status DecodeDistinctView(const type::LogicalType& key_type, const uint8_t* data
   const int64_t header = ArrayHeader(n);
   for (int64_t i = 0; i < n; ++i) {
     if ((value_array[4 + (i >> 3)] >> (i & 7) & 1) != 0) return malformed("NULL bitmask");
-    masks->push_back(Load<int64_t>(value_array + header + 8 * i));
+    if (lanes == 1) {
+      masks->push_back(Load<int64_t>(value_array + header + 8 * i));
+    } else {
+      const auto word = Load<int64_t>(value_array + header + 8 * i);
+      const int64_t offset = word >> 32;
+      const int64_t len = word & 0xFFFFFFFF;
+      const int64_t counts_header = ArrayHeader(lanes);
+      if (offset < header || offset + len > value_size || len < counts_header + 8 * lanes) {
+        return malformed("counts outside the value array");
+      }
+      const uint8_t* counts = value_array + offset;
+      if (Load<int32_t>(counts) != lanes) return malformed("count of counts");
+      for (int32_t j = 0; j < lanes; ++j) {
+        masks->push_back(Load<int64_t>(counts + counts_header + 8 * j));
+      }
+    }
     const size_t start = keys->bytes.size();
     keys->bytes.resize(start + kImageFixed, 0);
     uint8_t* image = keys->bytes.data() + start;

@@ -39,16 +39,18 @@ bool IsDistinctViewKeyType(const type::LogicalType& type);
 
 // Appends to `out` the RAW bytes of a view of `count` entries: entry i's key is the single field
 // of the one-field BinaryRowData image keys[i] (as state::EncodeKeys builds it), its value
-// masks[i].
-Status EncodeDistinctView(const type::LogicalType& key_type,
+// masks[i], or with several `lanes` the long[] masks[i * lanes, (i + 1) * lanes) (the counts of
+// several DISTINCT calls over retracting input: an ARRAY<BIGINT NOT NULL> element, its
+// BinaryArrayData in the value array's variable part).
+Status EncodeDistinctView(const type::LogicalType& key_type, int32_t lanes,
                           const std::vector<const uint8_t*>& key_images,
                           const std::vector<int32_t>& key_sizes, const std::vector<int64_t>& masks,
                           std::vector<uint8_t>* out);
 
 // Reads the RAW bytes of a view: appends each entry's key to `keys` as a one-field BinaryRowData
-// image of `key_type` (decodable with batch::DecodeBinaryRows) and its value to `masks`.
-// Malformed bytes are a UserError naming the cause.
-Status DecodeDistinctView(const type::LogicalType& key_type, const uint8_t* data, int64_t size,
-                          batch::BinaryRowBuffer* keys, std::vector<int64_t>* masks);
+// image of `key_type` (decodable with batch::DecodeBinaryRows) and its value (`lanes` values) to
+// `masks`. Malformed bytes are a UserError naming the cause.
+Status DecodeDistinctView(const type::LogicalType& key_type, int32_t lanes, const uint8_t* data,
+                          int64_t size, batch::BinaryRowBuffer* keys, std::vector<int64_t>* masks);
 
 }  // namespace streamfusion::operators

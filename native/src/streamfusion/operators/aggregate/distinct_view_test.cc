@@ -1,6 +1,7 @@
 #include "streamfusion/operators/aggregate/distinct_view.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,7 @@ struct Decoded {
 
 Decoded Decode(const type::LogicalType& key_type, const std::vector<uint8_t>& bytes) {
   Decoded d;
-  EXPECT_TRUE(DecodeDistinctView(key_type, bytes.data(), static_cast<int64_t>(bytes.size()),
+  EXPECT_TRUE(DecodeDistinctView(key_type, 1, bytes.data(), static_cast<int64_t>(bytes.size()),
                                  &d.keys, &d.masks)
                   .ok());
   const type::RowType row{type::Field{"value", key_type}};
@@ -57,7 +58,7 @@ std::vector<uint8_t> Encode(const type::LogicalType& key_type, const Decoded& d)
                     d.keys.offsets[static_cast<size_t>(i)]);
   }
   std::vector<uint8_t> out;
-  EXPECT_TRUE(EncodeDistinctView(key_type, images, sizes, d.masks, &out).ok());
+  EXPECT_TRUE(EncodeDistinctView(key_type, 1, images, sizes, d.masks, &out).ok());
   return out;
 }
 
@@ -131,14 +132,51 @@ TEST(DistinctViewTest, MalformedBytesAreAUserError) {
   batch::BinaryRowBuffer keys;
   std::vector<int64_t> masks;
   for (size_t cut : {size_t{0}, size_t{3}, size_t{20}, kBigIntView.size() - 9}) {
-    const auto status = DecodeDistinctView(type, kBigIntView.data(), static_cast<int64_t>(cut),
-                                           &keys, &masks);
+    const auto status =
+        DecodeDistinctView(type, 1, kBigIntView.data(), static_cast<int64_t>(cut), &keys, &masks);
     EXPECT_TRUE(status.IsInvalid()) << cut << ": " << status.ToString();
   }
   std::vector<uint8_t> bad = kBigIntView;
   bad[24] = 0x7f;  // an element count far beyond the key array
-  EXPECT_TRUE(DecodeDistinctView(type, bad.data(), static_cast<int64_t>(bad.size()), &keys,
-                                 &masks)
+  EXPECT_TRUE(
+      DecodeDistinctView(type, 1, bad.data(), static_cast<int64_t>(bad.size()), &keys, &masks)
+          .IsInvalid());
+}
+
+// Several DISTINCT calls on one argument over retracting input: each value's counts are a long[]
+// (one per call), an array element of the view's value array. The JVM-side proof that these are
+// Flink's bytes is GroupAggregateParityTest.twoPhaseDistinctViewsAreFlinksBytes.
+TEST(DistinctViewTest, CountArraysRoundTripAsNestedArrays) {
+  const auto type = Kind(TypeKind::kBigInt);
+  Decoded d = Decode(type, kBigIntView);
+  d.masks = {1, -1, 0, 2, 0, 5};  // {null: [1, -1], -2: [0, 2], 7: [0, 5]}
+  std::vector<const uint8_t*> images;
+  std::vector<int32_t> sizes;
+  for (int32_t i = 0; i < d.keys.num_rows(); ++i) {
+    images.push_back(d.keys.bytes.data() + d.keys.offsets[static_cast<size_t>(i)]);
+    sizes.push_back(d.keys.offsets[static_cast<size_t>(i) + 1] -
+                    d.keys.offsets[static_cast<size_t>(i)]);
+  }
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(EncodeDistinctView(type, 2, images, sizes, d.masks, &out).ok());
+  // The value array: 3 elements of (offset << 32 | 24), each a 2-element BinaryArrayData.
+  const size_t key_array = 4 + 16 + 4;
+  int32_t key_size;
+  std::memcpy(&key_size, out.data() + key_array - 4, 4);
+  const uint8_t* values = out.data() + key_array + key_size;
+  int64_t first;
+  std::memcpy(&first, values + 8, 8);
+  EXPECT_EQ(first & 0xFFFFFFFF, 8 + 2 * 8);
+  batch::BinaryRowBuffer keys;
+  std::vector<int64_t> counts;
+  ASSERT_TRUE(
+      DecodeDistinctView(type, 2, out.data(), static_cast<int64_t>(out.size()), &keys, &counts)
+          .ok());
+  EXPECT_EQ(counts, d.masks);
+  EXPECT_EQ(keys.bytes, d.keys.bytes);
+  // A view of plain counts is not one of count arrays.
+  EXPECT_TRUE(DecodeDistinctView(type, 2, kBigIntView.data(),
+                                 static_cast<int64_t>(kBigIntView.size()), &keys, &counts)
                   .IsInvalid());
 }
 

@@ -49,11 +49,7 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
     Distinct d;
     d.arg = distinct.arg();
     d.retracting = distinct.consume_retraction();
-    if (d.retracting && distinct.calls_size() != 1) {
-      return Unsupported(
-          "A DISTINCT map over retracting input shared by several calls (long[] counts) is not "
-          "native yet");
-    }
+    if (d.retracting) d.lanes = distinct.calls_size();
     if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
       return InternalError("DISTINCT argument ", d.arg, " outside the input");
     }
@@ -209,7 +205,7 @@ void GroupAggregate::AddLookups(size_t d, const std::vector<int32_t>& key_of,
     const std::string_view image = images.Image(r);
     auto [it, inserted] =
         lookups.try_emplace({key_of[r], image}, static_cast<int32_t>(lookup_keys_.size()));
-    if (inserted) {
+    for (int32_t lane = 0; inserted && lane < lanes(d); ++lane) {
       lookup_keys_.push_back(key_of[r]);
       lookup_maps_.push_back(static_cast<int32_t>(d));
       lookup_values_.Append(image);
@@ -232,12 +228,13 @@ Status GroupAggregate::PrepareMergedLookups() {
     for (int64_t r = 0; r < num_rows; ++r) {
       if (views.IsNull(r)) continue;  // LOCAL always sends a view; none merges nothing
       const std::string_view view = views.GetView(r);
-      SF_RETURN_NOT_OK(DecodeDistinctView(distinct.key_type,
+      SF_RETURN_NOT_OK(DecodeDistinctView(distinct.key_type, distinct.lanes,
                                           reinterpret_cast<const uint8_t*>(view.data()),
                                           static_cast<int64_t>(view.size()), &raw, &entries.masks));
-      entries.key.resize(entries.masks.size(), key_of_row_[static_cast<size_t>(r)]);
+      entries.key.resize(entries.masks.size() / static_cast<size_t>(distinct.lanes),
+                         key_of_row_[static_cast<size_t>(r)]);
     }
-    const auto n = static_cast<int32_t>(entries.masks.size());
+    const auto n = static_cast<int32_t>(entries.key.size());
     // The values as a column, and as the canonical images the lookups and the JVM read.
     type::LogicalType key_type = distinct.key_type;
     key_type.nullable = true;  // a view may hold the NULL key
@@ -260,7 +257,9 @@ Status GroupAggregate::PrepareMergedLookups() {
     columns.push_back(std::move(kinds));
     entries.rows =
         arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type_), n, std::move(columns));
-    entries.op.assign(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate));
+    entries.op.assign(
+        distinct.calls.size(),
+        std::vector<int8_t>(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate)));
   }
   // MIN/MAX over retracting input: the heap map (value -> count) in each LOCAL accumulator.
   row_entries_.resize(extremes_.size());
@@ -277,7 +276,7 @@ Status GroupAggregate::PrepareMergedLookups() {
     for (int64_t r = 0; r < num_rows; ++r) {
       if (accs.IsNull(r) || views.IsNull(r)) continue;
       const std::string_view view = views.GetView(r);
-      SF_RETURN_NOT_OK(DecodeDistinctView(extremes_[e].type,
+      SF_RETURN_NOT_OK(DecodeDistinctView(extremes_[e].type, 1,
                                           reinterpret_cast<const uint8_t*>(view.data()),
                                           static_cast<int64_t>(view.size()), &raw, &counts));
       key_of_entry.resize(counts.size(), key_of_row_[static_cast<size_t>(r)]);
@@ -321,7 +320,7 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
   const bool merging = mode_ == plan::GroupAggregateNode::GLOBAL;
   for (size_t d = 0; d < distincts_.size(); ++d) {
     const Distinct& distinct = distincts_[d];
-    const size_t n = merging ? merged_[d].masks.size() : op.size();
+    const size_t n = merging ? merged_[d].key.size() : op.size();
     std::vector<const arrow::ArrayData*> filters;
     for (size_t i = 0; i < distinct.calls.size(); ++i) {
       const int32_t f = distinct.filters[i];
@@ -341,26 +340,32 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
     for (size_t r = 0; r < n; ++r) {
       if (!merging && op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
       if (distinct.retracting && merging) {
-        // LongValueWithRetractionGenerator.foreachMerge: counts add up; the call accumulates
-        // when the sum turns positive from at most 0 and retracts when it drops to at most 0
-        // from above; the entry goes at 0.
-        const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
-        const int64_t before = values[p];
-        values[p] = JavaAdd(before, merged_[d].masks[r]);
-        lookup_dirty_[p] = 1;
-        const bool retract = values[p] <= 0 && before > 0;
-        if (retract || (values[p] > 0 && before <= 0)) {
-          gates_[static_cast<size_t>(distinct.calls[0])][r] = 1;
-          merged_[d].op[r] = static_cast<int8_t>(retract ? RowOp::kRetract : RowOp::kAccumulate);
+        // Long(Array)ValueWithRetractionGenerator.foreachMerge, per call: counts add up; the
+        // call accumulates when the sum turns positive from at most 0 and retracts when it
+        // drops to at most 0 from above.
+        const auto base = static_cast<size_t>(lookup_of_row_[d][r]);
+        for (size_t i = 0; i < distinct.calls.size(); ++i) {
+          const size_t p = base + i;
+          const int64_t before = values[p];
+          values[p] = JavaAdd(before, merged_[d].masks[r * distinct.calls.size() + i]);
+          lookup_dirty_[p] = 1;
+          const bool retract = values[p] <= 0 && before > 0;
+          if (retract || (values[p] > 0 && before <= 0)) {
+            gates_[static_cast<size_t>(distinct.calls[i])][r] = 1;
+            merged_[d].op[i][r] =
+                static_cast<int8_t>(retract ? RowOp::kRetract : RowOp::kAccumulate);
+          }
         }
       } else if (distinct.retracting) {
-        // One call, a count per value (LongValueWithRetractionGenerator): the call sees the
-        // value go 0 -> 1 (accumulate) or 1 -> 0 (retract); the entry goes at 0.
-        const auto p = static_cast<size_t>(lookup_of_row_[d][r]);
-        if (FilterPasses(filters[0], static_cast<int64_t>(r))) {
-          const bool retract = op[r] == static_cast<int8_t>(RowOp::kRetract);
+        // A count per value and call (Long(Array)ValueWithRetractionGenerator): a call whose
+        // FILTER passes sees the value go 0 -> 1 (accumulate) or 1 -> 0 (retract).
+        const auto base = static_cast<size_t>(lookup_of_row_[d][r]);
+        const bool retract = op[r] == static_cast<int8_t>(RowOp::kRetract);
+        for (size_t i = 0; i < distinct.calls.size(); ++i) {
+          if (!FilterPasses(filters[i], static_cast<int64_t>(r))) continue;
+          const size_t p = base + i;
           values[p] = retract ? JavaSub(values[p], 1) : JavaAdd(values[p], 1);
-          if (values[p] == (retract ? 0 : 1)) gates_[static_cast<size_t>(distinct.calls[0])][r] = 1;
+          if (values[p] == (retract ? 0 : 1)) gates_[static_cast<size_t>(distinct.calls[i])][r] = 1;
           lookup_dirty_[p] = 1;
         }
       } else {
@@ -562,16 +567,29 @@ void GroupAggregate::FinishDistinctWrites() {
     if (acc_actions_[k] == static_cast<int8_t>(AccAction::kClear)) maps_cleared_[k] = 1;
     if (maps_cleared_[k]) acc_actions_[k] |= kClearDistinctMaps;
   }
-  for (size_t p = 0; p < lookup_keys_.size(); ++p) {
+  for (size_t p = 0; p < lookup_keys_.size();) {
     const auto k = static_cast<size_t>(lookup_keys_[p]);
-    if (!lookup_dirty_[p]) continue;
-    if (acc_actions_[k] == (static_cast<int8_t>(AccAction::kClear) | kClearDistinctMaps)) continue;
     const auto m = static_cast<size_t>(lookup_maps_[p]);
-    // Count maps (DISTINCT over retraction, MIN/MAX over retraction) lose entries at 0.
+    const auto width = static_cast<size_t>(lanes(m));
+    const size_t end = p + width;
+    const bool dirty = std::any_of(lookup_dirty_.data() + p, lookup_dirty_.data() + end,
+                                   [](uint8_t b) { return b != 0; });
+    if (!dirty ||
+        acc_actions_[k] == (static_cast<int8_t>(AccAction::kClear) | kClearDistinctMaps)) {
+      p = end;
+      continue;
+    }
+    // Count maps (DISTINCT over retraction, MIN/MAX over retraction) lose entries at 0, a
+    // several-call map when all its counts are 0 - except in Flink's long[] merge (GLOBAL),
+    // which puts every merged entry back.
     const bool counts = m >= distincts_.size() || distincts_[m].retracting;
-    const bool remove = counts && lookup_results_[p] == 0;
-    updated_lookups_.push_back(remove ? ~static_cast<int32_t>(p) : static_cast<int32_t>(p));
-    updated_values_.push_back(lookup_results_[p]);
+    const bool zero = std::all_of(lookup_results_.data() + p, lookup_results_.data() + end,
+                                  [](int64_t v) { return v == 0; });
+    const bool remove = counts && zero && (width == 1 || mode_ != plan::GroupAggregateNode::GLOBAL);
+    for (; p < end; ++p) {
+      updated_lookups_.push_back(remove ? ~static_cast<int32_t>(p) : static_cast<int32_t>(p));
+      updated_values_.push_back(lookup_results_[p]);
+    }
   }
 }
 
@@ -733,8 +751,12 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
       // A DISTINCT call does not merge LOCAL's accumulator: it accumulates the view entries
       // whose bit is newly set in the state's map.
       MergedEntries& entries = merged_[static_cast<size_t>(d)];
+      const Distinct& distinct = distincts_[static_cast<size_t>(d)];
+      const auto lane = static_cast<size_t>(
+          std::find(distinct.calls.begin(), distinct.calls.end(), static_cast<int32_t>(i)) -
+          distinct.calls.begin());
       BundlePlan plan{entries.key.data(),
-                      entries.op.data(),
+                      entries.op[lane].data(),
                       fresh.data(),
                       static_cast<int64_t>(entries.key.size()),
                       -1,
@@ -820,9 +842,15 @@ Result<std::shared_ptr<arrow::Array>> GroupAggregate::EncodeViews(
     size_t d, const std::vector<int32_t>& keys) {
   // Each key's entries: the lookups of map d whose bundle value has a bit set (a row whose
   // filters all failed puts nothing), in first-appearance order.
+  // With several lanes an entry is kept while any of its counts is not 0.
+  const auto width = static_cast<size_t>(lanes(d));
   std::vector<std::vector<int32_t>> entries_of(static_cast<size_t>(keys_.num_rows()));
-  for (size_t p = 0; p < lookup_keys_.size(); ++p) {
-    if (lookup_maps_[p] != static_cast<int32_t>(d) || lookup_results_[p] == 0) continue;
+  for (size_t p = 0; p < lookup_keys_.size(); p += lanes(static_cast<size_t>(lookup_maps_[p]))) {
+    if (lookup_maps_[p] != static_cast<int32_t>(d) ||
+        std::all_of(lookup_results_.data() + p, lookup_results_.data() + p + width,
+                    [](int64_t v) { return v == 0; })) {
+      continue;
+    }
     entries_of[static_cast<size_t>(lookup_keys_[p])].push_back(static_cast<int32_t>(p));
   }
   arrow::BinaryBuilder builder(pool_.get());
@@ -838,12 +866,14 @@ Result<std::shared_ptr<arrow::Array>> GroupAggregate::EncodeViews(
       const int32_t begin = lookup_values_.offsets[static_cast<size_t>(p)];
       images.push_back(lookup_values_.bytes.data() + begin);
       sizes.push_back(lookup_values_.offsets[static_cast<size_t>(p) + 1] - begin);
-      masks.push_back(lookup_results_[static_cast<size_t>(p)]);
+      const auto first = lookup_results_.begin() + p;
+      masks.insert(masks.end(), first, first + static_cast<std::ptrdiff_t>(width));
     }
     bytes.clear();
     const type::LogicalType& key_type =
         d < distincts_.size() ? distincts_[d].key_type : extremes_[d - distincts_.size()].type;
-    SF_RETURN_NOT_OK(EncodeDistinctView(key_type, images, sizes, masks, &bytes));
+    SF_RETURN_NOT_OK(
+        EncodeDistinctView(key_type, static_cast<int32_t>(width), images, sizes, masks, &bytes));
     SF_RETURN_NOT_OK(builder.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
   }
   std::shared_ptr<arrow::Array> out;

@@ -43,6 +43,9 @@
 // the bundle and emits it in the accumulator row as Flink's RAW MapView bytes (distinct_view.h);
 // GLOBAL reads those views, looks their entries up in state and merges them as
 // DistinctAggCodeGen.merge does: a call accumulates the entry's value once its bit is newly set.
+// Over retracting input a map counts per value instead (one call: a BIGINT; several calls: a
+// long[] of one count per call, each count a "lane" with its own consecutive lookup), and the
+// calls accumulate or retract as their count leaves or reaches zero.
 
 #include <cstdint>
 #include <memory>
@@ -104,7 +107,8 @@ class GroupAggregate {
   Status SupplyFullMaps(const int32_t* request_of, int32_t count, const uint8_t* images,
                         const int32_t* offsets);
   // After Process: the lookups whose map entry changed, and their new values: p to put value p,
-  // ~p (negative) to remove entry p (a retracting map's count back at 0).
+  // ~p (negative) to remove entry p (a retracting map's count back at 0). A map of several lanes
+  // lists every lane of a changed entry, consecutively and with the same sign.
   const std::vector<int32_t>& updated_lookups() const { return updated_lookups_; }
   const std::vector<int64_t>& updated_values() const { return updated_values_; }
   // The changelog of the batch, and for each output row the input row it answers.
@@ -130,8 +134,12 @@ class GroupAggregate {
   // Adds the lookups of distinct `d` for entries whose keys are `key_of` and whose value images
   // are distinct_images_[d]; entry e's lookup is lookup_of_row_[d][e].
   // `nulls`: rows whose value there is NULL get no lookup (lookup -1).
+  // A map of several lanes (DISTINCT calls sharing a map over retracting input) gets one lookup
+  // per lane and entry, consecutive, lane 0 first.
   void AddLookups(size_t d, const std::vector<int32_t>& key_of,
                   const arrow::ArrayData* nulls = nullptr);
+  // The lanes of map m: each lookup of it holds one of its entry's values.
+  int32_t lanes(size_t m) const { return m < distincts_.size() ? distincts_[m].lanes : 1; }
   size_t num_maps() const { return distincts_.size() + extremes_.size(); }
   // Decodes the `n` one-field row images `raw` of `type` and encodes them again into `images` as
   // the canonical images the batch's lookups hold (state::EncodeKeys); returns the values.
@@ -189,7 +197,10 @@ class GroupAggregate {
     int32_t arg = 0;
     std::vector<int32_t> calls;
     std::vector<int32_t> filters;
-    bool retracting = false;     // a count per value (one call), not a bitmask
+    bool retracting = false;  // counts per value, not a bitmask
+    // Over retracting input, one count per call (Flink's long[] value when several calls share
+    // the map, LongArrayValueWithRetractionGenerator): each is a lane with its own lookup.
+    int32_t lanes = 1;
     type::LogicalType key_type;  // the argument's type
     int32_t view_field = -1;     // GLOBAL: the input column holding the LOCAL view
   };
@@ -220,8 +231,9 @@ class GroupAggregate {
   // GLOBAL, per distinct map: the entries of the batch's views, in input order.
   struct MergedEntries {
     std::vector<int32_t> key;    // the group key of each entry
-    std::vector<int64_t> masks;  // the entry's bitmask, or its count when the input retracts
-    std::vector<int8_t> op;      // the inner call's RowOp on each entry
+    // The entry's bitmask, or its count per lane when the input retracts (lanes values each).
+    std::vector<int64_t> masks;
+    std::vector<std::vector<int8_t>> op;       // per call of the map: its RowOp on each entry
     std::shared_ptr<arrow::RecordBatch> rows;  // aggregated_type_ rows: the value as argument
   };
   std::vector<MergedEntries> merged_;

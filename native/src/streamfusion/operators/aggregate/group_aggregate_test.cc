@@ -230,6 +230,51 @@ TEST(GroupAggregateTest, AnEmptiedGroupClearsItsRetractingDistinctMaps) {
   EXPECT_TRUE(agg->updated_lookups().empty());  // the clear covers it
 }
 
+TEST(GroupAggregateTest, SeveralDistinctCallsOverRetractionCountPerCallInLanes) {
+  // COUNT(DISTINCT v) and SUM(DISTINCT v) share one map over retracting input: Flink's long[]
+  // of one count per call; natively each count is a lane with its own consecutive lookup.
+  auto plan = MakePlan({Call(plan::AggregateCall::COUNT, {1}, {BigInt()}),
+                        Call(plan::AggregateCall::SUM_WITH_RETRACT, {1}, {BigInt(), BigInt()}),
+                        Call(plan::AggregateCall::COUNT1, {}, {BigInt()}, /*hidden=*/true)},
+                       2);
+  auto* distinct = plan.mutable_operators(0)->mutable_group_aggregate()->add_distincts();
+  distinct->set_arg(1);
+  for (int32_t call : {0, 1}) {
+    distinct->add_calls(call);
+    distinct->add_filter_args(-1);
+  }
+  distinct->set_consume_retraction(true);
+  auto agg = *GroupAggregate::Make(plan, 0);
+  const type::RowType output = *type::FromProto(plan.output_type());
+
+  // 10 arrives twice and leaves once: both calls saw it once; its lanes are put as [1, 1].
+  const auto first = Images({{0, 1, 10}, {0, 1, 10}, {3, 1, 10}});
+  ASSERT_TRUE(agg->Prepare(first.bytes.data(), first.offsets.data(), first.num_rows()).ok());
+  ASSERT_EQ(agg->lookup_keys().size(), 2u);
+  const std::vector<int64_t> absent_values = {0, 0};
+  const std::vector<uint8_t> absent = {0, 0};
+  const std::vector<int32_t> no_state = {0, 0};
+  ASSERT_TRUE(agg->Process(nullptr, no_state.data(), absent_values.data(), absent.data()).ok());
+  EXPECT_EQ(Changelog(*agg, output), (std::vector<std::string>{"+I[1, 1, 10]"}));
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1}));
+  const auto acc = AccOf(*agg, 0);
+
+  // 20 comes (lookups 0, 1) and 10 goes (lookups 2, 3): 10's counts reach [0, 0], so its
+  // entry is removed (every lane ~p), 20's put as [1, 1].
+  const auto input = Images({{0, 1, 20}, {3, 1, 10}});
+  ASSERT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows()).ok());
+  ASSERT_EQ(agg->lookup_keys().size(), 4u);
+  const std::vector<int64_t> values = {0, 0, 1, 1};
+  const std::vector<uint8_t> present = {0, 0, 1, 1};
+  const std::vector<int32_t> offsets = {0, static_cast<int32_t>(acc.size())};
+  ASSERT_TRUE(agg->Process(acc.data(), offsets.data(), values.data(), present.data()).ok());
+  EXPECT_EQ(Changelog(*agg, output), (std::vector<std::string>{"-U[1, 1, 10]", "+U[1, 2, 30]",
+                                                               "-U[1, 2, 30]", "+U[1, 1, 20]"}));
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1, ~2, ~3}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1, 0, 0}));
+}
+
 // ROW(value BIGINT, mapSize BIGINT, map): Min/MaxWithRetractAggFunction's accumulator.
 plan::DataType RetractableExtremeAcc() {
   plan::DataType row = expression::testing::T(plan::DataType::ROW);

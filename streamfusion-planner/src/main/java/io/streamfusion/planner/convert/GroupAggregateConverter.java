@@ -186,12 +186,6 @@ public final class GroupAggregateConverter {
                         true);
         String name = node.getClass().getSimpleName().replace("StreamExec", "");
         for (DistinctInfo distinct : infos.distinctInfos()) {
-            if (distinct.consumeRetraction() && distinct.aggIndexes().size() != 1) {
-                throw new UnsupportedNativeException(
-                        name
-                                + " with several DISTINCT calls on one argument over retracting"
-                                + " input (a long[] of counts per value) is not native yet");
-            }
             if (distinct.argIndexes().length != 1) {
                 throw new UnsupportedNativeException(
                         name + " with DISTINCT over several arguments is not native yet");
@@ -244,7 +238,9 @@ public final class GroupAggregateConverter {
                                 spec.getStateId(),
                                 spec.getKeyDataType(),
                                 spec.getValueDataType(),
-                                spec.containsNullKey()));
+                                spec.containsNullKey(),
+                                // over retracting input, several calls count in a long[]
+                                distinct.consumeRetraction() ? distinct.aggIndexes().size() : 1));
             }
             // The acc row's field for the map (RAW): a placeholder for a state-backed map,
             // LOCAL's heap view otherwise.
@@ -420,7 +416,8 @@ public final class GroupAggregateConverter {
                         spec.getStateId(),
                         spec.getKeyDataType(),
                         spec.getValueDataType(),
-                        spec.containsNullKey()));
+                        spec.containsNullKey(),
+                        1));
     }
 
     private static io.streamfusion.plan.Field field(

@@ -10,7 +10,9 @@ import java.io.Serializable;
  * of {@code keyType}) to a BIGINT ({@code valueType}), and when the value may be NULL a
  * ValueState named {@code stateId + "_null_state"} for the NULL entry. The DISTINCT maps (value
  * to bitmask, or to a count over retracting input) come first, then the MapViews of MIN/MAX over
- * retracting input (value to count).
+ * retracting input (value to count). Several DISTINCT calls sharing a map over retracting input
+ * count per call in a {@code long[]}: the map has that many lanes, and the native aggregation
+ * gives each lane of an entry its own consecutive lookup.
  */
 public final class DistinctState implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -22,11 +24,15 @@ public final class DistinctState implements Serializable {
     public final DataType keyType;
     public final DataType valueType;
     public final boolean nullKey;
+    /** 1: a BIGINT value; more: a {@code long[]} of that many counts. */
+    public final int lanes;
 
-    public DistinctState(String stateId, DataType keyType, DataType valueType, boolean nullKey) {
+    public DistinctState(
+            String stateId, DataType keyType, DataType valueType, boolean nullKey, int lanes) {
         this.stateId = stateId;
         this.keyType = keyType;
         this.valueType = valueType;
         this.nullKey = nullKey;
+        this.lanes = lanes;
     }
 }

@@ -304,22 +304,26 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
                 }
             }
         }
-        for (int i = 0; i < updated.length; i++) {
+        for (int i = 0; i < updated.length; ) {
             boolean remove = updated[i] < 0;
             int p = remove ? ~updated[i] : updated[i];
             setCurrentKey(keys[lookups.keys[p]]);
             int m = lookups.maps[p];
+            int lanes = distincts[m].lanes;
+            // A long[] map's entry comes as its lanes' consecutive lookups.
+            Object value = lanes == 1 ? values[i] : Arrays.copyOfRange(values, i, i + lanes);
+            i += lanes;
             Object key = lookups.distinctKeys[p];
             if (key == null) {
                 if (remove) {
                     distinctNulls[m].clear();
                 } else {
-                    distinctNulls[m].update(values[i]);
+                    distinctNulls[m].update(value);
                 }
             } else if (remove) {
                 distinctMaps[m].remove(key);
             } else {
-                distinctMaps[m].put(key, values[i]);
+                distinctMaps[m].put(key, value);
             }
         }
     }
@@ -391,17 +395,21 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         lookups.present = new byte[n];
         MemorySegment segment = MemorySegmentFactory.wrap(images);
         BinaryRowData image = new BinaryRowData(1);
-        for (int p = 0; p < n; p++) {
+        for (int p = 0; p < n; ) {
             int m = lookups.maps[p];
             image.pointTo(segment, offsets[p], offsets[p + 1] - offsets[p]);
             Object internal = distinctGetters[m].getFieldOrNull(image);
             Object key = internal == null ? null : distinctConverters[m].toExternal(internal);
-            lookups.distinctKeys[p] = key;
             setCurrentKey(keys[lookups.keys[p]]);
             Object value = key == null ? distinctNulls[m].value() : distinctMaps[m].get(key);
-            if (value != null) {
-                lookups.values[p] = (Long) value;
-                lookups.present[p] = 1;
+            // A long[] map's entry is read once for its lanes' consecutive lookups.
+            int lanes = distincts[m].lanes;
+            for (int lane = 0; lane < lanes; lane++, p++) {
+                lookups.distinctKeys[p] = key;
+                if (value != null) {
+                    lookups.values[p] = lanes == 1 ? (Long) value : ((long[]) value)[lane];
+                    lookups.present[p] = 1;
+                }
             }
         }
         return lookups;
