@@ -81,6 +81,10 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
       (agg->window_ == Node::TUMBLE && agg->slice_ != agg->size_)) {
     return InternalError("Invalid window: size ", agg->size_, " ms, slice ", agg->slice_, " ms");
   }
+  agg->slide_ = node.slide() > 0 ? node.slide() : agg->slice_;
+  if (agg->slide_ % agg->slice_ != 0 || (agg->slide_ != agg->slice_ && agg->window_ != Node::HOP)) {
+    return InternalError("Invalid window: slide ", agg->slide_, " ms, pane ", agg->slice_, " ms");
+  }
   if (agg->size_ / agg->slice_ > INT32_MAX) return Unsupported("Too many slices per window");
   // CUMULATE fires from two accumulators: the first slice's (merged into) and the current one.
   agg->slices_per_window_ =
@@ -169,7 +173,15 @@ int64_t WindowAggregate::WindowStart(int64_t window_end) const {
 
 int64_t WindowAggregate::LastWindowEnd(int64_t slice_end) const {
   switch (window_) {
-    case Node::HOP: return JavaAdd(JavaSub(slice_end, slice_), size_);
+    case Node::HOP: {
+      // SlidingWindowAssigner.getLastWindow(pane): the window starting at the pane's start
+      // aligned down to the slide (the pane's own start when panes are the slide).
+      const int64_t start = JavaSub(slice_end, slice_);
+      const int64_t remainder = JavaSub(start, offset_) % slide_;
+      const int64_t last_start =
+          remainder < 0 ? JavaSub(start, JavaAdd(remainder, slide_)) : JavaSub(start, remainder);
+      return JavaAdd(last_start, size_);
+    }
     case Node::CUMULATE: return JavaAdd(WindowStart(slice_end), size_);
     default: return slice_end;
   }

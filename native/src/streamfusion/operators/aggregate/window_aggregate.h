@@ -123,6 +123,7 @@ class WindowAggregate {
   int32_t slice_end_field_ = -1;
   int64_t size_ = 0;
   int64_t slice_ = 0;
+  int64_t slide_ = 0;  // HOP: the windows' slide, a multiple of the slice (legacy panes)
   int64_t offset_ = 0;
   int32_t time_field_ = -1;
   int32_t slices_per_window_ = 1;

@@ -191,6 +191,24 @@ TEST(WindowAggregateTest, HopKeepsLateRowsForWindowsNotFired) {
   EXPECT_EQ(agg->dropped(), 1);
 }
 
+TEST(WindowAggregateTest, LegacyHopPanesDropByTheirLastWindow) {
+  // Legacy HOP(slide 2 s, size 5 s): panes of gcd = 1 s (SlidingWindowAssigner). A pane's last
+  // window starts at the pane's start aligned down to the slide: pane [4 s, 5 s) and pane
+  // [5 s, 6 s) both end with the window [4 s, 9 s).
+  auto plan = MakePlan(Node::HOP, 5'000, 1'000);
+  plan.mutable_operators(0)->mutable_window_aggregate()->set_slide(2'000);
+  auto agg = Make(plan);
+  // Watermark 8,999: window [4 s, 9 s) has fired, [6 s, 11 s) has not. Rows of panes ending
+  // at 5,000 and 6,000 are dropped; the pane ending at 7,000 is kept (its last window starts at
+  // 6 s).
+  Prepare(agg.get(), {{1, 4'500, 1}, {1, 5'200, 2}, {1, 6'100, 3}}, 8'999);
+  EXPECT_EQ(agg->namespaces(), (std::vector<int64_t>{7'000}));
+  EXPECT_EQ(agg->dropped(), 2);
+  // A slide that does not divide by the pane is refused.
+  plan.mutable_operators(0)->mutable_window_aggregate()->set_slide(1'500);
+  EXPECT_FALSE(WindowAggregate::Make(plan, 1 << 26).ok());
+}
+
 TEST(WindowAggregateTest, HopFiresMergedSlicesWithWindowProperties) {
   const auto plan = MakePlan(Node::HOP, 3'000, 1'000);
   auto agg = Make(plan);

@@ -94,8 +94,8 @@ public final class WindowAggregateConverter {
     /**
      * StreamExecGroupWindowAggregate, the legacy {@code GROUP BY ..., TUMBLE/HOP/SESSION(...)}:
      * SESSION merges (SessionWindowConverter); TUMBLE and HOP (event or processing time) are
-     * windows of panes (the size, or the slide) whose accumulators are kept per pane as Flink's
-     * WindowOperator does.
+     * windows of panes (the size, or gcd(size, slide)) whose accumulators are kept per pane as
+     * Flink's WindowOperator does.
      */
     public static NativeExecNodeBase convertGroupWindow(
             StreamExecGroupWindowAggregate node,
@@ -130,12 +130,12 @@ public final class WindowAggregateConverter {
                 window instanceof SlidingGroupWindow
                         ? AggregateUtil.toDuration(((SlidingGroupWindow) window).slide()).toMillis()
                         : sizeMillis;
-        if (slideMillis <= 0 || sizeMillis % slideMillis != 0) {
-            throw new UnsupportedNativeException(
-                    name + " over a HOP window whose size is not a multiple of its slide is not"
-                            + " native yet (Flink's panes are then their greatest common divisor)");
+        if (sizeMillis <= 0 || slideMillis <= 0) {
+            throw new UnsupportedNativeException(name + " over an empty window or slide");
         }
-        builder.setSize(sizeMillis).setSlice(slideMillis);
+        // SlidingWindowAssigner keeps state per pane of gcd(size, slide).
+        long pane = gcd(sizeMillis, slideMillis);
+        builder.setSize(sizeMillis).setSlice(pane).setSlide(slideMillis);
         boolean eventTime = AggregateUtil.isRowtimeAttribute(window.timeAttribute());
         // Processing time is taken per batch slice, as for the window TVFs.
         SessionWindowConverter.checkCommon(
@@ -167,6 +167,16 @@ public final class WindowAggregateConverter {
                 eventTime,
                 sizeMillis,
                 slideMillis);
+    }
+
+    /** The greatest common divisor of two positive numbers. */
+    static long gcd(long a, long b) {
+        while (b != 0) {
+            long r = a % b;
+            a = b;
+            b = r;
+        }
+        return a;
     }
 
     /** StreamExecLocalWindowAggregate: the stateless first phase (event time only). */

@@ -26,10 +26,10 @@ import java.time.ZoneOffset;
  * The operator shell of a native legacy group window aggregation over a TUMBLE or HOP window, on
  * event or processing time ({@code GROUP BY ..., TUMBLE(rowtime, size)} or {@code HOP(rowtime,
  * slide, size)}), standing in for Flink's WindowOperator with its GeneralWindowProcessFunction
- * (TUMBLE) or PanedWindowProcessFunction (HOP, panes of the slide). State and timers are Flink's
- * own and laid out as Flink lays them out: the keyed {@code ValueState<RowData>} "window-aggs"
- * namespaced by window (TUMBLE) or pane (HOP) ({@link TimeWindow.Serializer}), and the timer
- * service "window-timers" with one timer per key and window at its end - 1.
+ * (TUMBLE) or PanedWindowProcessFunction (HOP, panes of gcd(size, slide)). State and timers are
+ * Flink's own and laid out as Flink lays them out: the keyed {@code ValueState<RowData>}
+ * "window-aggs" namespaced by window (TUMBLE) or pane (HOP) ({@link TimeWindow.Serializer}), and
+ * the timer service "window-timers" with one timer per key and window at its end - 1.
  *
  * <p>Rows are collected into a batch and combined into state when the batch is full, before a
  * watermark, before a checkpoint barrier and at the end of input, so that a batch sees one
@@ -37,7 +37,7 @@ import java.time.ZoneOffset;
  * last window has fired) and accumulates each (key, pane) in arrival order; Java reads and writes
  * each group's accumulator once and registers the timers of the windows the pane belongs to that
  * have not fired. Flink's timers fire the windows; each fired window's panes are read (earliest
- * first, the order Flink merges them in) and its expiring pane cleared, and the windows' results
+ * first, the order Flink merges them in) and its expiring panes cleared, and the windows' results
  * are computed natively in bulk before the watermark that fired them is forwarded.
  */
 public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
@@ -60,12 +60,13 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     private transient RowDataSerializer accSerializer;
     private transient Meter lateRecordsDroppedRate;
     private transient ImageBuffer groupAccs;
+    private transient long paneSize;
     private transient int panesPerWindow;
     private transient FireQueue fires;
 
     /**
      * @param eventTime false for a processing-time window
-     * @param slide the HOP slide (the pane size); the size for TUMBLE
+     * @param slide the HOP slide; the size for TUMBLE (panes are gcd(size, slide))
      */
     public NativeGroupWindowAggregateOperator(
             byte[] plan,
@@ -106,7 +107,8 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
         groupAccs = new ImageBuffer();
-        panesPerWindow = (int) (size / slide);
+        paneSize = gcd(size, slide);
+        panesPerWindow = (int) (size / paneSize);
         fires = new FireQueue(1);
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
@@ -125,9 +127,13 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     public void processElement(StreamRecord<RowData> element) throws Exception {
         if (!eventTime) {
             // WindowOperator takes each record's processing time (UTC shift only).
-            assignProcessingTime(slide, 0, ZoneOffset.UTC);
+            assignProcessingTime(paneSize, 0, ZoneOffset.UTC);
         }
         super.processElement(element);
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 
     private static TimeWindow pane(long end, long paneSize) {
@@ -153,17 +159,19 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
                         agg,
                         groups,
                         windowState,
-                        end -> pane(end, slide),
+                        end -> pane(end, paneSize),
                         keyArity,
                         accSerializer,
                         groupAccs);
         for (int g = 0; g < groups.count; g++) {
-            long paneEnd = groups.namespaces[g];
+            long paneStart = groups.namespaces[g] - paneSize;
             setCurrentKey(keys[g]);
             // The trigger's timer of every window the pane is in that is not late (processing
-            // time: of every window).
-            for (long end = paneEnd; end < paneEnd + size; end += slide) {
-                TimeWindow window = new TimeWindow(end - size, end);
+            // time: of every window): SlidingWindowAssigner.assignWindows, latest first.
+            long lastStart = paneStart - Math.floorMod(paneStart, slide);
+            for (long start = lastStart; start > paneStart - size; start -= slide) {
+                long end = start + size;
+                TimeWindow window = new TimeWindow(start, end);
                 if (!eventTime) {
                     timers.registerProcessingTimeTimer(window, end - 1);
                 } else if (end - 1 > watermark) {
@@ -206,12 +214,16 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         fires.add((BinaryRowData) getCurrentKey(), window.getEnd());
         for (int p = 0; p < panesPerWindow; p++) {
             windowState.setCurrentNamespace(
-                    pane(window.getStart() + (p + 1) * slide, slide));
+                    pane(window.getStart() + (p + 1) * paneSize, paneSize));
             fires.accs.append(windowState.value(), accSerializer);
         }
-        // The first pane's last window is this one (panes are the slide, aligned to it).
-        windowState.setCurrentNamespace(pane(window.getStart() + slide, slide));
-        windowState.clear();
+        // Its panes whose last window it is (SlidingWindowAssigner.getLastWindow): those that
+        // start within its first slide.
+        for (int p = 0; p < panesPerWindow && p * paneSize < slide; p++) {
+            windowState.setCurrentNamespace(
+                    pane(window.getStart() + (p + 1) * paneSize, paneSize));
+            windowState.clear();
+        }
         if (fires.count() >= batchSize) {
             drainFires();
         }
