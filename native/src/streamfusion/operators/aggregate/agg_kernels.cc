@@ -1166,10 +1166,12 @@ Status AppendWindowProperties(const std::vector<plan::WindowAggregateNode::Prope
   return Status::OK();
 }
 
-Status CheckWindowable(const plan::AggregateCall& call) {
-  if (call.kind() == plan::AggregateCall::FIRST_VALUE ||
-      call.kind() == plan::AggregateCall::LAST_VALUE) {
-    return Unsupported("FIRST_VALUE/LAST_VALUE in window aggregation is not native yet");
+Status CheckWindowable(const plan::AggregateCall& call, bool merges) {
+  if (merges && (call.kind() == plan::AggregateCall::FIRST_VALUE ||
+                 call.kind() == plan::AggregateCall::LAST_VALUE)) {
+    return Unsupported(
+        "FIRST_VALUE/LAST_VALUE in a window aggregation that merges accumulators (Flink's have "
+        "no merge)");
   }
   if (call.kind() == plan::AggregateCall::MIN_WITH_RETRACT ||
       call.kind() == plan::AggregateCall::MAX_WITH_RETRACT) {

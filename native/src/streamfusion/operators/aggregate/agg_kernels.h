@@ -201,9 +201,11 @@ Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type
                                                    const std::vector<int64_t>& millis,
                                                    arrow::MemoryPool* pool);
 
-// Refuses FIRST_VALUE and LAST_VALUE, which have no merge in Flink, in window aggregations
-// (whose panes, slices and sessions merge accumulators), and the functions that keep a map.
-Status CheckWindowable(const plan::AggregateCall& call);
+// Refuses FIRST_VALUE and LAST_VALUE, which have no merge in Flink, in window aggregations whose
+// accumulators merge (`merges`: panes, shared slices, sessions, two phases; Flink's planner
+// rejects those too, so only one-phase TUMBLE windows run them), and the functions that keep a
+// map.
+Status CheckWindowable(const plan::AggregateCall& call, bool merges);
 
 // `check(call)` may refuse a call before its kernel is made.
 Result<AggregateCalls> MakeAggregateCalls(

@@ -70,7 +70,7 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
   SF_ASSIGN_OR_RAISE(
       AggregateCalls calls,
       MakeAggregateCalls(aggregate, agg->input_type_, [&](const plan::AggregateCall& call) {
-        SF_RETURN_NOT_OK(CheckWindowable(call));
+        SF_RETURN_NOT_OK(CheckWindowable(call, /*merges=*/true));
         return CheckExactMerge(
             call, agg->input_type_,
             "SUM/AVG over FLOAT, DOUBLE or DECIMAL in a SESSION window is not native: Flink merges"

@@ -56,7 +56,8 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   SF_ASSIGN_OR_RAISE(
       AggregateCalls calls,
       MakeAggregateCalls(aggregate, aggregated_type, [&](const plan::AggregateCall& call) {
-        SF_RETURN_NOT_OK(CheckWindowable(call));
+        SF_RETURN_NOT_OK(
+            CheckWindowable(call, node.window() != Node::TUMBLE || node.mode() != Node::ONE_PHASE));
         return agg->mode_ == Node::ONE_PHASE
                    ? Status::OK()
                    : CheckExactMerge(call, aggregated_type,
