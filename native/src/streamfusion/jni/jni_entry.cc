@@ -1072,16 +1072,72 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 }
 
 // Step 2: each group's accumulator image from state (an empty range: none); returns the bytes of
-// the new accumulators (LOCAL: of the rows to emit), fetched with windowAggregateCopyAccs.
+// the new accumulators (LOCAL: of the rows to emit), fetched with windowAggregateCopyAccs. With
+// DISTINCT aggregates `distinct_values[p]` is lookup p's bitmask where `distinct_present[p]` is 1
+// (both null without).
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCombine(
-    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets) {
+    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
+    jlongArray distinct_values, jbyteArray distinct_present) {
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     const jint groups = static_cast<jint>(h->agg->namespaces().size());
-    SF_RETURN_NOT_OK(WithJavaRows(
-        env, accs, acc_offsets, groups, "windowAggregateCombine",
-        [&](const uint8_t* data, const int32_t* offs) { return h->agg->Combine(data, offs); }));
+    std::vector<int64_t> values;
+    std::vector<uint8_t> present;
+    if (distinct_values != nullptr && distinct_present != nullptr) {
+      const auto lookups = static_cast<jsize>(h->agg->lookups().groups.size());
+      if (env->GetArrayLength(distinct_values) < lookups ||
+          env->GetArrayLength(distinct_present) < lookups) {
+        return InternalError("windowAggregateCombine: distinct arrays shorter than ", lookups);
+      }
+      values.resize(static_cast<size_t>(lookups));
+      present.resize(static_cast<size_t>(lookups));
+      env->GetLongArrayRegion(distinct_values, 0, lookups, reinterpret_cast<jlong*>(values.data()));
+      env->GetByteArrayRegion(distinct_present, 0, lookups,
+                              reinterpret_cast<jbyte*>(present.data()));
+    }
+    SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, groups, "windowAggregateCombine",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->Combine(
+                                        data, offs, values.empty() ? nullptr : values.data(),
+                                        present.empty() ? nullptr : present.data());
+                                  }));
     return static_cast<jint>(h->agg->combined().bytes.size());
+  });
+}
+
+// With DISTINCT aggregates: the prepared batch's distinct-map lookups (group, map, value image
+// of each); `sizes` gets their number and the bytes of the images when `groups` is null.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateLookups(
+    JNIEnv* env, jclass, jlong handle, jintArray sizes, jintArray groups, jintArray maps,
+    jbyteArray values, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    const operators::DistinctLookups& lookups = h->agg->lookups();
+    if (groups == nullptr) {
+      const std::vector<int32_t> result = {static_cast<int32_t>(lookups.groups.size()),
+                                           static_cast<int32_t>(lookups.values.bytes.size())};
+      SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
+      return true;
+    }
+    SF_RETURN_NOT_OK(CopyToJava(env, groups, lookups.groups, "lookup groups"));
+    SF_RETURN_NOT_OK(CopyToJava(env, maps, lookups.maps, "lookup maps"));
+    SF_RETURN_NOT_OK(CopyToJava(env, values, lookups.values.bytes, "lookup bytes"));
+    SF_RETURN_NOT_OK(CopyToJava(env, offsets, lookups.values.offsets, "lookup offsets"));
+    return true;
+  });
+}
+
+// After windowAggregateCombine with DISTINCT aggregates: the number of changed map entries, and
+// when `lookups` is not null the entries (lookup p) and their new bitmasks.
+JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateUpdated(
+    JNIEnv* env, jclass, jlong handle, jintArray lookups, jlongArray values) {
+  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    if (lookups != nullptr) {
+      SF_RETURN_NOT_OK(CopyToJava(env, lookups, h->agg->updated_lookups(), "updated lookups"));
+      SF_RETURN_NOT_OK(CopyToJava(env, values, h->agg->updated_values(), "updated values"));
+    }
+    return static_cast<jint>(h->agg->updated_lookups().size());
   });
 }
 

@@ -1,6 +1,13 @@
 #include "streamfusion/operators/aggregate/distinct_view.h"
 
 #include <cstring>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "arrow/array/data.h"
+#include "streamfusion/state/key_group.h"
 
 namespace streamfusion::operators {
 
@@ -284,6 +291,49 @@ Status DecodeDistinctView(const type::LogicalType& key_type, int32_t lanes, cons
     keys->offsets.push_back(static_cast<int32_t>(keys->bytes.size()));
   }
   return Status::OK();
+}
+
+void AddDistinctLookups(int32_t map, int32_t lanes, const batch::BinaryRowBuffer& images,
+                        const std::vector<int32_t>& group_of, const arrow::ArrayData* nulls,
+                        DistinctLookups* lookups, std::vector<int32_t>* of) {
+  struct PairHash {
+    size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
+      return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
+    }
+  };
+  const size_t n = group_of.size();
+  std::unordered_map<std::pair<int32_t, std::string_view>, int32_t, PairHash> index;
+  index.reserve(n);
+  of->resize(n);
+  if (lookups->values.offsets.empty()) lookups->values.offsets.push_back(0);
+  for (size_t r = 0; r < n; ++r) {
+    if (group_of[r] < 0 || (nulls != nullptr && !nulls->IsValid(static_cast<int64_t>(r)))) {
+      (*of)[r] = -1;
+      continue;
+    }
+    const std::string_view image = images.Image(r);
+    auto [it, inserted] =
+        index.try_emplace({group_of[r], image}, static_cast<int32_t>(lookups->groups.size()));
+    for (int32_t lane = 0; inserted && lane < lanes; ++lane) {
+      lookups->groups.push_back(group_of[r]);
+      lookups->maps.push_back(map);
+      lookups->values.Append(image);
+    }
+    (*of)[r] = it->second;
+  }
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,
+                                                                 const batch::BinaryRowBuffer& raw,
+                                                                 int32_t n, arrow::MemoryPool* pool,
+                                                                 batch::BinaryRowBuffer* images) {
+  const type::RowType value_type{type::Field{"value", type}};
+  const int32_t none = 0;
+  SF_ASSIGN_OR_RAISE(auto values, batch::DecodeBinaryRows(
+                                      value_type, raw.bytes.data(),
+                                      raw.offsets.empty() ? &none : raw.offsets.data(), n, pool));
+  SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, images));
+  return values;
 }
 
 }  // namespace streamfusion::operators

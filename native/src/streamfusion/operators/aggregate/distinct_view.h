@@ -23,8 +23,11 @@
 // native here (the converter refuses order-dependent sums).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "arrow/memory_pool.h"
+#include "arrow/record_batch.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/type/logical_type.h"
@@ -52,5 +55,27 @@ Status EncodeDistinctView(const type::LogicalType& key_type, int32_t lanes,
 // `masks`. Malformed bytes are a UserError naming the cause.
 Status DecodeDistinctView(const type::LogicalType& key_type, int32_t lanes, const uint8_t* data,
                           int64_t size, batch::BinaryRowBuffer* keys, std::vector<int64_t>* masks);
+
+// The distinct-map entries a batch reads ("lookups"): entry p is value image values row p of
+// group groups[p] in map maps[p], one per distinct (group, value) in order of first appearance.
+struct DistinctLookups {
+  std::vector<int32_t> groups;
+  std::vector<int32_t> maps;
+  batch::BinaryRowBuffer values;
+};
+
+// Adds the lookups of map `map` for values images row i of groups group_of[i] (a group < 0, or a
+// NULL in `nulls`, adds none: of[i] = -1; otherwise of[i] is the entry's lookup). A map of several
+// `lanes` gets that many consecutive lookups per entry; of[i] is the first.
+void AddDistinctLookups(int32_t map, int32_t lanes, const batch::BinaryRowBuffer& images,
+                        const std::vector<int32_t>& group_of, const arrow::ArrayData* nulls,
+                        DistinctLookups* lookups, std::vector<int32_t>* of);
+
+// Decodes the `n` one-field row images `raw` of `type` and encodes them again into `images` as
+// the canonical images lookups hold (state::EncodeKeys); returns the values.
+Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,
+                                                                 const batch::BinaryRowBuffer& raw,
+                                                                 int32_t n, arrow::MemoryPool* pool,
+                                                                 batch::BinaryRowBuffer* images);
 
 }  // namespace streamfusion::operators

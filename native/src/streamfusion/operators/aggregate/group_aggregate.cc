@@ -153,19 +153,19 @@ Status GroupAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int3
 }
 
 Status GroupAggregate::PrepareDistinctLookups() {
-  lookup_keys_.clear();
-  lookup_maps_.clear();
-  lookup_values_.Clear();
+  lookups_.groups.clear();
+  lookups_.maps.clear();
+  lookups_.values.Clear();
   full_map_keys_.clear();
   full_map_maps_.clear();
   for (ExtremeView& v : views_) v.complete.assign(static_cast<size_t>(keys_.num_rows()), 0);
   if (num_maps() == 0) return Status::OK();
-  lookup_values_.offsets.push_back(0);
+  lookups_.values.offsets.push_back(0);
   distinct_images_.resize(num_maps());
   lookup_of_row_.resize(num_maps());
   if (mode_ == plan::GroupAggregateNode::GLOBAL) {
     SF_RETURN_NOT_OK(PrepareMergedLookups());
-    lookup_alias_.assign(lookup_keys_.size(), -1);
+    lookup_alias_.assign(lookups_.groups.size(), -1);
     return Status::OK();
   }
   for (size_t d = 0; d < distincts_.size(); ++d) {
@@ -180,38 +180,14 @@ Status GroupAggregate::PrepareDistinctLookups() {
     // Flink's functions ignore NULL arguments: their maps never hold a NULL key.
     AddLookups(m, key_of_row_, input_->column_data(arg).get());
   }
-  lookup_alias_.assign(lookup_keys_.size(), -1);
+  lookup_alias_.assign(lookups_.groups.size(), -1);
   return Status::OK();
 }
 
 void GroupAggregate::AddLookups(size_t d, const std::vector<int32_t>& key_of,
                                 const arrow::ArrayData* nulls) {
-  struct PairHash {
-    size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
-      return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
-    }
-  };
-  const batch::BinaryRowBuffer& images = distinct_images_[d];
-  const size_t n = key_of.size();
-  std::unordered_map<std::pair<int32_t, std::string_view>, int32_t, PairHash> lookups;
-  lookups.reserve(n);
-  std::vector<int32_t>& of_row = lookup_of_row_[d];
-  of_row.resize(n);
-  for (size_t r = 0; r < n; ++r) {
-    if (nulls != nullptr && !nulls->IsValid(static_cast<int64_t>(r))) {
-      of_row[r] = -1;
-      continue;
-    }
-    const std::string_view image = images.Image(r);
-    auto [it, inserted] =
-        lookups.try_emplace({key_of[r], image}, static_cast<int32_t>(lookup_keys_.size()));
-    for (int32_t lane = 0; inserted && lane < lanes(d); ++lane) {
-      lookup_keys_.push_back(key_of[r]);
-      lookup_maps_.push_back(static_cast<int32_t>(d));
-      lookup_values_.Append(image);
-    }
-    of_row[r] = it->second;
-  }
+  AddDistinctLookups(static_cast<int32_t>(d), lanes(d), distinct_images_[d], key_of, nulls,
+                     &lookups_, &lookup_of_row_[d]);
 }
 
 Status GroupAggregate::PrepareMergedLookups() {
@@ -238,7 +214,8 @@ Status GroupAggregate::PrepareMergedLookups() {
     // The values as a column, and as the canonical images the lookups and the JVM read.
     type::LogicalType key_type = distinct.key_type;
     key_type.nullable = true;  // a view may hold the NULL key
-    SF_ASSIGN_OR_RAISE(auto values, CanonicalImages(key_type, raw, n, &distinct_images_[d]));
+    SF_ASSIGN_OR_RAISE(auto values,
+                       CanonicalValueImages(key_type, raw, n, pool_.get(), &distinct_images_[d]));
     AddLookups(d, entries.key);
     // Rows of the aggregated type whose argument column holds the values: the inner calls
     // accumulate them (other columns are NULL and unread: a gate replaces the filter).
@@ -285,7 +262,8 @@ Status GroupAggregate::PrepareMergedLookups() {
     const auto n = static_cast<int32_t>(counts.size());
     type::LogicalType key_type = extremes_[e].type;
     key_type.nullable = true;
-    SF_ASSIGN_OR_RAISE(auto values, CanonicalImages(key_type, raw, n, &distinct_images_[m]));
+    SF_ASSIGN_OR_RAISE(auto values,
+                       CanonicalValueImages(key_type, raw, n, pool_.get(), &distinct_images_[m]));
     AddLookups(m, key_of_entry, values->column_data(0).get());
     auto& of_row = row_entries_[e];
     of_row.assign(static_cast<size_t>(num_rows), {});
@@ -304,7 +282,7 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
                                             const uint8_t* distinct_present,
                                             const std::vector<int8_t>* zero_after) {
   if (num_maps() == 0) return Status::OK();
-  const size_t lookups = lookup_keys_.size();
+  const size_t lookups = lookups_.groups.size();
   // LOCAL's maps start empty with each bundle; the other modes read Flink's state.
   const bool from_state = mode_ != plan::GroupAggregateNode::LOCAL;
   if (from_state && lookups > 0 && (distinct_values == nullptr || distinct_present == nullptr)) {
@@ -332,8 +310,8 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
     if (zero_after != nullptr) {
       of_key.resize(static_cast<size_t>(keys_.num_rows()));
       for (size_t p = 0; p < lookups; ++p) {
-        if (lookup_maps_[p] == static_cast<int32_t>(d)) {
-          of_key[static_cast<size_t>(lookup_keys_[p])].push_back(static_cast<int32_t>(p));
+        if (lookups_.maps[p] == static_cast<int32_t>(d)) {
+          of_key[static_cast<size_t>(lookups_.groups[p])].push_back(static_cast<int32_t>(p));
         }
       }
     }
@@ -411,7 +389,7 @@ Status GroupAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
 
 Status GroupAggregate::BindViews(const int8_t* cleared_after) {
   const auto num_keys = static_cast<size_t>(keys_.num_rows());
-  const size_t lookups = lookup_keys_.size();
+  const size_t lookups = lookups_.groups.size();
   for (size_t e = 0; e < extremes_.size(); ++e) {
     const auto m = static_cast<int32_t>(distincts_.size() + e);
     ExtremeView& ev = views_[e];
@@ -422,10 +400,10 @@ Status GroupAggregate::BindViews(const int8_t* cleared_after) {
     images.offsets.push_back(0);
     int32_t count = 0;
     for (size_t p = 0; p < lookups; ++p) {
-      if (lookup_maps_[p] != m || lookup_alias_[p] >= 0) continue;
-      v.entries_of_key[static_cast<size_t>(lookup_keys_[p])].push_back(static_cast<int32_t>(p));
+      if (lookups_.maps[p] != m || lookup_alias_[p] >= 0) continue;
+      v.entries_of_key[static_cast<size_t>(lookups_.groups[p])].push_back(static_cast<int32_t>(p));
       ev.value_of_entry[p] = count++;
-      images.Append(lookup_values_.Image(p));
+      images.Append(lookups_.values.Image(p));
     }
     const type::RowType value_type{type::Field{"value", extremes_[e].type}};
     SF_ASSIGN_OR_RAISE(
@@ -434,7 +412,7 @@ Status GroupAggregate::BindViews(const int8_t* cleared_after) {
     v.values = ev.values->column_data(0).get();
     v.value_of_entry = ev.value_of_entry.data();
     v.entry_of_row = lookup_of_row_[static_cast<size_t>(m)].data();
-    v.key_of_entry = lookup_keys_.data();
+    v.key_of_entry = lookups_.groups.data();
     v.counts = lookup_results_.data();
     v.dirty = lookup_dirty_.data();
     v.complete = ev.complete;
@@ -463,19 +441,6 @@ bool GroupAggregate::NeedsFullMaps() {
   return !full_map_keys_.empty();
 }
 
-Result<std::shared_ptr<arrow::RecordBatch>> GroupAggregate::CanonicalImages(
-    const type::LogicalType& type, const batch::BinaryRowBuffer& raw, int32_t n,
-    batch::BinaryRowBuffer* images) {
-  const type::RowType value_type{type::Field{"value", type}};
-  const int32_t none = 0;
-  SF_ASSIGN_OR_RAISE(
-      auto values,
-      batch::DecodeBinaryRows(value_type, raw.bytes.data(),
-                              raw.offsets.empty() ? &none : raw.offsets.data(), n, pool_.get()));
-  SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, images));
-  return values;
-}
-
 Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
                                       const uint8_t* images, const int32_t* offsets) {
   if (input_ == nullptr || full_map_keys_.empty()) {
@@ -494,11 +459,11 @@ Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
     key.append(image);
     return key;
   };
-  const size_t before = lookup_keys_.size();
+  const size_t before = lookups_.groups.size();
   for (size_t p = 0; p < before; ++p) {
-    const int32_t q = request_of_pair[static_cast<size_t>(lookup_keys_[p]) * num_maps() +
-                                      static_cast<size_t>(lookup_maps_[p])];
-    if (q >= 0) existing.emplace(pair_key(q, lookup_values_.Image(p)), static_cast<int32_t>(p));
+    const int32_t q = request_of_pair[static_cast<size_t>(lookups_.groups[p]) * num_maps() +
+                                      static_cast<size_t>(lookups_.maps[p])];
+    if (q >= 0) existing.emplace(pair_key(q, lookups_.values.Image(p)), static_cast<int32_t>(p));
   }
   for (int32_t i = 0; i < count; ++i) {
     if (request_of[i] < 0 || request_of[i] >= requests) {
@@ -521,16 +486,18 @@ Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
                                   static_cast<size_t>(offsets[i + 1] - offsets[i])));
       where[static_cast<size_t>(i)] = {e, static_cast<size_t>(n++)};
     }
-    if (n > 0) SF_RETURN_NOT_OK(CanonicalImages(extremes_[e].type, raw, n, &encoded[e]).status());
+    if (n > 0)
+      SF_RETURN_NOT_OK(
+          CanonicalValueImages(extremes_[e].type, raw, n, pool_.get(), &encoded[e]).status());
   }
   for (int32_t i = 0; i < count; ++i) {
     const int32_t q = request_of[i];
     const auto [e, j] = where[static_cast<size_t>(i)];
     const std::string_view image = encoded[e].Image(j);
-    const auto p = static_cast<int32_t>(lookup_keys_.size());
-    lookup_keys_.push_back(full_map_keys_[q]);
-    lookup_maps_.push_back(full_map_maps_[q]);
-    lookup_values_.Append(image);
+    const auto p = static_cast<int32_t>(lookups_.groups.size());
+    lookups_.groups.push_back(full_map_keys_[q]);
+    lookups_.maps.push_back(full_map_maps_[q]);
+    lookups_.values.Append(image);
     lookup_alias_.push_back(-1);
     auto it = existing.find(pair_key(q, image));
     if (it != existing.end()) lookup_alias_[static_cast<size_t>(it->second)] = p;
@@ -567,9 +534,9 @@ void GroupAggregate::FinishDistinctWrites() {
     if (acc_actions_[k] == static_cast<int8_t>(AccAction::kClear)) maps_cleared_[k] = 1;
     if (maps_cleared_[k]) acc_actions_[k] |= kClearDistinctMaps;
   }
-  for (size_t p = 0; p < lookup_keys_.size();) {
-    const auto k = static_cast<size_t>(lookup_keys_[p]);
-    const auto m = static_cast<size_t>(lookup_maps_[p]);
+  for (size_t p = 0; p < lookups_.groups.size();) {
+    const auto k = static_cast<size_t>(lookups_.groups[p]);
+    const auto m = static_cast<size_t>(lookups_.maps[p]);
     const auto width = static_cast<size_t>(lanes(m));
     const size_t end = p + width;
     const bool dirty = std::any_of(lookup_dirty_.data() + p, lookup_dirty_.data() + end,
@@ -845,13 +812,14 @@ Result<std::shared_ptr<arrow::Array>> GroupAggregate::EncodeViews(
   // With several lanes an entry is kept while any of its counts is not 0.
   const auto width = static_cast<size_t>(lanes(d));
   std::vector<std::vector<int32_t>> entries_of(static_cast<size_t>(keys_.num_rows()));
-  for (size_t p = 0; p < lookup_keys_.size(); p += lanes(static_cast<size_t>(lookup_maps_[p]))) {
-    if (lookup_maps_[p] != static_cast<int32_t>(d) ||
+  for (size_t p = 0; p < lookups_.groups.size();
+       p += lanes(static_cast<size_t>(lookups_.maps[p]))) {
+    if (lookups_.maps[p] != static_cast<int32_t>(d) ||
         std::all_of(lookup_results_.data() + p, lookup_results_.data() + p + width,
                     [](int64_t v) { return v == 0; })) {
       continue;
     }
-    entries_of[static_cast<size_t>(lookup_keys_[p])].push_back(static_cast<int32_t>(p));
+    entries_of[static_cast<size_t>(lookups_.groups[p])].push_back(static_cast<int32_t>(p));
   }
   arrow::BinaryBuilder builder(pool_.get());
   std::vector<uint8_t> bytes;
@@ -863,9 +831,9 @@ Result<std::shared_ptr<arrow::Array>> GroupAggregate::EncodeViews(
     sizes.clear();
     masks.clear();
     for (const int32_t p : entries_of[static_cast<size_t>(k)]) {
-      const int32_t begin = lookup_values_.offsets[static_cast<size_t>(p)];
-      images.push_back(lookup_values_.bytes.data() + begin);
-      sizes.push_back(lookup_values_.offsets[static_cast<size_t>(p) + 1] - begin);
+      const int32_t begin = lookups_.values.offsets[static_cast<size_t>(p)];
+      images.push_back(lookups_.values.bytes.data() + begin);
+      sizes.push_back(lookups_.values.offsets[static_cast<size_t>(p) + 1] - begin);
       const auto first = lookup_results_.begin() + p;
       masks.insert(masks.end(), first, first + static_cast<std::ptrdiff_t>(width));
     }

@@ -58,6 +58,7 @@
 #include "streamfusion/common/status.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/aggregate/agg_kernels.h"
+#include "streamfusion/operators/aggregate/distinct_view.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 
@@ -87,9 +88,9 @@ class GroupAggregate {
   // With DISTINCT aggregates, the distinct-map entries the batch reads: entry p is the value
   // image lookup_values() row p (a one-field row of the distinct argument) under key
   // lookup_keys()[p], in map lookup_maps()[p] (an index into GroupAggregateNode.distincts).
-  const std::vector<int32_t>& lookup_keys() const { return lookup_keys_; }
-  const std::vector<int32_t>& lookup_maps() const { return lookup_maps_; }
-  const batch::BinaryRowBuffer& lookup_values() const { return lookup_values_; }
+  const std::vector<int32_t>& lookup_keys() const { return lookups_.groups; }
+  const std::vector<int32_t>& lookup_maps() const { return lookups_.maps; }
+  const batch::BinaryRowBuffer& lookup_values() const { return lookups_.values; }
 
   // Step 2. Key k's accumulator image is accs[offsets[k], offsets[k + 1]); an empty range means
   // the key has no state. `offsets` has keys().num_rows() + 1 entries. With DISTINCT
@@ -141,12 +142,6 @@ class GroupAggregate {
   // The lanes of map m: each lookup of it holds one of its entry's values.
   int32_t lanes(size_t m) const { return m < distincts_.size() ? distincts_[m].lanes : 1; }
   size_t num_maps() const { return distincts_.size() + extremes_.size(); }
-  // Decodes the `n` one-field row images `raw` of `type` and encodes them again into `images` as
-  // the canonical images the batch's lookups hold (state::EncodeKeys); returns the values.
-  Result<std::shared_ptr<arrow::RecordBatch>> CanonicalImages(const type::LogicalType& type,
-                                                              const batch::BinaryRowBuffer& raw,
-                                                              int32_t n,
-                                                              batch::BinaryRowBuffer* images);
   // Binds each MIN/MAX-over-retraction kernel to its map's entries of the batch; `cleared_after`
   // per row: the group empties after it (per-row mode), or null.
   Status BindViews(const int8_t* cleared_after);
@@ -249,9 +244,7 @@ class GroupAggregate {
   std::unordered_map<std::string_view, int32_t> key_index_;
   std::vector<batch::BinaryRowBuffer> distinct_images_;  // per distinct: one image per row
   std::vector<std::vector<int32_t>> lookup_of_row_;      // per distinct: lookup of each row
-  std::vector<int32_t> lookup_keys_;
-  std::vector<int32_t> lookup_maps_;
-  batch::BinaryRowBuffer lookup_values_;
+  DistinctLookups lookups_;                              // groups are the batch's keys
   std::vector<int32_t> updated_lookups_;
   std::vector<int64_t> updated_values_;
 

@@ -92,6 +92,11 @@ Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
     return InternalError("Native-owned window state is for event-time windows only");
   }
   if (max_parallelism <= 0) return InternalError("Max parallelism ", max_parallelism);
+  if (!agg->distincts_.empty()) {
+    return Unsupported(
+        "DISTINCT maps in native window state are not native yet "
+        "(streamfusion.window.state=FLINK keeps them in Flink state)");
+  }
   std::unique_ptr<OwnedWindowAggregate> owned(new OwnedWindowAggregate());
   owned->acc_arity_ = static_cast<int32_t>(agg->acc_type_.size());
   owned->agg_ = std::move(agg);

@@ -4,8 +4,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "arrow/array/array_binary.h"
+#include "arrow/array/builder_binary.h"
 #include "arrow/array/util.h"
 #include "arrow/buffer.h"
+#include "arrow/scalar.h"
 #include "streamfusion/operators/aggregate/agg_kernels.h"
 #include "streamfusion/state/key_group.h"
 
@@ -44,9 +47,6 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   SF_ASSIGN_OR_RAISE(agg->output_type_, type::FromProto(plan.output_type()));
   agg->grouping_.assign(aggregate.grouping().begin(), aggregate.grouping().end());
   SF_ASSIGN_OR_RAISE(agg->key_type_, state::KeyType(agg->input_type_, agg->grouping_));
-  if (aggregate.distincts_size() > 0) {
-    return Unsupported("DISTINCT aggregates in window aggregation are not native yet");
-  }
   agg->mode_ = node.mode();
   // A GLOBAL aggregation's calls describe the functions over the LOCAL aggregation's input.
   type::RowType aggregated_type = agg->input_type_;
@@ -73,6 +73,8 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   agg->hidden_ = std::move(calls.hidden);
   agg->count_star_field_ = calls.count_star_field;
   int32_t outputs = static_cast<int32_t>(agg->key_type_.size()) + calls.visible;
+  agg->aggregated_type_ = aggregated_type;
+  SF_RETURN_NOT_OK(agg->MakeDistincts(node, aggregated_type));
 
   agg->window_ = node.window();
   agg->size_ = node.size();
@@ -138,6 +140,11 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
                            agg->acc_type_.size(), " accumulators");
     }
   }
+  for (size_t d = 0; d < agg->distincts_.size() && agg->mode_ == Node::GLOBAL; ++d) {
+    // The LOCAL output's views follow its other accumulator fields.
+    agg->distincts_[d].view_field = static_cast<int32_t>(
+        agg->grouping_.size() + agg->acc_type_.size() - agg->distincts_.size() + d);
+  }
   if (from_field) {
     // A BIGINT (the LOCAL output) or a TIMESTAMP(3) window_end: milliseconds either way.
     agg->slice_end_field_ = node.slice_end_field();
@@ -151,6 +158,52 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
     }
   }
   return agg;
+}
+
+Status WindowAggregate::MakeDistincts(const Node& node, const type::RowType& aggregated_type) {
+  const plan::GroupAggregateNode& aggregate = node.aggregate();
+  distinct_of_call_.assign(static_cast<size_t>(aggregate.calls_size()), -1);
+  gates_.resize(static_cast<size_t>(aggregate.calls_size()));
+  for (const auto& proto : aggregate.distincts()) {
+    if (node.window() != Node::TUMBLE) {
+      return Unsupported(
+          "DISTINCT aggregates in HOP or CUMULATE windows (Flink merges the slices' distinct "
+          "maps) are not native yet");
+    }
+    if (proto.consume_retraction()) {
+      return Unsupported(
+          "DISTINCT aggregates in a window over an updating input are not native yet");
+    }
+    if (proto.calls_size() > 64 || proto.calls_size() != proto.filter_args_size()) {
+      return Unsupported("A DISTINCT map shared by more than 64 calls is not native yet");
+    }
+    Distinct d;
+    d.arg = proto.arg();
+    if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
+      return InternalError("DISTINCT argument ", d.arg, " outside the input");
+    }
+    d.key_type = aggregated_type[static_cast<size_t>(d.arg)].type;
+    if (node.mode() != Node::ONE_PHASE && !IsDistinctViewKeyType(d.key_type)) {
+      return Unsupported("DISTINCT over ", d.key_type.ToString(),
+                         " in two-phase window aggregation is not native yet");
+    }
+    for (int i = 0; i < proto.calls_size(); ++i) {
+      if (proto.calls(i) < 0 || proto.calls(i) >= aggregate.calls_size()) {
+        return InternalError("DISTINCT call ", proto.calls(i), " outside the calls");
+      }
+      d.calls.push_back(proto.calls(i));
+      d.filters.push_back(proto.filter_args(i));
+      distinct_of_call_[static_cast<size_t>(proto.calls(i))] =
+          static_cast<int32_t>(distincts_.size());
+    }
+    // The map's field in the accumulator row: LOCAL's view (RAW bytes), a state-backed view
+    // keeps nothing there.
+    acc_type_.push_back(
+        type::Field{"distinct" + std::to_string(distincts_.size()),
+                    type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
+    distincts_.push_back(std::move(d));
+  }
+  return Status::OK();
 }
 
 int64_t WindowAggregate::SliceEnd(int64_t timestamp) const {
@@ -252,10 +305,155 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
     group_of_row_[r] = it->second;
     if (timer != kNoTimer) late_timers_[static_cast<size_t>(it->second)] = timer;
   }
+  return PrepareDistinctLookups();
+}
+
+Status WindowAggregate::PrepareDistinctLookups() {
+  lookups_.groups.clear();
+  lookups_.maps.clear();
+  lookups_.values.Clear();
+  for (size_t m = 0; m < distincts_.size(); ++m) {
+    Distinct& d = distincts_[m];
+    d.images.Clear();
+    if (mode_ != Node::GLOBAL) {
+      SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {d.arg}, &d.images));
+      AddDistinctLookups(static_cast<int32_t>(m), 1, d.images, group_of_row_, nullptr, &lookups_,
+                         &d.lookup_of);
+      continue;
+    }
+    // GLOBAL: the entries of the LOCAL rows' views, each under its row's group.
+    d.entry_group.clear();
+    d.entry_masks.clear();
+    batch::BinaryRowBuffer raw;
+    const auto& views = static_cast<const arrow::BinaryArray&>(*input_->column(d.view_field));
+    for (int64_t r = 0; r < input_->num_rows(); ++r) {
+      const int32_t group = group_of_row_[static_cast<size_t>(r)];
+      if (group < 0 || views.IsNull(r)) continue;
+      const std::string_view view = views.GetView(r);
+      SF_RETURN_NOT_OK(DecodeDistinctView(d.key_type, 1,
+                                          reinterpret_cast<const uint8_t*>(view.data()),
+                                          static_cast<int64_t>(view.size()), &raw, &d.entry_masks));
+      d.entry_group.resize(d.entry_masks.size(), group);
+    }
+    const auto n = static_cast<int32_t>(d.entry_group.size());
+    type::LogicalType key_type = d.key_type;
+    key_type.nullable = true;  // a view may hold the NULL value
+    SF_ASSIGN_OR_RAISE(auto values, CanonicalValueImages(key_type, raw, n, pool_.get(), &d.images));
+    AddDistinctLookups(static_cast<int32_t>(m), 1, d.images, d.entry_group, nullptr, &lookups_,
+                       &d.lookup_of);
+    // Rows of the aggregated input whose argument column holds the values: the inner calls
+    // accumulate them (the other columns are NULL and unread: the gate replaces the filter).
+    arrow::ArrayVector columns;
+    for (size_t f = 0; f < aggregated_type_.size(); ++f) {
+      if (static_cast<int32_t>(f) == d.arg) {
+        columns.push_back(values->column(0));
+        continue;
+      }
+      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(aggregated_type_[f].type),
+                                                            n, pool_.get()));
+      columns.push_back(std::move(nulls));
+    }
+    SF_ASSIGN_OR_RAISE(auto kinds,
+                       arrow::MakeArrayFromScalar(arrow::Int8Scalar(kInsert), n, pool_.get()));
+    columns.push_back(std::move(kinds));
+    d.entry_rows =
+        arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type_), n, std::move(columns));
+    d.entry_op.assign(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate));
+  }
   return Status::OK();
 }
 
-Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets) {
+Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
+                                             const int64_t* distinct_values,
+                                             const uint8_t* distinct_present) {
+  updated_lookups_.clear();
+  updated_values_.clear();
+  if (distincts_.empty()) return Status::OK();
+  const size_t lookups = lookups_.groups.size();
+  // LOCAL's maps start empty with each flush; the other modes read Flink's state.
+  const bool from_state = mode_ != Node::LOCAL;
+  if (from_state && lookups > 0 && (distinct_values == nullptr || distinct_present == nullptr)) {
+    return InternalError("DISTINCT window aggregation without its map values");
+  }
+  lookup_results_.assign(lookups, 0);
+  lookup_dirty_.assign(lookups, 0);
+  for (size_t p = 0; p < lookups && from_state; ++p) {
+    if (distinct_present[p]) lookup_results_[p] = distinct_values[p];
+  }
+  const bool merging = mode_ == Node::GLOBAL;
+  for (const Distinct& d : distincts_) {
+    const size_t n = merging ? d.entry_group.size() : op.size();
+    std::vector<const arrow::ArrayData*> filters;
+    for (size_t i = 0; i < d.calls.size(); ++i) {
+      const int32_t f = d.filters[i];
+      filters.push_back(f < 0 || merging ? nullptr : input_->column_data(f).get());
+      gates_[static_cast<size_t>(d.calls[i])].assign(n, 0);
+    }
+    for (size_t r = 0; r < n; ++r) {
+      if (!merging) {
+        if (op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
+        if (op[r] != static_cast<int8_t>(RowOp::kAccumulate)) {
+          return InternalError("A retraction reached a DISTINCT window aggregation");
+        }
+      }
+      // The calls that see the value: a row's calls whose FILTER passes, or a view entry's mask
+      // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits); a call
+      // accumulates where its bit is newly set.
+      uint64_t bits = merging ? static_cast<uint64_t>(d.entry_masks[r]) : 0;
+      for (size_t i = 0; !merging && i < d.calls.size(); ++i) {
+        if (FilterPasses(filters[i], static_cast<int64_t>(r))) bits |= uint64_t{1} << i;
+      }
+      const auto p = static_cast<size_t>(d.lookup_of[r]);
+      for (size_t i = 0; i < d.calls.size(); ++i) {
+        const uint64_t bit = uint64_t{1} << i;
+        if ((bits & bit) == 0 || (static_cast<uint64_t>(lookup_results_[p]) & bit) != 0) continue;
+        lookup_results_[p] = static_cast<int64_t>(static_cast<uint64_t>(lookup_results_[p]) | bit);
+        lookup_dirty_[p] = 1;
+        gates_[static_cast<size_t>(d.calls[i])][r] = 1;
+      }
+    }
+  }
+  for (size_t p = 0; p < lookups && from_state; ++p) {
+    if (!lookup_dirty_[p]) continue;
+    updated_lookups_.push_back(static_cast<int32_t>(p));
+    updated_values_.push_back(lookup_results_[p]);
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<arrow::Array>> WindowAggregate::EncodeViews(size_t m, int32_t num_groups) {
+  // Each group's entries: the lookups of map m that a row put (a bit set), in first appearance.
+  std::vector<std::vector<int32_t>> entries_of(static_cast<size_t>(num_groups));
+  for (size_t p = 0; p < lookups_.groups.size(); ++p) {
+    if (lookups_.maps[p] != static_cast<int32_t>(m) || lookup_results_[p] == 0) continue;
+    entries_of[static_cast<size_t>(lookups_.groups[p])].push_back(static_cast<int32_t>(p));
+  }
+  arrow::BinaryBuilder builder(pool_.get());
+  std::vector<uint8_t> bytes;
+  std::vector<const uint8_t*> images;
+  std::vector<int32_t> sizes;
+  std::vector<int64_t> masks;
+  for (const auto& entries : entries_of) {
+    images.clear();
+    sizes.clear();
+    masks.clear();
+    for (const int32_t p : entries) {
+      const std::string_view image = lookups_.values.Image(static_cast<size_t>(p));
+      images.push_back(reinterpret_cast<const uint8_t*>(image.data()));
+      sizes.push_back(static_cast<int32_t>(image.size()));
+      masks.push_back(lookup_results_[static_cast<size_t>(p)]);
+    }
+    bytes.clear();
+    SF_RETURN_NOT_OK(EncodeDistinctView(distincts_[m].key_type, 1, images, sizes, masks, &bytes));
+    SF_RETURN_NOT_OK(builder.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
+  }
+  std::shared_ptr<arrow::Array> out;
+  SF_RETURN_NOT_OK(builder.Finish(&out));
+  return out;
+}
+
+Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
+                                const int64_t* distinct_values, const uint8_t* distinct_present) {
   if (input_ == nullptr) return InternalError("WindowAggregate::Combine before Prepare");
   const auto num_groups = static_cast<int32_t>(namespaces_.size());
   std::vector<int32_t> acc_row;
@@ -269,10 +467,23 @@ Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets) {
       group_of_row_, mode_ == Node::GLOBAL
                          ? nullptr
                          : input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1));
+  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present));
   std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), acc_row, acc_offset_[i]));
+    const int32_t m = distinct_of_call_[i];
+    if (mode_ == Node::GLOBAL && m >= 0) {
+      // A DISTINCT call does not merge LOCAL's accumulator: it accumulates the view entries
+      // whose bit is newly set in the state's map.
+      Distinct& d = distincts_[static_cast<size_t>(m)];
+      BundlePlan plan{d.entry_group.data(), d.entry_op.data(), fresh.data(),
+                      static_cast<int64_t>(d.entry_group.size())};
+      plan.gate = gates_[i].data();
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*d.entry_rows, plan, ignored.data()));
+      continue;
+    }
     BundlePlan plan{group_of_row_.data(), op.data(), fresh.data(), static_cast<int64_t>(n)};
+    if (m >= 0) plan.gate = gates_[i].data();
     if (mode_ == Node::GLOBAL) {
       // A row is a LOCAL accumulator (after the grouping fields): merged, not accumulated.
       plan.merge_offset = static_cast<int32_t>(grouping_.size());
@@ -292,6 +503,10 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
     columns.push_back(std::move(column));
   }
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
+  for (size_t m = 0; m < distincts_.size(); ++m) {
+    SF_ASSIGN_OR_RAISE(auto views, EncodeViews(m, num_groups));
+    columns.push_back(std::move(views));
+  }
   SF_ASSIGN_OR_RAISE(auto slice_ends,
                      MillisColumn(output_type_.back().type, namespaces_, pool_.get()));
   columns.push_back(std::move(slice_ends));
@@ -302,6 +517,12 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
 Status WindowAggregate::EncodeAccs(int32_t num_groups) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
+  for (size_t m = 0; m < distincts_.size(); ++m) {
+    // A state-backed view keeps nothing in the accumulator row.
+    SF_ASSIGN_OR_RAISE(auto placeholder,
+                       arrow::MakeArrayOfNull(arrow::binary(), num_groups, pool_.get()));
+    columns.push_back(std::move(placeholder));
+  }
   return EncodeRowImages(acc_type_, std::move(columns), num_groups, nullptr, pool_.get(),
                          &new_accs_);
 }

@@ -21,6 +21,14 @@
 // fields, slice end); nothing is late. The GLOBAL form takes each row's slice from the LOCAL
 // output and merges its accumulators (Flink's GlobalAggCombiner: a group's rows into a fresh
 // accumulator, that into the state's).
+// DISTINCT aggregates (TUMBLE windows over insert-only input): Flink keeps a map per slice
+// (value -> bitmask of the calls that saw it) in MapState "distinctAcc_<i>" namespaced by the
+// slice end, with a "_null_state" ValueState for the NULL value. Prepare lists the (group,
+// value) entries the batch touches (lookups, as the group aggregation's), the JVM reads them,
+// Combine gates each DISTINCT call to the rows whose bit is newly set and returns the changed
+// entries. LOCAL starts every group's maps empty and emits them as Flink's RAW MapView bytes
+// (distinct_view.h) after the accumulators; GLOBAL merges those views' entries into state as
+// DistinctAggCodeGen.merge does (a call accumulates an entry's value once its bit is newly set).
 // Firing a window (Flink's fireWindow) is one more step, for many fired windows at once:
 //   Fire(keys, window ends, slice accumulators): TUMBLE reads the window's own accumulator;
 //   HOP merges the window's slices, latest first, into a fresh accumulator (Flink's
@@ -39,6 +47,7 @@
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/operators/aggregate/distinct_view.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 
@@ -71,10 +80,21 @@ class WindowAggregate {
   // Rows of the prepared batch dropped as late.
   int64_t dropped() const { return dropped_; }
 
+  // With DISTINCT aggregates (ONE_PHASE and GLOBAL): the distinct-map entries the batch reads,
+  // lookup p being value image lookups().values row p of group lookups().groups[p] (its key and
+  // slice) in map lookups().maps[p] (an index into the node's distincts).
+  const DistinctLookups& lookups() const { return lookups_; }
+
   // Step 2. Group g's accumulator image is accs[offsets[g], offsets[g + 1]); an empty range
-  // means it has none. After it: accs() holds every group's new accumulator (LOCAL: output()
-  // holds the rows to emit).
-  Status Combine(const uint8_t* accs, const int32_t* offsets);
+  // means it has none; with DISTINCT aggregates `distinct_values[p]` is lookup p's bitmask when
+  // `distinct_present[p]` is 1. After it: accs() holds every group's new accumulator (LOCAL:
+  // output() holds the rows to emit), and updated_lookups() / updated_values() the map entries
+  // to put (lookup p, its new bitmask).
+  Status Combine(const uint8_t* accs, const int32_t* offsets,
+                 const int64_t* distinct_values = nullptr,
+                 const uint8_t* distinct_present = nullptr);
+  const std::vector<int32_t>& updated_lookups() const { return updated_lookups_; }
+  const std::vector<int64_t>& updated_values() const { return updated_values_; }
   const batch::BinaryRowBuffer& accs() const { return new_accs_; }
   // What Combine produced: the new accumulators, or for LOCAL the rows to emit.
   const batch::BinaryRowBuffer& combined() const {
@@ -101,11 +121,22 @@ class WindowAggregate {
 
   WindowAggregate();
 
+  // The DISTINCT maps of the node (TUMBLE, insert-only) and their accumulator fields.
+  Status MakeDistincts(const plan::WindowAggregateNode& node, const type::RowType& aggregated_type);
   int64_t SliceEnd(int64_t timestamp) const;
   int64_t WindowStart(int64_t window_end) const;
   // SliceAssigner.getLastWindowEnd: the end of the last window a slice belongs to.
   int64_t LastWindowEnd(int64_t slice_end) const;
   Status EncodeAccs(int32_t num_groups);
+  // After Prepare: each DISTINCT map's values per row (GLOBAL: per entry of the LOCAL views),
+  // their lookups and, for GLOBAL, the entries as rows of the aggregated input.
+  Status PrepareDistinctLookups();
+  // Sets each DISTINCT call's gate over the rows `op` accumulates (GLOBAL: over the views'
+  // entries) and the changed entries.
+  Status ComputeDistinctGates(const std::vector<int8_t>& op, const int64_t* distinct_values,
+                              const uint8_t* distinct_present);
+  // LOCAL: the views of map d for every group, one binary column.
+  Result<std::shared_ptr<arrow::Array>> EncodeViews(size_t d, int32_t num_groups);
   // LOCAL: one output row per group: its grouping fields, accumulators and slice end.
   Status EncodeLocalOutput(int32_t num_groups);
 
@@ -142,6 +173,31 @@ class WindowAggregate {
 
   batch::BinaryRowBuffer new_accs_;
   batch::BinaryRowBuffer output_;
+
+  // DISTINCT aggregates: one bitmask map per argument, shared by up to 64 calls.
+  struct Distinct {
+    int32_t arg = 0;
+    std::vector<int32_t> calls;
+    std::vector<int32_t> filters;
+    type::LogicalType key_type;
+    int32_t view_field = -1;        // GLOBAL: the input column of LOCAL's view
+    batch::BinaryRowBuffer images;  // the value of each row (GLOBAL: of each view entry)
+    std::vector<int32_t> lookup_of;
+    // GLOBAL: the views' entries: group, bitmask, and the value as a row of the aggregated input.
+    std::vector<int32_t> entry_group;
+    std::vector<int64_t> entry_masks;
+    std::vector<int8_t> entry_op;
+    std::shared_ptr<arrow::RecordBatch> entry_rows;
+  };
+  std::vector<Distinct> distincts_;
+  std::vector<int32_t> distinct_of_call_;    // per call: its map, -1 if none
+  std::vector<std::vector<uint8_t>> gates_;  // per call: its DISTINCT gate, empty if none
+  type::RowType aggregated_type_;            // the rows the calls read (GLOBAL: LOCAL's input)
+  DistinctLookups lookups_;
+  std::vector<int64_t> lookup_results_;
+  std::vector<uint8_t> lookup_dirty_;
+  std::vector<int32_t> updated_lookups_;
+  std::vector<int64_t> updated_values_;
 };
 
 }  // namespace streamfusion::operators

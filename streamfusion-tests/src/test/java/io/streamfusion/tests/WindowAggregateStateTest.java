@@ -64,9 +64,14 @@ class WindowAggregateStateTest {
     }
 
     private static String query(String window) {
+        // *_DISTINCT: the same window with DISTINCT maps (Flink's MapState per slice or window).
         String calls =
-                "COUNT(*) AS c, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx,"
-                        + " COUNT(*) FILTER (WHERE v % 3 = 0) AS f";
+                window.contains("_DISTINCT")
+                        ? "COUNT(*) AS c, SUM(DISTINCT v % 1000) AS s, MIN(v) AS mn, MAX(v) AS mx,"
+                                + " COUNT(DISTINCT v % 97) FILTER (WHERE v % 3 = 0) AS f"
+                        : "COUNT(*) AS c, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx,"
+                                + " COUNT(*) FILTER (WHERE v % 3 = 0) AS f";
+        window = window.replace("_DISTINCT", "");
         String record =
                 "SELECT record(CONCAT_WS('|', CAST(k AS STRING), CAST(window_start AS STRING),"
                         + " CAST(c AS STRING), CAST(s AS STRING), CAST(mn AS STRING),"
@@ -228,7 +233,10 @@ class WindowAggregateStateTest {
         "rocksdb, SESSION, LEGACY",
         "hashmap, SESSION_TVF, ONE_PHASE",
         "rocksdb, HOP_LEGACY, LEGACY",
-        "hashmap, TUMBLE_LEGACY, LEGACY"
+        "hashmap, TUMBLE_LEGACY, LEGACY",
+        "hashmap, TUMBLE_DISTINCT, TWO_PHASE",
+        "rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
+        "rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -273,7 +281,9 @@ class WindowAggregateStateTest {
         "rocksdb, 3, SESSION, LEGACY",
         "hashmap, 1, SESSION, LEGACY",
         "rocksdb, 3, SESSION_TVF, ONE_PHASE",
-        "hashmap, 3, HOP_LEGACY, LEGACY"
+        "hashmap, 3, HOP_LEGACY, LEGACY",
+        "hashmap, 3, TUMBLE_DISTINCT, TWO_PHASE",
+        "rocksdb, 1, TUMBLE_DISTINCT, ONE_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
@@ -297,7 +307,10 @@ class WindowAggregateStateTest {
         "true, rocksdb, SESSION, LEGACY",
         "false, hashmap, SESSION, LEGACY",
         "true, hashmap, SESSION_TVF, ONE_PHASE",
-        "false, rocksdb, HOP_LEGACY, LEGACY"
+        "false, rocksdb, HOP_LEGACY, LEGACY",
+        "true, hashmap, TUMBLE_DISTINCT, TWO_PHASE",
+        "false, rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
+        "true, rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)

@@ -184,18 +184,27 @@ public final class GroupAggregateConverter {
                         countStar,
                         stateBackedDataViews,
                         true);
+        checkDistincts(node, infos, stateBackedDataViews);
+        return infos;
+    }
+
+    /**
+     * DISTINCT over one argument only, its map state-backed unless the node is a Local one
+     * (which keeps its maps on the heap and sends them on as RAW views).
+     */
+    static void checkDistincts(
+            ExecNodeBase<?> node, AggregateInfoList infos, boolean stateBackedDataViews)
+            throws UnsupportedNativeException {
         String name = node.getClass().getSimpleName().replace("StreamExec", "");
         for (DistinctInfo distinct : infos.distinctInfos()) {
             if (distinct.argIndexes().length != 1) {
                 throw new UnsupportedNativeException(
                         name + " with DISTINCT over several arguments is not native yet");
             }
-            // LocalGroupAggregate keeps its maps on the heap and sends them on as RAW views.
             if (stateBackedDataViews && distinct.dataViewSpec().isEmpty()) {
                 throw new UnsupportedNativeException(name + ": DISTINCT map without a state view");
             }
         }
-        return infos;
     }
 
     private static long stateTtl(TableConfig config, List<StateMetadata> stateMetadataList) {
@@ -203,24 +212,16 @@ public final class GroupAggregateConverter {
                 ExecNodeConfig.ofTableConfig(config, false), stateMetadataList);
     }
 
-    private static StreamExecNativeGroupAggregate build(
-            ExecNodeBase<RowData> node,
-            GroupAggregateNode.Builder agg,
+    /**
+     * The DISTINCT maps of {@code infos}: their protos, their state-backed maps (none for heap
+     * views) and their accumulator fields (RAW: a placeholder for a state-backed map, LOCAL's
+     * heap view otherwise), after the calls' fields as in Flink's accumulator row.
+     */
+    static void addDistincts(
             AggregateInfoList infos,
-            RowType inputType,
-            SessionOptions session,
-            List<StateMetadata> stateMetadataList,
-            String transformationName,
-            boolean keyed)
-            throws UnsupportedNativeException {
-        int[] grouping = NodeFields.read(node, "grouping");
-        for (int key : grouping) {
-            agg.addGrouping(key);
-        }
-        List<LogicalType> accTypes = new ArrayList<>();
-        List<DistinctState> callMaps = new ArrayList<>();
-        addCalls(node, agg, infos, accTypes, callMaps);
-        List<DistinctState> distincts = new ArrayList<>();
+            GroupAggregateNode.Builder agg,
+            List<LogicalType> accTypes,
+            List<DistinctState> distincts) {
         for (DistinctInfo distinct : infos.distinctInfos()) {
             DistinctAggregate.Builder proto =
                     DistinctAggregate.newBuilder()
@@ -242,10 +243,29 @@ public final class GroupAggregateConverter {
                                 // over retracting input, several calls count in a long[]
                                 distinct.consumeRetraction() ? distinct.aggIndexes().size() : 1));
             }
-            // The acc row's field for the map (RAW): a placeholder for a state-backed map,
-            // LOCAL's heap view otherwise.
             accTypes.add(distinct.accType().getLogicalType());
         }
+    }
+
+    private static StreamExecNativeGroupAggregate build(
+            ExecNodeBase<RowData> node,
+            GroupAggregateNode.Builder agg,
+            AggregateInfoList infos,
+            RowType inputType,
+            SessionOptions session,
+            List<StateMetadata> stateMetadataList,
+            String transformationName,
+            boolean keyed)
+            throws UnsupportedNativeException {
+        int[] grouping = NodeFields.read(node, "grouping");
+        for (int key : grouping) {
+            agg.addGrouping(key);
+        }
+        List<LogicalType> accTypes = new ArrayList<>();
+        List<DistinctState> callMaps = new ArrayList<>();
+        addCalls(node, agg, infos, accTypes, callMaps);
+        List<DistinctState> distincts = new ArrayList<>();
+        addDistincts(infos, agg, accTypes, distincts);
         // The calls' own maps (MIN/MAX over retracting input) follow the DISTINCT maps.
         distincts.addAll(callMaps);
 

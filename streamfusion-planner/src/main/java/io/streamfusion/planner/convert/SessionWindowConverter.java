@@ -190,7 +190,8 @@ public final class SessionWindowConverter {
         SessionWindowAggregateNode.Builder sessionNode =
                 SessionWindowAggregateNode.newBuilder()
                         .setAggregate(
-                                WindowAggregateConverter.aggregateOf(node, name, infos, accTypes))
+                                WindowAggregateConverter.aggregateOf(
+                                        node, name, infos, accTypes, null))
                         .setGap(gap)
                         .setTimeField(timeField)
                         .setProctime(proctime)

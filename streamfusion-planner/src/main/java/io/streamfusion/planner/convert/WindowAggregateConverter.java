@@ -10,6 +10,9 @@ import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.planner.nodes.NativeExecNodeBase;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupWindowAggregate;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.config.StreamFusionOptions.WindowState;
+import io.streamfusion.runtime.operators.DistinctState;
 
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
@@ -49,6 +52,8 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.calcite.rel.core.AggregateCall;
+
+import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.time.ZoneId;
@@ -149,7 +154,9 @@ public final class WindowAggregateConverter {
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         AggregateInfoList infos = SessionWindowConverter.legacyInfos(node, typeFactory, inputType);
         List<LogicalType> accTypes = new ArrayList<>();
-        builder.setAggregate(aggregateOf(node, name, infos, accTypes))
+        List<DistinctState> distincts = new ArrayList<>();
+        GroupAggregateConverter.checkDistincts(node, infos, true);
+        builder.setAggregate(aggregateOf(node, name, infos, accTypes, distincts))
                 .addAllProperties(propertiesOf(node));
         int[] grouping = NodeFields.read(node, "grouping");
         byte[] bytes =
@@ -166,7 +173,8 @@ public final class WindowAggregateConverter {
                 accTypes.toArray(new LogicalType[0]),
                 eventTime,
                 sizeMillis,
-                slideMillis);
+                slideMillis,
+                distincts.toArray(new DistinctState[0]));
     }
 
     /** The greatest common divisor of two positive numbers. */
@@ -344,7 +352,23 @@ public final class WindowAggregateConverter {
                         spec,
                         !local);
         List<LogicalType> accTypes = new ArrayList<>();
-        window.setAggregate(aggregateOf(node, name, infos, accTypes));
+        List<DistinctState> distincts = new ArrayList<>();
+        GroupAggregateConverter.checkDistincts(node, infos, !local);
+        window.setAggregate(aggregateOf(node, name, infos, accTypes, distincts));
+        boolean hasDistinct = infos.distinctInfos().length > 0;
+        boolean nativeState =
+                !hasDistinct
+                        && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);
+        if (hasDistinct
+                && !local
+                && eventTime
+                && config.get(StreamFusionOptions.WINDOW_STATE) == WindowState.NATIVE) {
+            throw new UnsupportedNativeException(
+                    name
+                            + " with DISTINCT aggregates in native window state is not native yet"
+                            + " (streamfusion.window.state AUTO or FLINK keeps them in Flink"
+                            + " state)");
+        }
         if (!local) {
             window.addAllProperties(propertiesOf(node));
         }
@@ -371,18 +395,24 @@ public final class WindowAggregateConverter {
                 window.getOffset(),
                 infos.getIndexOfCountStar(),
                 shiftTimeZone,
-                StreamExecNativeWindowAggregate.nativeState(config, local, eventTime),
+                nativeState,
+                distincts.toArray(new DistinctState[0]),
                 transformationName);
     }
 
     /**
-     * The grouping and calls of a window aggregation (refusing DISTINCT), Flink's accumulator
-     * types appended to {@code accTypes}.
+     * The grouping and calls of a window aggregation, Flink's accumulator types appended to
+     * {@code accTypes}; its DISTINCT maps (whose state-backed maps go to {@code distincts}), or
+     * with {@code distincts} null a refusal of DISTINCT.
      */
     static GroupAggregateNode.Builder aggregateOf(
-            ExecNodeBase<?> node, String name, AggregateInfoList infos, List<LogicalType> accTypes)
+            ExecNodeBase<?> node,
+            String name,
+            AggregateInfoList infos,
+            List<LogicalType> accTypes,
+            @Nullable List<DistinctState> distincts)
             throws UnsupportedNativeException {
-        if (infos.distinctInfos().length > 0) {
+        if (distincts == null && infos.distinctInfos().length > 0) {
             throw new UnsupportedNativeException(
                     name + " with DISTINCT aggregates is not native yet");
         }
@@ -392,6 +422,9 @@ public final class WindowAggregateConverter {
             agg.addGrouping(key);
         }
         GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
+        if (distincts != null) {
+            GroupAggregateConverter.addDistincts(infos, agg, accTypes, distincts);
+        }
         return agg;
     }
 

@@ -1,6 +1,7 @@
 package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.operators.NativeGroupWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
@@ -28,6 +29,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
     private final boolean eventTime;
     private final long size;
     private final long slide;
+    private final DistinctState[] distincts;
 
     public StreamExecNativeGroupWindowAggregate(
             ExecNodeBase<RowData> original,
@@ -37,13 +39,15 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
             LogicalType[] accTypes,
             boolean eventTime,
             long size,
-            long slide) {
+            long slide,
+            DistinctState[] distincts) {
         super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
         this.eventTime = eventTime;
         this.size = size;
         this.slide = slide;
+        this.distincts = distincts;
     }
 
     @Override
@@ -61,6 +65,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
                         eventTime,
                         size,
                         slide,
+                        distincts,
                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
                         config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
                         config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());

@@ -2,6 +2,7 @@ package io.streamfusion.planner.nodes;
 
 import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.operators.NativeLocalWindowAggregateOperator;
 import io.streamfusion.runtime.operators.NativeOwnedWindowAggregateOperator;
 import io.streamfusion.runtime.operators.NativeWindowAggregateOperator;
@@ -43,6 +44,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     private final int countStarField;
     private final ZoneId shiftTimeZone;
     private final boolean nativeState;
+    private final DistinctState[] distincts;
     private final String transformationName;
 
     public StreamExecNativeWindowAggregate(
@@ -60,6 +62,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
             int countStarField,
             ZoneId shiftTimeZone,
             boolean nativeState,
+            DistinctState[] distincts,
             String transformationName) {
         super(original, plan, inputType);
         this.grouping = grouping;
@@ -73,6 +76,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         this.countStarField = countStarField;
         this.shiftTimeZone = shiftTimeZone;
         this.nativeState = nativeState;
+        this.distincts = distincts;
         this.transformationName = transformationName;
     }
 
@@ -126,6 +130,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                                 offset,
                                 countStarField,
                                 shiftTimeZone,
+                                distincts,
                                 batchSize,
                                 maxDelay,
                                 budget);

@@ -174,7 +174,33 @@ public final class NativeLib {
      * accs[accOffsets[g] .. accOffsets[g+1])}, empty when none). Returns the bytes of the new
      * accumulators, fetched with {@link #windowAggregateCopyAccs}.
      */
-    public static native int windowAggregateCombine(long handle, byte[] accs, int[] accOffsets);
+    public static native int windowAggregateCombine(
+            long handle,
+            byte[] accs,
+            int[] accOffsets,
+            @Nullable long[] distinctValues,
+            @Nullable byte[] distinctPresent);
+
+    /**
+     * With DISTINCT aggregates: the prepared batch's distinct-map lookups, the group, map and
+     * value image ({@code values[offsets[p] .. offsets[p+1])}) of each; with {@code groups} null,
+     * writes their number and the bytes of the images to {@code sizes} instead.
+     */
+    public static native void windowAggregateLookups(
+            long handle,
+            int[] sizes,
+            @Nullable int[] groups,
+            @Nullable int[] maps,
+            @Nullable byte[] values,
+            @Nullable int[] offsets);
+
+    /**
+     * After {@link #windowAggregateCombine} with DISTINCT aggregates: returns the number of changed
+     * map entries and, when {@code lookups} is not null, copies them (lookup p) with their new
+     * bitmasks.
+     */
+    public static native int windowAggregateUpdated(
+            long handle, @Nullable int[] lookups, @Nullable long[] values);
 
     public static native void windowAggregateCopyAccs(long handle, byte[] accs, int[] offsets);
 

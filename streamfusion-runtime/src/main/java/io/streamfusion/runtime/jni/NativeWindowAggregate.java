@@ -50,10 +50,71 @@ public final class NativeWindowAggregate extends NativeHandle {
      * newOffsets} (groups + 1 entries) and returns the new accumulator images.
      */
     public byte[] combine(byte[] accs, int[] accOffsets, int[] newOffsets) {
+        return combine(accs, accOffsets, null, null, newOffsets);
+    }
+
+    /**
+     * As {@link #combine(byte[], int[], int[])}, with DISTINCT aggregates: {@code
+     * distinctValues[p]} is lookup p's bitmask where {@code distinctPresent[p]} is 1.
+     */
+    public byte[] combine(
+            byte[] accs,
+            int[] accOffsets,
+            long[] distinctValues,
+            byte[] distinctPresent,
+            int[] newOffsets) {
         long h = handle();
-        byte[] out = new byte[NativeLib.windowAggregateCombine(h, accs, accOffsets)];
+        byte[] out =
+                new byte
+                        [NativeLib.windowAggregateCombine(
+                                h, accs, accOffsets, distinctValues, distinctPresent)];
         NativeLib.windowAggregateCopyAccs(h, out, newOffsets);
         return out;
+    }
+
+    /** The distinct-map entries of the prepared batch: group, map and value image of each. */
+    public static final class Lookups {
+        public final int[] groups;
+        public final int[] maps;
+        public final byte[] values;
+        public final int[] offsets;
+
+        private Lookups(int count, int bytes) {
+            groups = new int[count];
+            maps = new int[count];
+            values = new byte[bytes];
+            offsets = new int[count + 1];
+        }
+    }
+
+    /** With DISTINCT aggregates, after {@link #prepare}: the lookups the batch needs. */
+    public Lookups lookups() {
+        long h = handle();
+        int[] counts = new int[2];
+        NativeLib.windowAggregateLookups(h, counts, null, null, null, null);
+        Lookups lookups = new Lookups(counts[0], counts[1]);
+        NativeLib.windowAggregateLookups(
+                h, counts, lookups.groups, lookups.maps, lookups.values, lookups.offsets);
+        return lookups;
+    }
+
+    /** The distinct-map entries a combine changed: lookup p and its new bitmask each. */
+    public static final class Updated {
+        public final int[] lookups;
+        public final long[] values;
+
+        private Updated(int count) {
+            lookups = new int[count];
+            values = new long[count];
+        }
+    }
+
+    /** After a combine with DISTINCT aggregates: the map entries to put. */
+    public Updated updated() {
+        long h = handle();
+        Updated updated = new Updated(NativeLib.windowAggregateUpdated(h, null, null));
+        NativeLib.windowAggregateUpdated(h, updated.lookups, updated.values);
+        return updated;
     }
 
     /** The result of {@link #fire}. */

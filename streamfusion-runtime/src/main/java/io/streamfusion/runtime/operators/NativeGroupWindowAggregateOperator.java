@@ -52,6 +52,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     private final boolean eventTime;
     private final long size;
     private final long slide;
+    private final DistinctState[] distincts;
     private final long memoryBudgetBytes;
 
     private transient NativeWindowAggregate agg;
@@ -63,10 +64,12 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     private transient long paneSize;
     private transient int panesPerWindow;
     private transient FireQueue fires;
+    private transient WindowDistinctMaps<TimeWindow> distinctMaps;
 
     /**
      * @param eventTime false for a processing-time window
      * @param slide the HOP slide; the size for TUMBLE (panes are gcd(size, slide))
+     * @param distincts the state-backed DISTINCT maps (TUMBLE), namespaced by window
      */
     public NativeGroupWindowAggregateOperator(
             byte[] plan,
@@ -77,6 +80,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
             boolean eventTime,
             long size,
             long slide,
+            DistinctState[] distincts,
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
@@ -88,6 +92,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         this.eventTime = eventTime;
         this.size = size;
         this.slide = slide;
+        this.distincts = distincts;
         this.memoryBudgetBytes = memoryBudgetBytes;
     }
 
@@ -110,6 +115,15 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         paneSize = gcd(size, slide);
         panesPerWindow = (int) (size / paneSize);
         fires = new FireQueue(1);
+        distinctMaps =
+                distincts.length == 0
+                        ? null
+                        : new WindowDistinctMaps<>(
+                                distincts,
+                                getKeyedStateBackend(),
+                                new TimeWindow.Serializer(),
+                                getRuntimeContext().getUserCodeClassLoader(),
+                                this::setCurrentKey);
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
@@ -162,7 +176,8 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
                         end -> pane(end, paneSize),
                         keyArity,
                         accSerializer,
-                        groupAccs);
+                        groupAccs,
+                        distinctMaps);
         for (int g = 0; g < groups.count; g++) {
             long paneStart = groups.namespaces[g] - paneSize;
             setCurrentKey(keys[g]);
@@ -220,9 +235,12 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         // Its panes whose last window it is (SlidingWindowAssigner.getLastWindow): those that
         // start within its first slide.
         for (int p = 0; p < panesPerWindow && p * paneSize < slide; p++) {
-            windowState.setCurrentNamespace(
-                    pane(window.getStart() + (p + 1) * paneSize, paneSize));
+            TimeWindow pane = pane(window.getStart() + (p + 1) * paneSize, paneSize);
+            windowState.setCurrentNamespace(pane);
             windowState.clear();
+            if (distinctMaps != null) {
+                distinctMaps.clear(pane);
+            }
         }
         if (fires.count() >= batchSize) {
             drainFires();

@@ -65,6 +65,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     private final long offset;
     private final int countStarField;
     private final String shiftTimeZone;
+    private final DistinctState[] distincts;
     private final long memoryBudgetBytes;
 
     private transient ZoneId zone;
@@ -78,6 +79,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     private transient ImageBuffer groupAccs;
     private transient Fires fires;
     private transient RowData[] sliceAccs;
+    private transient WindowDistinctMaps<Long> distinctMaps;
 
     /**
      * @param eventTime false for a processing-time window
@@ -86,6 +88,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
      *     CUMULATE
      * @param countStarField the accumulator field of COUNT(*), -1 if none (Flink's
      *     indexOfCountStar): a window whose count is 0 is empty and not emitted
+     * @param distincts the state-backed DISTINCT maps (TUMBLE), namespaced by slice end
      */
     public NativeWindowAggregateOperator(
             byte[] plan,
@@ -100,6 +103,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
             long offset,
             int countStarField,
             ZoneId shiftTimeZone,
+            DistinctState[] distincts,
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
@@ -115,6 +119,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         this.offset = offset;
         this.countStarField = countStarField;
         this.shiftTimeZone = shiftTimeZone.getId();
+        this.distincts = distincts;
         this.memoryBudgetBytes = memoryBudgetBytes;
     }
 
@@ -144,6 +149,15 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         groupAccs = new ImageBuffer();
         fires = new Fires();
         sliceAccs = new RowData[slicesPerWindow];
+        distinctMaps =
+                distincts.length == 0
+                        ? null
+                        : new WindowDistinctMaps<>(
+                                distincts,
+                                getKeyedStateBackend(),
+                                LongSerializer.INSTANCE,
+                                getRuntimeContext().getUserCodeClassLoader(),
+                                this::setCurrentKey);
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
@@ -189,7 +203,8 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
                         slice -> slice,
                         keyArity,
                         accSerializer,
-                        groupAccs);
+                        groupAccs,
+                        distinctMaps);
         for (int g = 0; g < groups.count; g++) {
             long window = groups.namespaces[g];
             setCurrentKey(keys[g]);
@@ -302,9 +317,13 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         return windowState.value();
     }
 
+    /** Flink's clearWindow of a slice: its accumulator and its DISTINCT maps (cleanup). */
     private void clear(long slice) {
         windowState.setCurrentNamespace(slice);
         windowState.clear();
+        if (distinctMaps != null) {
+            distinctMaps.clear(slice);
+        }
     }
 
     private void registerTimer(long windowEnd) {

@@ -20,6 +20,8 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
 import org.apache.flink.table.types.logical.RowType;
 
+import javax.annotation.Nullable;
+
 import java.time.ZoneId;
 import java.util.Collections;
 import java.util.function.LongFunction;
@@ -87,8 +89,9 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
 
     /**
      * Flink's buffer flush: reads each group's accumulator from {@code state} at its namespace,
-     * combines the batch natively, and writes the new accumulators back. Returns the groups' keys
-     * (their own copies: the heap backend keeps them).
+     * combines the batch natively, and writes the new accumulators back; with DISTINCT aggregates
+     * ({@code distinctMaps} not null) reads the map entries the batch touches first and puts the
+     * changed ones after. Returns the groups' keys (their own copies: the heap backend keeps them).
      */
     protected <N> BinaryRowData[] combineGroups(
             NativeWindowAggregate agg,
@@ -97,10 +100,13 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
             LongFunction<N> namespace,
             int keyArity,
             RowDataSerializer accSerializer,
-            ImageBuffer scratch)
+            ImageBuffer scratch,
+            @Nullable WindowDistinctMaps<N> distinctMaps)
             throws Exception {
         int n = groups.count;
         BinaryRowData[] keys = new BinaryRowData[n];
+        @SuppressWarnings("unchecked")
+        N[] namespaces = (N[]) new Object[n];
         scratch.clear();
         for (int g = 0; g < n; g++) {
             keys[g] =
@@ -109,16 +115,30 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
                             groups.keyBytes,
                             groups.keyOffsets[g],
                             groups.keyOffsets[g + 1]);
+            namespaces[g] = namespace.apply(groups.namespaces[g]);
             setCurrentKey(keys[g]);
-            state.setCurrentNamespace(namespace.apply(groups.namespaces[g]));
+            state.setCurrentNamespace(namespaces[g]);
             scratch.append(state.value(), accSerializer);
         }
         int[] newOffsets = new int[n + 1];
-        byte[] newAccs = agg.combine(scratch.bytes(), scratch.offsets(), newOffsets);
+        byte[] newAccs;
+        if (distinctMaps == null) {
+            newAccs = agg.combine(scratch.bytes(), scratch.offsets(), newOffsets);
+        } else {
+            distinctMaps.read(agg, keys, namespaces);
+            newAccs =
+                    agg.combine(
+                            scratch.bytes(),
+                            scratch.offsets(),
+                            distinctMaps.masks,
+                            distinctMaps.present,
+                            newOffsets);
+            distinctMaps.write(agg, keys, namespaces);
+        }
         int accArity = accSerializer.getArity();
         for (int g = 0; g < n; g++) {
             setCurrentKey(keys[g]);
-            state.setCurrentNamespace(namespace.apply(groups.namespaces[g]));
+            state.setCurrentNamespace(namespaces[g]);
             state.update(ImageBuffer.ownRow(accArity, newAccs, newOffsets[g], newOffsets[g + 1]));
         }
         return keys;
