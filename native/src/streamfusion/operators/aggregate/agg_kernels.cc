@@ -15,6 +15,7 @@
 #include "arrow/array/builder_primitive.h"
 #include "arrow/array/util.h"
 #include "arrow/buffer.h"
+#include "arrow/scalar.h"
 #include "arrow/util/bit_util.h"
 #include "streamfusion/expression/array_util.h"
 #include "streamfusion/functions/decimal.h"
@@ -1164,6 +1165,25 @@ Status AppendWindowProperties(const std::vector<plan::WindowAggregateNode::Prope
     columns->push_back(std::move(column));
   }
   return Status::OK();
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> ArgumentRows(const type::RowType& aggregated_type,
+                                                         int32_t arg,
+                                                         std::shared_ptr<arrow::Array> values,
+                                                         int64_t n, arrow::MemoryPool* pool) {
+  arrow::ArrayVector columns;
+  for (size_t f = 0; f < aggregated_type.size(); ++f) {
+    if (static_cast<int32_t>(f) == arg) {
+      columns.push_back(values);
+      continue;
+    }
+    SF_ASSIGN_OR_RAISE(auto nulls,
+                       arrow::MakeArrayOfNull(type::ToArrow(aggregated_type[f].type), n, pool));
+    columns.push_back(std::move(nulls));
+  }
+  SF_ASSIGN_OR_RAISE(auto kinds, arrow::MakeArrayFromScalar(arrow::Int8Scalar(kInsert), n, pool));
+  columns.push_back(std::move(kinds));
+  return arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type), n, std::move(columns));
 }
 
 Status CheckWindowable(const plan::AggregateCall& call, bool merges) {

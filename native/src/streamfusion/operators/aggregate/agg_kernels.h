@@ -201,6 +201,13 @@ Result<std::shared_ptr<arrow::Array>> MillisColumn(const type::LogicalType& type
                                                    const std::vector<int64_t>& millis,
                                                    arrow::MemoryPool* pool);
 
+// `n` INSERT rows of `aggregated_type` whose column `arg` is `values` and whose other columns are
+// NULL: a DISTINCT map's merged entries as input of its inner calls (a gate replaces the filter).
+Result<std::shared_ptr<arrow::RecordBatch>> ArgumentRows(const type::RowType& aggregated_type,
+                                                         int32_t arg,
+                                                         std::shared_ptr<arrow::Array> values,
+                                                         int64_t n, arrow::MemoryPool* pool);
+
 // Refuses FIRST_VALUE and LAST_VALUE, which have no merge in Flink, in window aggregations whose
 // accumulators merge (`merges`: panes, shared slices, sessions, two phases; Flink's planner
 // rejects those too, so only one-phase TUMBLE windows run them), and the functions that keep a

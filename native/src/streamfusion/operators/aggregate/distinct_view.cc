@@ -1,11 +1,13 @@
 #include "streamfusion/operators/aggregate/distinct_view.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
+#include "arrow/array/builder_binary.h"
 #include "arrow/array/data.h"
 #include "streamfusion/state/key_group.h"
 
@@ -321,6 +323,45 @@ void AddDistinctLookups(int32_t map, int32_t lanes, const batch::BinaryRowBuffer
     }
     (*of)[r] = it->second;
   }
+}
+
+Result<std::shared_ptr<arrow::Array>> EncodeDistinctViews(
+    const DistinctLookups& lookups, const int64_t* results,
+    const std::vector<int32_t>& lanes_of_map, int32_t map, const type::LogicalType& key_type,
+    int32_t num_groups, const std::vector<int32_t>& groups, arrow::MemoryPool* pool) {
+  const auto width = static_cast<size_t>(lanes_of_map[static_cast<size_t>(map)]);
+  std::vector<std::vector<int32_t>> entries_of(static_cast<size_t>(num_groups));
+  for (size_t p = 0; p < lookups.groups.size();
+       p += static_cast<size_t>(lanes_of_map[static_cast<size_t>(lookups.maps[p])])) {
+    if (lookups.maps[p] != map ||
+        std::all_of(results + p, results + p + width, [](int64_t v) { return v == 0; })) {
+      continue;
+    }
+    entries_of[static_cast<size_t>(lookups.groups[p])].push_back(static_cast<int32_t>(p));
+  }
+  arrow::BinaryBuilder builder(pool);
+  std::vector<uint8_t> bytes;
+  std::vector<const uint8_t*> images;
+  std::vector<int32_t> sizes;
+  std::vector<int64_t> masks;
+  for (const int32_t g : groups) {
+    images.clear();
+    sizes.clear();
+    masks.clear();
+    for (const int32_t p : entries_of[static_cast<size_t>(g)]) {
+      const std::string_view image = lookups.values.Image(static_cast<size_t>(p));
+      images.push_back(reinterpret_cast<const uint8_t*>(image.data()));
+      sizes.push_back(static_cast<int32_t>(image.size()));
+      masks.insert(masks.end(), results + p, results + p + width);
+    }
+    bytes.clear();
+    SF_RETURN_NOT_OK(
+        EncodeDistinctView(key_type, static_cast<int32_t>(width), images, sizes, masks, &bytes));
+    SF_RETURN_NOT_OK(builder.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
+  }
+  std::shared_ptr<arrow::Array> out;
+  SF_RETURN_NOT_OK(builder.Finish(&out));
+  return out;
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,

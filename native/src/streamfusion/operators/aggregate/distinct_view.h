@@ -71,6 +71,14 @@ void AddDistinctLookups(int32_t map, int32_t lanes, const batch::BinaryRowBuffer
                         const std::vector<int32_t>& group_of, const arrow::ArrayData* nulls,
                         DistinctLookups* lookups, std::vector<int32_t>* of);
 
+// The views of map `map` for `groups` (one binary value each, in that order): a group's entries
+// are its lookups of the map whose values (lanes_of_map[map] of them from results[p] on) are not
+// all 0, in first appearance. Lookups are laid out as AddDistinctLookups lays them out.
+Result<std::shared_ptr<arrow::Array>> EncodeDistinctViews(
+    const DistinctLookups& lookups, const int64_t* results,
+    const std::vector<int32_t>& lanes_of_map, int32_t map, const type::LogicalType& key_type,
+    int32_t num_groups, const std::vector<int32_t>& groups, arrow::MemoryPool* pool);
+
 // Decodes the `n` one-field row images `raw` of `type` and encodes them again into `images` as
 // the canonical images lookups hold (state::EncodeKeys); returns the values.
 Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,

@@ -49,7 +49,9 @@ Decoded Decode(const type::LogicalType& key_type, const std::vector<uint8_t>& by
   return d;
 }
 
-std::vector<uint8_t> Encode(const type::LogicalType& key_type, const Decoded& d) {
+// Encodes the decoded keys again with `lanes` values each from d.masks.
+std::vector<uint8_t> Encode(const type::LogicalType& key_type, const Decoded& d,
+                            int32_t lanes = 1) {
   std::vector<const uint8_t*> images;
   std::vector<int32_t> sizes;
   for (int32_t i = 0; i < d.keys.num_rows(); ++i) {
@@ -58,7 +60,7 @@ std::vector<uint8_t> Encode(const type::LogicalType& key_type, const Decoded& d)
                     d.keys.offsets[static_cast<size_t>(i)]);
   }
   std::vector<uint8_t> out;
-  EXPECT_TRUE(EncodeDistinctView(key_type, 1, images, sizes, d.masks, &out).ok());
+  EXPECT_TRUE(EncodeDistinctView(key_type, lanes, images, sizes, d.masks, &out).ok());
   return out;
 }
 
@@ -150,15 +152,7 @@ TEST(DistinctViewTest, CountArraysRoundTripAsNestedArrays) {
   const auto type = Kind(TypeKind::kBigInt);
   Decoded d = Decode(type, kBigIntView);
   d.masks = {1, -1, 0, 2, 0, 5};  // {null: [1, -1], -2: [0, 2], 7: [0, 5]}
-  std::vector<const uint8_t*> images;
-  std::vector<int32_t> sizes;
-  for (int32_t i = 0; i < d.keys.num_rows(); ++i) {
-    images.push_back(d.keys.bytes.data() + d.keys.offsets[static_cast<size_t>(i)]);
-    sizes.push_back(d.keys.offsets[static_cast<size_t>(i) + 1] -
-                    d.keys.offsets[static_cast<size_t>(i)]);
-  }
-  std::vector<uint8_t> out;
-  ASSERT_TRUE(EncodeDistinctView(type, 2, images, sizes, d.masks, &out).ok());
+  const std::vector<uint8_t> out = Encode(type, d, 2);
   // The value array: 3 elements of (offset << 32 | 24), each a 2-element BinaryArrayData.
   const size_t key_array = 4 + 16 + 4;
   int32_t key_size;

@@ -217,23 +217,8 @@ Status GroupAggregate::PrepareMergedLookups() {
     SF_ASSIGN_OR_RAISE(auto values,
                        CanonicalValueImages(key_type, raw, n, pool_.get(), &distinct_images_[d]));
     AddLookups(d, entries.key);
-    // Rows of the aggregated type whose argument column holds the values: the inner calls
-    // accumulate them (other columns are NULL and unread: a gate replaces the filter).
-    arrow::ArrayVector columns;
-    for (size_t f = 0; f < aggregated_type_.size(); ++f) {
-      if (static_cast<int32_t>(f) == distinct.arg) {
-        columns.push_back(values->column(0));
-        continue;
-      }
-      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(aggregated_type_[f].type),
-                                                            n, pool_.get()));
-      columns.push_back(std::move(nulls));
-    }
-    SF_ASSIGN_OR_RAISE(auto kinds,
-                       arrow::MakeArrayFromScalar(arrow::Int8Scalar(kInsert), n, pool_.get()));
-    columns.push_back(std::move(kinds));
-    entries.rows =
-        arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type_), n, std::move(columns));
+    SF_ASSIGN_OR_RAISE(entries.rows, ArgumentRows(aggregated_type_, distinct.arg, values->column(0),
+                                                  n, pool_.get()));
     entries.op.assign(
         distinct.calls.size(),
         std::vector<int8_t>(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate)));
@@ -807,46 +792,15 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
 
 Result<std::shared_ptr<arrow::Array>> GroupAggregate::EncodeViews(
     size_t d, const std::vector<int32_t>& keys) {
-  // Each key's entries: the lookups of map d whose bundle value has a bit set (a row whose
-  // filters all failed puts nothing), in first-appearance order.
-  // With several lanes an entry is kept while any of its counts is not 0.
-  const auto width = static_cast<size_t>(lanes(d));
-  std::vector<std::vector<int32_t>> entries_of(static_cast<size_t>(keys_.num_rows()));
-  for (size_t p = 0; p < lookups_.groups.size();
-       p += lanes(static_cast<size_t>(lookups_.maps[p]))) {
-    if (lookups_.maps[p] != static_cast<int32_t>(d) ||
-        std::all_of(lookup_results_.data() + p, lookup_results_.data() + p + width,
-                    [](int64_t v) { return v == 0; })) {
-      continue;
-    }
-    entries_of[static_cast<size_t>(lookups_.groups[p])].push_back(static_cast<int32_t>(p));
-  }
-  arrow::BinaryBuilder builder(pool_.get());
-  std::vector<uint8_t> bytes;
-  std::vector<const uint8_t*> images;
-  std::vector<int32_t> sizes;
-  std::vector<int64_t> masks;
-  for (const int32_t k : keys) {
-    images.clear();
-    sizes.clear();
-    masks.clear();
-    for (const int32_t p : entries_of[static_cast<size_t>(k)]) {
-      const int32_t begin = lookups_.values.offsets[static_cast<size_t>(p)];
-      images.push_back(lookups_.values.bytes.data() + begin);
-      sizes.push_back(lookups_.values.offsets[static_cast<size_t>(p) + 1] - begin);
-      const auto first = lookup_results_.begin() + p;
-      masks.insert(masks.end(), first, first + static_cast<std::ptrdiff_t>(width));
-    }
-    bytes.clear();
-    const type::LogicalType& key_type =
-        d < distincts_.size() ? distincts_[d].key_type : extremes_[d - distincts_.size()].type;
-    SF_RETURN_NOT_OK(
-        EncodeDistinctView(key_type, static_cast<int32_t>(width), images, sizes, masks, &bytes));
-    SF_RETURN_NOT_OK(builder.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
-  }
-  std::shared_ptr<arrow::Array> out;
-  SF_RETURN_NOT_OK(builder.Finish(&out));
-  return out;
+  // Each key's entries with a bit set (a row whose filters all failed puts nothing), or with
+  // several lanes any count not 0.
+  std::vector<int32_t> lanes_of_map(num_maps());
+  for (size_t m = 0; m < num_maps(); ++m) lanes_of_map[m] = lanes(m);
+  const type::LogicalType& key_type =
+      d < distincts_.size() ? distincts_[d].key_type : extremes_[d - distincts_.size()].type;
+  return EncodeDistinctViews(lookups_, lookup_results_.data(), lanes_of_map,
+                             static_cast<int32_t>(d), key_type, keys_.num_rows(), keys,
+                             pool_.get());
 }
 
 Status GroupAggregate::EmitChangelog(const std::vector<int8_t>& first,

@@ -341,23 +341,8 @@ Status WindowAggregate::PrepareDistinctLookups() {
     SF_ASSIGN_OR_RAISE(auto values, CanonicalValueImages(key_type, raw, n, pool_.get(), &d.images));
     AddDistinctLookups(static_cast<int32_t>(m), 1, d.images, d.entry_group, nullptr, &lookups_,
                        &d.lookup_of);
-    // Rows of the aggregated input whose argument column holds the values: the inner calls
-    // accumulate them (the other columns are NULL and unread: the gate replaces the filter).
-    arrow::ArrayVector columns;
-    for (size_t f = 0; f < aggregated_type_.size(); ++f) {
-      if (static_cast<int32_t>(f) == d.arg) {
-        columns.push_back(values->column(0));
-        continue;
-      }
-      SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(type::ToArrow(aggregated_type_[f].type),
-                                                            n, pool_.get()));
-      columns.push_back(std::move(nulls));
-    }
-    SF_ASSIGN_OR_RAISE(auto kinds,
-                       arrow::MakeArrayFromScalar(arrow::Int8Scalar(kInsert), n, pool_.get()));
-    columns.push_back(std::move(kinds));
-    d.entry_rows =
-        arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type_), n, std::move(columns));
+    SF_ASSIGN_OR_RAISE(d.entry_rows,
+                       ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));
     d.entry_op.assign(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate));
   }
   return Status::OK();
@@ -422,34 +407,12 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
 }
 
 Result<std::shared_ptr<arrow::Array>> WindowAggregate::EncodeViews(size_t m, int32_t num_groups) {
-  // Each group's entries: the lookups of map m that a row put (a bit set), in first appearance.
-  std::vector<std::vector<int32_t>> entries_of(static_cast<size_t>(num_groups));
-  for (size_t p = 0; p < lookups_.groups.size(); ++p) {
-    if (lookups_.maps[p] != static_cast<int32_t>(m) || lookup_results_[p] == 0) continue;
-    entries_of[static_cast<size_t>(lookups_.groups[p])].push_back(static_cast<int32_t>(p));
-  }
-  arrow::BinaryBuilder builder(pool_.get());
-  std::vector<uint8_t> bytes;
-  std::vector<const uint8_t*> images;
-  std::vector<int32_t> sizes;
-  std::vector<int64_t> masks;
-  for (const auto& entries : entries_of) {
-    images.clear();
-    sizes.clear();
-    masks.clear();
-    for (const int32_t p : entries) {
-      const std::string_view image = lookups_.values.Image(static_cast<size_t>(p));
-      images.push_back(reinterpret_cast<const uint8_t*>(image.data()));
-      sizes.push_back(static_cast<int32_t>(image.size()));
-      masks.push_back(lookup_results_[static_cast<size_t>(p)]);
-    }
-    bytes.clear();
-    SF_RETURN_NOT_OK(EncodeDistinctView(distincts_[m].key_type, 1, images, sizes, masks, &bytes));
-    SF_RETURN_NOT_OK(builder.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
-  }
-  std::shared_ptr<arrow::Array> out;
-  SF_RETURN_NOT_OK(builder.Finish(&out));
-  return out;
+  // Each group's entries that a row put (a bit set), in first appearance.
+  std::vector<int32_t> groups(static_cast<size_t>(num_groups));
+  for (int32_t g = 0; g < num_groups; ++g) groups[static_cast<size_t>(g)] = g;
+  return EncodeDistinctViews(lookups_, lookup_results_.data(),
+                             std::vector<int32_t>(distincts_.size(), 1), static_cast<int32_t>(m),
+                             distincts_[m].key_type, num_groups, groups, pool_.get());
 }
 
 Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,

@@ -209,6 +209,36 @@ TEST(WindowAggregateTest, LegacyHopPanesDropByTheirLastWindow) {
   EXPECT_FALSE(WindowAggregate::Make(plan, 1 << 26).ok());
 }
 
+TEST(WindowAggregateTest, DistinctCallsSeeEachValueOncePerSlice) {
+  // TUMBLE(10 s) with SUM(DISTINCT v): one map per (key, slice), value -> bitmask.
+  auto plan = MakePlan(Node::TUMBLE, 10'000, 10'000);
+  auto* distinct =
+      plan.mutable_operators(0)->mutable_window_aggregate()->mutable_aggregate()->add_distincts();
+  distinct->set_arg(2);
+  distinct->add_calls(1);
+  distinct->add_filter_args(-1);
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 1'000, 5}, {1, 2'000, 5}, {1, 3'000, 7}, {2, 1'500, 5}}, INT64_MIN);
+  // Lookups (group, value): (1, 5), (1, 7), (2, 5).
+  ASSERT_EQ(agg->lookups().groups, (std::vector<int32_t>{0, 0, 1}));
+  // State already holds 7 for key 1: only 5 is new there.
+  const std::vector<int64_t> values = {0, 1, 0};
+  const std::vector<uint8_t> present = {0, 1, 0};
+  const std::vector<int32_t> offsets = {0, 0, 0};
+  const uint8_t none = 0;
+  ASSERT_TRUE(agg->Combine(&none, offsets.data(), values.data(), present.data()).ok());
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1}));
+  const auto& accs = agg->accs();
+  const auto keys = agg->keys();
+  const std::vector<int64_t> ends = {10'000, 10'000};
+  ASSERT_TRUE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 2, accs.bytes.data(),
+                        accs.offsets.data())
+                  .ok());
+  EXPECT_EQ(Output(agg->output(), plan),
+            (std::vector<std::string>{"[1, 3, 5, 0, 10000, 9999]", "[2, 1, 5, 0, 10000, 9999]"}));
+}
+
 TEST(WindowAggregateTest, HopFiresMergedSlicesWithWindowProperties) {
   const auto plan = MakePlan(Node::HOP, 3'000, 1'000);
   auto agg = Make(plan);

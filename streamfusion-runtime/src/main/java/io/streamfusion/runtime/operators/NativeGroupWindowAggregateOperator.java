@@ -115,15 +115,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         paneSize = gcd(size, slide);
         panesPerWindow = (int) (size / paneSize);
         fires = new FireQueue(1);
-        distinctMaps =
-                distincts.length == 0
-                        ? null
-                        : new WindowDistinctMaps<>(
-                                distincts,
-                                getKeyedStateBackend(),
-                                new TimeWindow.Serializer(),
-                                getRuntimeContext().getUserCodeClassLoader(),
-                                this::setCurrentKey);
+        distinctMaps = openDistinctMaps(distincts, new TimeWindow.Serializer());
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 

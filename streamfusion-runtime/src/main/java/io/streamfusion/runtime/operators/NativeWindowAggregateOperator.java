@@ -149,15 +149,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         groupAccs = new ImageBuffer();
         fires = new Fires();
         sliceAccs = new RowData[slicesPerWindow];
-        distinctMaps =
-                distincts.length == 0
-                        ? null
-                        : new WindowDistinctMaps<>(
-                                distincts,
-                                getKeyedStateBackend(),
-                                LongSerializer.INSTANCE,
-                                getRuntimeContext().getUserCodeClassLoader(),
-                                this::setCurrentKey);
+        distinctMaps = openDistinctMaps(distincts, LongSerializer.INSTANCE);
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 

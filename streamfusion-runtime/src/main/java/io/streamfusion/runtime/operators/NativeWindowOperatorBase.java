@@ -4,6 +4,7 @@ import io.streamfusion.runtime.jni.NativeWindowAggregate;
 
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Meter;
 import org.apache.flink.metrics.MeterView;
@@ -148,6 +149,19 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
     public void open() throws Exception {
         super.open();
         lastTriggeredProcessingTime = Long.MIN_VALUE;
+    }
+
+    /** The window aggregation's DISTINCT maps in {@code namespaces}, or null without any. */
+    protected <N> WindowDistinctMaps<N> openDistinctMaps(
+            DistinctState[] distincts, TypeSerializer<N> namespaces) throws Exception {
+        return distincts.length == 0
+                ? null
+                : new WindowDistinctMaps<>(
+                        distincts,
+                        getKeyedStateBackend(),
+                        namespaces,
+                        getRuntimeContext().getUserCodeClassLoader(),
+                        this::setCurrentKey);
     }
 
     /**
