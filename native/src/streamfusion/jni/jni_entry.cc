@@ -1127,6 +1127,34 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
   });
 }
 
+// HOP with DISTINCT aggregates, before windowAggregateFire: the entries of the fired windows'
+// slice maps (see WindowAggregate::SetFireEntries): entry e of fire fire_of[e] and map map_of[e],
+// bitmask masks[e], value the one-field row images[offsets[e], offsets[e + 1]).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateSetFireEntries(
+    JNIEnv* env, jclass, jlong handle, jintArray fire_of, jintArray map_of, jlongArray masks,
+    jint count, jbyteArray images, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    if (count < 0 || env->GetArrayLength(fire_of) < count || env->GetArrayLength(map_of) < count ||
+        env->GetArrayLength(masks) < count) {
+      return InternalError("windowAggregateSetFireEntries: arrays shorter than ", count);
+    }
+    const auto n = static_cast<size_t>(count);
+    std::vector<int32_t> fires(n);
+    std::vector<int32_t> maps(n);
+    std::vector<int64_t> bits(n);
+    env->GetIntArrayRegion(fire_of, 0, count, reinterpret_cast<jint*>(fires.data()));
+    env->GetIntArrayRegion(map_of, 0, count, reinterpret_cast<jint*>(maps.data()));
+    env->GetLongArrayRegion(masks, 0, count, reinterpret_cast<jlong*>(bits.data()));
+    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "windowAggregateSetFireEntries",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->SetFireEntries(fires.data(), maps.data(),
+                                                                  bits.data(), count, data, offs);
+                                  }));
+    return true;
+  });
+}
+
 // After windowAggregateCombine with DISTINCT aggregates: the number of changed map entries, and
 // when `lookups` is not null the entries (lookup p) and their new bitmasks.
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateUpdated(

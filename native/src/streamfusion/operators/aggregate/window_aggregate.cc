@@ -165,20 +165,24 @@ Status WindowAggregate::MakeDistincts(const Node& node, const type::RowType& agg
   distinct_of_call_.assign(static_cast<size_t>(aggregate.calls_size()), -1);
   gates_.resize(static_cast<size_t>(aggregate.calls_size()));
   for (const auto& proto : aggregate.distincts()) {
-    if (node.window() != Node::TUMBLE) {
+    if (node.window() == Node::CUMULATE) {
       return Unsupported(
-          "DISTINCT aggregates in HOP or CUMULATE windows (Flink merges the slices' distinct "
-          "maps) are not native yet");
+          "DISTINCT aggregates in CUMULATE windows (Flink merges each step's distinct map into "
+          "its first slice's) are not native yet");
     }
-    if (proto.consume_retraction()) {
+    // HOP windows count each value (Flink's window aggregations consume retractions wherever
+    // they need an input count); over insert-only input the counts only grow.
+    if (proto.consume_retraction() && proto.calls_size() != 1) {
       return Unsupported(
-          "DISTINCT aggregates in a window over an updating input are not native yet");
+          "Several DISTINCT calls on one argument in a HOP window (Flink's long[] of counts per "
+          "value) are not native yet");
     }
     if (proto.calls_size() > 64 || proto.calls_size() != proto.filter_args_size()) {
       return Unsupported("A DISTINCT map shared by more than 64 calls is not native yet");
     }
     Distinct d;
     d.arg = proto.arg();
+    d.counting = proto.consume_retraction();
     if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
       return InternalError("DISTINCT argument ", d.arg, " outside the input");
     }
@@ -381,6 +385,17 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
           return InternalError("A retraction reached a DISTINCT window aggregation");
         }
       }
+      const auto p = static_cast<size_t>(d.lookup_of[r]);
+      if (d.counting) {
+        // LongValueWithRetractionGenerator (one call): +1 per row whose FILTER passes, a view
+        // entry's count added (foreachMerge); the call accumulates when the count turns positive.
+        if (!merging && !FilterPasses(filters[0], static_cast<int64_t>(r))) continue;
+        SF_RETURN_NOT_OK(CountDistinct(lookup_results_[p], merging ? d.entry_masks[r] : 1,
+                                       &lookup_results_[p],
+                                       &gates_[static_cast<size_t>(d.calls[0])][r]));
+        lookup_dirty_[p] = 1;
+        continue;
+      }
       // The calls that see the value: a row's calls whose FILTER passes, or a view entry's mask
       // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits); a call
       // accumulates where its bit is newly set.
@@ -388,7 +403,6 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
       for (size_t i = 0; !merging && i < d.calls.size(); ++i) {
         if (FilterPasses(filters[i], static_cast<int64_t>(r))) bits |= uint64_t{1} << i;
       }
-      const auto p = static_cast<size_t>(d.lookup_of[r]);
       for (size_t i = 0; i < d.calls.size(); ++i) {
         const uint64_t bit = uint64_t{1} << i;
         if ((bits & bit) == 0 || (static_cast<uint64_t>(lookup_results_[p]) & bit) != 0) continue;
@@ -402,6 +416,86 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
     if (!lookup_dirty_[p]) continue;
     updated_lookups_.push_back(static_cast<int32_t>(p));
     updated_values_.push_back(lookup_results_[p]);
+  }
+  return Status::OK();
+}
+
+Status WindowAggregate::CountDistinct(int64_t before, int64_t added, int64_t* after,
+                                      uint8_t* gate) {
+  *after = JavaAdd(before, added);
+  if (before > 0 && *after <= 0) {
+    // Only a retraction could take a count back (the input is insert-only here).
+    return InternalError("A DISTINCT count of a window fell to ", *after);
+  }
+  if (before <= 0 && *after > 0) *gate = 1;
+  return Status::OK();
+}
+
+Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* map_of,
+                                       const int64_t* masks, int32_t count, const uint8_t* images,
+                                       const int32_t* offsets) {
+  fire_entries_.assign(distincts_.size(), FireEntries{});
+  for (int32_t e = 0; e < count; ++e) {
+    const int32_t m = map_of[e];
+    if (m < 0 || m >= static_cast<int32_t>(distincts_.size())) {
+      return InternalError("A fire entry of map ", m, " outside the DISTINCT maps");
+    }
+    FireEntries& entries = fire_entries_[static_cast<size_t>(m)];
+    if (entries.raw.offsets.empty()) entries.raw.offsets.push_back(0);
+    entries.fire.push_back(fire_of[e]);
+    entries.masks.push_back(masks[e]);
+    entries.raw.Append(std::string_view(reinterpret_cast<const char*>(images + offsets[e]),
+                                        static_cast<size_t>(offsets[e + 1] - offsets[e])));
+  }
+  return Status::OK();
+}
+
+Status WindowAggregate::GateFireEntries(int32_t num_fires) {
+  if (fire_entries_.size() != distincts_.size()) {
+    return InternalError("A HOP window with DISTINCT aggregates fired without its map entries");
+  }
+  // SliceSharedSyncStateWindowAggProcessor merges every slice into a fresh accumulator whose
+  // DISTINCT maps are on the heap: per fire, an entry's calls accumulate where its bit is newly
+  // set (DistinctAggCodeGen.merge), in the order the slices and their maps are visited.
+  for (size_t m = 0; m < distincts_.size(); ++m) {
+    const Distinct& d = distincts_[m];
+    FireEntries& entries = fire_entries_[m];
+    const auto n = static_cast<int32_t>(entries.fire.size());
+    for (const int32_t f : entries.fire) {
+      if (f < 0 || f >= num_fires) return InternalError("A fire entry of fire ", f);
+    }
+    type::LogicalType key_type = d.key_type;
+    key_type.nullable = true;
+    batch::BinaryRowBuffer images;
+    SF_ASSIGN_OR_RAISE(auto values,
+                       CanonicalValueImages(key_type, entries.raw, n, pool_.get(), &images));
+    DistinctLookups merged;
+    std::vector<int32_t> merged_of;
+    AddDistinctLookups(0, 1, images, entries.fire, nullptr, &merged, &merged_of);
+    std::vector<int64_t> bits_of(merged.groups.size(), 0);
+    for (const int32_t call : d.calls)
+      gates_[static_cast<size_t>(call)].assign(entries.fire.size(), 0);
+    for (size_t e = 0; e < entries.fire.size(); ++e) {
+      auto& seen = bits_of[static_cast<size_t>(merged_of[e])];
+      if (d.counting) {
+        // The window's heap map adds up the slices' counts (foreachMerge).
+        SF_RETURN_NOT_OK(CountDistinct(seen, entries.masks[e], &seen,
+                                       &gates_[static_cast<size_t>(d.calls[0])][e]));
+        continue;
+      }
+      for (size_t i = 0; i < d.calls.size(); ++i) {
+        const uint64_t bit = uint64_t{1} << i;
+        if ((static_cast<uint64_t>(entries.masks[e]) & bit) == 0 ||
+            (static_cast<uint64_t>(seen) & bit) != 0) {
+          continue;
+        }
+        seen = static_cast<int64_t>(static_cast<uint64_t>(seen) | bit);
+        gates_[static_cast<size_t>(d.calls[i])][e] = 1;
+      }
+    }
+    SF_ASSIGN_OR_RAISE(entries.rows,
+                       ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));
+    entries.op.assign(entries.fire.size(), static_cast<int8_t>(RowOp::kAccumulate));
   }
   return Status::OK();
 }
@@ -527,14 +621,29 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   }
   std::vector<uint8_t> fresh(fires);
   for (size_t f = 0; f < fires; ++f) fresh[f] = base[f] < 0 ? 1 : 0;
+  if (!distincts_.empty() && window_ == Node::HOP) {
+    SF_RETURN_NOT_OK(GateFireEntries(num_fires));
+  }
   std::vector<uint8_t> ignored(fires, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), base, acc_offset_[i]));
+    const int32_t m = distinct_of_call_[i];
+    if (window_ == Node::HOP && m >= 0) {
+      // A DISTINCT call does not merge the slices' accumulators: it accumulates the values of
+      // the slices' map entries whose bit is newly set in the window's merged map.
+      FireEntries& entries = fire_entries_[static_cast<size_t>(m)];
+      BundlePlan plan{entries.fire.data(), entries.op.data(), fresh.data(),
+                      static_cast<int64_t>(entries.fire.size())};
+      plan.gate = gates_[i].data();
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*entries.rows, plan, ignored.data()));
+      continue;
+    }
     BundlePlan plan{merge_key.data(),   op.data(),
                     fresh.data(),       static_cast<int64_t>(merge_key.size()),
                     /*merge_offset=*/0, acc_offset_[i]};
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(decoded, plan, ignored.data()));
   }
+  fire_entries_.clear();
 
   // The windows to emit: for CUMULATE (which fires every step, data or not) not those whose
   // COUNT(*) is 0 (WindowIsEmptySupplier); the JVM leaves empty TUMBLE/HOP windows out itself.

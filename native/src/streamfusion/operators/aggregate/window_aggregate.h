@@ -21,14 +21,17 @@
 // fields, slice end); nothing is late. The GLOBAL form takes each row's slice from the LOCAL
 // output and merges its accumulators (Flink's GlobalAggCombiner: a group's rows into a fresh
 // accumulator, that into the state's).
-// DISTINCT aggregates (TUMBLE windows over insert-only input): Flink keeps a map per slice
-// (value -> bitmask of the calls that saw it) in MapState "distinctAcc_<i>" namespaced by the
+// DISTINCT aggregates (TUMBLE and HOP windows over insert-only input): Flink keeps a map per slice
+// (value -> bitmask of the calls that saw it; in HOP windows, whose aggregations consume
+// retractions, a count per value of the one call) in MapState "distinctAcc_<i>" namespaced by the
 // slice end, with a "_null_state" ValueState for the NULL value. Prepare lists the (group,
 // value) entries the batch touches (lookups, as the group aggregation's), the JVM reads them,
 // Combine gates each DISTINCT call to the rows whose bit is newly set and returns the changed
 // entries. LOCAL starts every group's maps empty and emits them as Flink's RAW MapView bytes
 // (distinct_view.h) after the accumulators; GLOBAL merges those views' entries into state as
 // DistinctAggCodeGen.merge does (a call accumulates an entry's value once its bit is newly set).
+// A HOP window merges its slices' maps when it fires: the JVM passes their entries
+// (SetFireEntries) and the DISTINCT calls accumulate those whose bit is newly set in the window.
 // Firing a window (Flink's fireWindow) is one more step, for many fired windows at once:
 //   Fire(keys, window ends, slice accumulators): TUMBLE reads the window's own accumulator;
 //   HOP merges the window's slices, latest first, into a fresh accumulator (Flink's
@@ -110,6 +113,12 @@ class WindowAggregate {
   Status Fire(const uint8_t* keys, const int32_t* key_offsets, const int64_t* window_ends,
               int32_t num_fires, const uint8_t* accs, const int32_t* acc_offsets);
   const batch::BinaryRowBuffer& output() const { return output_; }
+  // HOP with DISTINCT aggregates, before each Fire: the entries of the fired windows' slice maps
+  // in the order Flink's merge visits them (the fire's slices in Fire's order, each map in its
+  // iteration order, the NULL value last): entry e belongs to fire fire_of[e] and map map_of[e],
+  // its value is the one-field row image images[offsets[e], offsets[e + 1]), its bitmask masks[e].
+  Status SetFireEntries(const int32_t* fire_of, const int32_t* map_of, const int64_t* masks,
+                        int32_t count, const uint8_t* images, const int32_t* offsets);
 
   int32_t slices_per_window() const { return slices_per_window_; }
   memory::AccountingPool* pool() { return pool_.get(); }
@@ -135,6 +144,11 @@ class WindowAggregate {
   // entries) and the changed entries.
   Status ComputeDistinctGates(const std::vector<int8_t>& op, const int64_t* distinct_values,
                               const uint8_t* distinct_present);
+  // A counting map's value `before` plus `added`, into `after`: the call's gate opens when the
+  // count turns positive (a count falling back is an error: the input is insert-only).
+  static Status CountDistinct(int64_t before, int64_t added, int64_t* after, uint8_t* gate);
+  // HOP: the DISTINCT calls' gates over the fire entries, and the entries as input rows.
+  Status GateFireEntries(int32_t num_fires);
   // LOCAL: the views of map d for every group, one binary column.
   Result<std::shared_ptr<arrow::Array>> EncodeViews(size_t d, int32_t num_groups);
   // LOCAL: one output row per group: its grouping fields, accumulators and slice end.
@@ -181,6 +195,7 @@ class WindowAggregate {
     std::vector<int32_t> filters;
     type::LogicalType key_type;
     int32_t view_field = -1;        // GLOBAL: the input column of LOCAL's view
+    bool counting = false;          // a count per value (HOP, one call), not a bitmask
     batch::BinaryRowBuffer images;  // the value of each row (GLOBAL: of each view entry)
     std::vector<int32_t> lookup_of;
     // GLOBAL: the views' entries: group, bitmask, and the value as a row of the aggregated input.
@@ -198,6 +213,15 @@ class WindowAggregate {
   std::vector<uint8_t> lookup_dirty_;
   std::vector<int32_t> updated_lookups_;
   std::vector<int64_t> updated_values_;
+  // HOP: per DISTINCT map, the entries of the fired windows' slice maps (SetFireEntries).
+  struct FireEntries {
+    std::vector<int32_t> fire;
+    std::vector<int64_t> masks;
+    batch::BinaryRowBuffer raw;
+    std::vector<int8_t> op;
+    std::shared_ptr<arrow::RecordBatch> rows;
+  };
+  std::vector<FireEntries> fire_entries_;
 };
 
 }  // namespace streamfusion::operators

@@ -67,8 +67,9 @@ class WindowAggregateStateTest {
         // *_DISTINCT: the same window with DISTINCT maps (Flink's MapState per slice or window).
         String calls =
                 window.contains("_DISTINCT")
-                        ? "COUNT(*) AS c, SUM(DISTINCT v % 1000) AS s, MIN(v) AS mn, MAX(v) AS mx,"
-                                + " COUNT(DISTINCT v % 97) FILTER (WHERE v % 3 = 0) AS f"
+                        ? "COUNT(*) AS c, COUNT(DISTINCT v % 1000) AS s, MIN(v) AS mn,"
+                                + " MAX(v) AS mx, COUNT(DISTINCT v % 97) FILTER (WHERE v % 3 = 0)"
+                                + " AS f"
                         : "COUNT(*) AS c, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx,"
                                 + " COUNT(*) FILTER (WHERE v % 3 = 0) AS f";
         window = window.replace("_DISTINCT", "");
@@ -236,7 +237,9 @@ class WindowAggregateStateTest {
         "hashmap, TUMBLE_LEGACY, LEGACY",
         "hashmap, TUMBLE_DISTINCT, TWO_PHASE",
         "rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
-        "rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY"
+        "rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY",
+        "hashmap, HOP_DISTINCT, TWO_PHASE",
+        "rocksdb, HOP_DISTINCT_LEGACY, LEGACY"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -283,7 +286,8 @@ class WindowAggregateStateTest {
         "rocksdb, 3, SESSION_TVF, ONE_PHASE",
         "hashmap, 3, HOP_LEGACY, LEGACY",
         "hashmap, 3, TUMBLE_DISTINCT, TWO_PHASE",
-        "rocksdb, 1, TUMBLE_DISTINCT, ONE_PHASE"
+        "rocksdb, 1, TUMBLE_DISTINCT, ONE_PHASE",
+        "rocksdb, 3, HOP_DISTINCT, TWO_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
@@ -310,7 +314,8 @@ class WindowAggregateStateTest {
         "false, rocksdb, HOP_LEGACY, LEGACY",
         "true, hashmap, TUMBLE_DISTINCT, TWO_PHASE",
         "false, rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
-        "true, rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY"
+        "true, rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY",
+        "false, hashmap, HOP_DISTINCT, ONE_PHASE"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)

@@ -174,6 +174,7 @@ public final class WindowAggregateConverter {
                 eventTime,
                 sizeMillis,
                 slideMillis,
+                builder.getWindow() == Window.HOP,
                 distincts.toArray(new DistinctState[0]));
     }
 
@@ -356,6 +357,10 @@ public final class WindowAggregateConverter {
         GroupAggregateConverter.checkDistincts(node, infos, !local);
         window.setAggregate(aggregateOf(node, name, infos, accTypes, distincts));
         boolean hasDistinct = infos.distinctInfos().length > 0;
+        if (hasDistinct && needRetraction) {
+            throw new UnsupportedNativeException(
+                    name + " with DISTINCT aggregates over an updating input is not native yet");
+        }
         boolean nativeState =
                 !hasDistinct
                         && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);

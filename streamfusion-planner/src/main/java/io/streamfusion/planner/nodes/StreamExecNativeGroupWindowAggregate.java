@@ -29,6 +29,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
     private final boolean eventTime;
     private final long size;
     private final long slide;
+    private final boolean hop;
     private final DistinctState[] distincts;
 
     public StreamExecNativeGroupWindowAggregate(
@@ -40,6 +41,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
             boolean eventTime,
             long size,
             long slide,
+            boolean hop,
             DistinctState[] distincts) {
         super(original, plan, inputType);
         this.grouping = grouping;
@@ -47,6 +49,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
         this.eventTime = eventTime;
         this.size = size;
         this.slide = slide;
+        this.hop = hop;
         this.distincts = distincts;
     }
 
@@ -65,6 +68,7 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
                         eventTime,
                         size,
                         slide,
+                        hop,
                         distincts,
                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
                         config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),

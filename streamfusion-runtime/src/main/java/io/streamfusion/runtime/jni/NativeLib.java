@@ -199,6 +199,21 @@ public final class NativeLib {
      * map entries and, when {@code lookups} is not null, copies them (lookup p) with their new
      * bitmasks.
      */
+    /**
+     * A HOP window aggregation with DISTINCT aggregates, before {@link #windowAggregateFire}: the
+     * entries of the fired windows' slice maps in the order Flink's merge visits them; entry e of
+     * fire {@code fireOf[e]} and map {@code mapOf[e]}, bitmask {@code masks[e]}, value a one-field
+     * row image ({@code images[offsets[e] .. offsets[e+1])}).
+     */
+    public static native void windowAggregateSetFireEntries(
+            long handle,
+            int[] fireOf,
+            int[] mapOf,
+            long[] masks,
+            int count,
+            byte[] images,
+            int[] offsets);
+
     public static native int windowAggregateUpdated(
             long handle, @Nullable int[] lookups, @Nullable long[] values);
 

@@ -117,6 +117,13 @@ public final class NativeWindowAggregate extends NativeHandle {
         return updated;
     }
 
+    /** Before a {@link #fire} of HOP windows with DISTINCT aggregates: their slices' entries. */
+    public void setFireEntries(
+            int[] fireOf, int[] mapOf, long[] masks, int count, byte[] images, int[] offsets) {
+        NativeLib.windowAggregateSetFireEntries(
+                handle(), fireOf, mapOf, masks, count, images, offsets);
+    }
+
     /** The result of {@link #fire}. */
     public static final class Fired {
         public final int rows;

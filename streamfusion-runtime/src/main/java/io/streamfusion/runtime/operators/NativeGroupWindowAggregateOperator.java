@@ -52,6 +52,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     private final boolean eventTime;
     private final long size;
     private final long slide;
+    private final boolean hop;
     private final DistinctState[] distincts;
     private final long memoryBudgetBytes;
 
@@ -65,11 +66,13 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     private transient int panesPerWindow;
     private transient FireQueue fires;
     private transient WindowDistinctMaps<TimeWindow> distinctMaps;
+    private transient FireEntries fireEntries;
 
     /**
      * @param eventTime false for a processing-time window
      * @param slide the HOP slide; the size for TUMBLE (panes are gcd(size, slide))
-     * @param distincts the state-backed DISTINCT maps (TUMBLE), namespaced by window
+     * @param hop a HOP window (panes merged at each fire), not a TUMBLE one
+     * @param distincts the state-backed DISTINCT maps, namespaced by window or pane
      */
     public NativeGroupWindowAggregateOperator(
             byte[] plan,
@@ -80,6 +83,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
             boolean eventTime,
             long size,
             long slide,
+            boolean hop,
             DistinctState[] distincts,
             int batchSize,
             long maxDelayMillis,
@@ -92,6 +96,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         this.eventTime = eventTime;
         this.size = size;
         this.slide = slide;
+        this.hop = hop;
         this.distincts = distincts;
         this.memoryBudgetBytes = memoryBudgetBytes;
     }
@@ -116,6 +121,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         panesPerWindow = (int) (size / paneSize);
         fires = new FireQueue(1);
         distinctMaps = openDistinctMaps(distincts, new TimeWindow.Serializer());
+        fireEntries = new FireEntries();
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
@@ -218,11 +224,16 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         if (timer.getTimestamp() != window.maxTimestamp()) {
             return;
         }
+        int fire = fires.count();
         fires.add((BinaryRowData) getCurrentKey(), window.getEnd());
         for (int p = 0; p < panesPerWindow; p++) {
-            windowState.setCurrentNamespace(
-                    pane(window.getStart() + (p + 1) * paneSize, paneSize));
+            TimeWindow pane = pane(window.getStart() + (p + 1) * paneSize, paneSize);
+            windowState.setCurrentNamespace(pane);
             fires.accs.append(windowState.value(), accSerializer);
+            if (hop && distinctMaps != null) {
+                // The window merges its panes' DISTINCT maps, earliest first.
+                distinctMaps.appendEntries(pane, fire, fireEntries);
+            }
         }
         // Its panes whose last window it is (SlidingWindowAssigner.getLastWindow): those that
         // start within its first slide.
@@ -245,6 +256,16 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         int n = fires.count();
         if (n == 0) {
             return;
+        }
+        if (hop && distinctMaps != null) {
+            agg.setFireEntries(
+                    fireEntries.fires,
+                    fireEntries.maps,
+                    fireEntries.masks,
+                    fireEntries.count(),
+                    fireEntries.values.bytes(),
+                    fireEntries.values.offsets());
+            fireEntries.clear();
         }
         NativeWindowAggregate.Fired fired =
                 agg.fire(

@@ -80,6 +80,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     private transient Fires fires;
     private transient RowData[] sliceAccs;
     private transient WindowDistinctMaps<Long> distinctMaps;
+    private transient FireEntries fireEntries;
 
     /**
      * @param eventTime false for a processing-time window
@@ -88,7 +89,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
      *     CUMULATE
      * @param countStarField the accumulator field of COUNT(*), -1 if none (Flink's
      *     indexOfCountStar): a window whose count is 0 is empty and not emitted
-     * @param distincts the state-backed DISTINCT maps (TUMBLE), namespaced by slice end
+     * @param distincts the state-backed DISTINCT maps (TUMBLE, HOP), namespaced by slice end
      */
     public NativeWindowAggregateOperator(
             byte[] plan,
@@ -150,6 +151,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         fires = new Fires();
         sliceAccs = new RowData[slicesPerWindow];
         distinctMaps = openDistinctMaps(distincts, LongSerializer.INSTANCE);
+        fireEntries = new FireEntries();
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
@@ -265,7 +267,14 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         }
         boolean empty = countStarField >= 0 && count == 0;
         if (!empty) {
+            int fire = fires.count();
             fires.add(key, windowEnd, sliceAccs, accSerializer, false, false);
+            if (window == Window.HOP && distinctMaps != null) {
+                // The window merges its slices' DISTINCT maps, latest slice first.
+                for (int s = 0; s < slicesPerWindow; s++) {
+                    distinctMaps.appendEntries(windowEnd - s * slice, fire, fireEntries);
+                }
+            }
         }
         if (window == Window.HOP && !empty) {
             registerTimer(windowEnd + slice);
@@ -341,6 +350,16 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         int n = fires.count();
         if (n == 0) {
             return;
+        }
+        if (window == Window.HOP && distinctMaps != null) {
+            agg.setFireEntries(
+                    fireEntries.fires,
+                    fireEntries.maps,
+                    fireEntries.masks,
+                    fireEntries.count(),
+                    fireEntries.values.bytes(),
+                    fireEntries.values.offsets());
+            fireEntries.clear();
         }
         NativeWindowAggregate.Fired fired =
                 agg.fire(

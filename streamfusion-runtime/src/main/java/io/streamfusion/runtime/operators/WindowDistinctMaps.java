@@ -10,12 +10,15 @@ import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -34,6 +37,7 @@ final class WindowDistinctMaps<N> {
     private final InternalValueState<RowData, N, Object>[] nulls;
     private final RowData.FieldGetter[] getters;
     private final DataStructureConverter<Object, Object>[] converters;
+    private final RowDataSerializer[] valueSerializers;
     private final Consumer<RowData> setKey;
 
     private NativeWindowAggregate.Lookups lookups;
@@ -55,6 +59,7 @@ final class WindowDistinctMaps<N> {
         nulls = new InternalValueState[n];
         getters = new RowData.FieldGetter[n];
         converters = new DataStructureConverter[n];
+        valueSerializers = new RowDataSerializer[n];
         this.setKey = setKey;
         for (int m = 0; m < n; m++) {
             DistinctState d = distincts[m];
@@ -80,6 +85,7 @@ final class WindowDistinctMaps<N> {
             converters[m] =
                     (DataStructureConverter) DataStructureConverters.getConverter(d.keyType);
             converters[m].open(classLoader);
+            valueSerializers[m] = new RowDataSerializer(d.keyType.getLogicalType());
         }
     }
 
@@ -137,6 +143,40 @@ final class WindowDistinctMaps<N> {
         values = null;
         masks = null;
         present = null;
+    }
+
+    /**
+     * Appends every entry of the current key's maps in {@code namespace} to {@code out} for fire
+     * {@code fire}: each map in its iteration order, the NULL value last (Flink's
+     * NullAwareMapIterator).
+     */
+    void appendEntries(N namespace, int fire, FireEntries out) throws Exception {
+        for (int m = 0; m < maps.length; m++) {
+            maps[m].setCurrentNamespace(namespace);
+            Iterable<Map.Entry<Object, Object>> entries = maps[m].entries();
+            if (entries != null) {
+                for (Map.Entry<Object, Object> entry : entries) {
+                    out.add(
+                            fire,
+                            m,
+                            (Long) entry.getValue(),
+                            GenericRowData.of(converters[m].toInternal(entry.getKey())),
+                            valueSerializers[m]);
+                }
+            }
+            if (nulls[m] != null) {
+                nulls[m].setCurrentNamespace(namespace);
+                Object mask = nulls[m].value();
+                if (mask != null) {
+                    out.add(
+                            fire,
+                            m,
+                            (Long) mask,
+                            GenericRowData.of((Object) null),
+                            valueSerializers[m]);
+                }
+            }
+        }
     }
 
     /** Clears the current key's maps in {@code namespace} (Flink's aggregator.cleanup). */
