@@ -23,5 +23,5 @@ CREATE TABLE nexmark_x2 (
 INSERT INTO nexmark_x2
 SELECT auction % 100, window_start, window_end, COUNT(*), COUNT(DISTINCT bidder),
        COUNT(DISTINCT auction), COUNT(DISTINCT bidder) FILTER (WHERE price > 10000)
-FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
+FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))
 GROUP BY auction % 100, window_start, window_end;

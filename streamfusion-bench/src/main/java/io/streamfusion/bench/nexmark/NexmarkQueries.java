@@ -25,9 +25,9 @@ public final class NexmarkQueries {
     /**
      * StreamFusion's own queries over the Nexmark sources (not part of {@code all}), for shapes
      * Nexmark lacks: {@code x1} MIN/MAX over a retracting input (an aggregation's changelog),
-     * {@code x2} DISTINCT aggregates in tumbling windows.
+     * {@code x2} DISTINCT aggregates in tumbling windows, {@code x3} in hopping windows.
      */
-    public static final List<String> EXTRA = List.of("x1", "x2");
+    public static final List<String> EXTRA = List.of("x1", "x2", "x3");
 
     /**
      * Queries the reference runner does not run (its Benchmark.UNSUPPORTED_QUERIES), with the
