@@ -1,5 +1,7 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.NativeWindowAggregate;
+
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
@@ -37,5 +39,11 @@ final class FireEntries {
 
     void clear() {
         values.clear();
+    }
+
+    /** Hands the entries to the native aggregation before its next fire, and forgets them. */
+    void sendTo(NativeWindowAggregate agg) {
+        agg.setFireEntries(fires, maps, masks, count(), values.bytes(), values.offsets());
+        clear();
     }
 }

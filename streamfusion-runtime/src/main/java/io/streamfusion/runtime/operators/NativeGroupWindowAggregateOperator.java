@@ -258,14 +258,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
             return;
         }
         if (hop && distinctMaps != null) {
-            agg.setFireEntries(
-                    fireEntries.fires,
-                    fireEntries.maps,
-                    fireEntries.masks,
-                    fireEntries.count(),
-                    fireEntries.values.bytes(),
-                    fireEntries.values.offsets());
-            fireEntries.clear();
+            fireEntries.sendTo(agg);
         }
         NativeWindowAggregate.Fired fired =
                 agg.fire(

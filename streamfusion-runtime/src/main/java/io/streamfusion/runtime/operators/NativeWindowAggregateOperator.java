@@ -352,14 +352,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
             return;
         }
         if (window == Window.HOP && distinctMaps != null) {
-            agg.setFireEntries(
-                    fireEntries.fires,
-                    fireEntries.maps,
-                    fireEntries.masks,
-                    fireEntries.count(),
-                    fireEntries.values.bytes(),
-                    fireEntries.values.offsets());
-            fireEntries.clear();
+            fireEntries.sendTo(agg);
         }
         NativeWindowAggregate.Fired fired =
                 agg.fire(
