@@ -385,31 +385,19 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
           return InternalError("A retraction reached a DISTINCT window aggregation");
         }
       }
-      const auto p = static_cast<size_t>(d.lookup_of[r]);
-      if (d.counting) {
-        // LongValueWithRetractionGenerator (one call): +1 per row whose FILTER passes, a view
-        // entry's count added (foreachMerge); the call accumulates when the count turns positive.
-        if (!merging && !FilterPasses(filters[0], static_cast<int64_t>(r))) continue;
-        SF_RETURN_NOT_OK(CountDistinct(lookup_results_[p], merging ? d.entry_masks[r] : 1,
-                                       &lookup_results_[p],
-                                       &gates_[static_cast<size_t>(d.calls[0])][r]));
-        lookup_dirty_[p] = 1;
-        continue;
-      }
-      // The calls that see the value: a row's calls whose FILTER passes, or a view entry's mask
-      // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits); a call
-      // accumulates where its bit is newly set.
-      uint64_t bits = merging ? static_cast<uint64_t>(d.entry_masks[r]) : 0;
+      // A view entry brings its mask (or count); a row the bits of its calls whose FILTER passes
+      // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits), or for a
+      // counting map 1 when its call's FILTER passes.
+      int64_t seen = merging ? d.entry_masks[r] : 0;
       for (size_t i = 0; !merging && i < d.calls.size(); ++i) {
-        if (FilterPasses(filters[i], static_cast<int64_t>(r))) bits |= uint64_t{1} << i;
+        if (FilterPasses(filters[i], static_cast<int64_t>(r))) {
+          seen = d.counting ? 1 : static_cast<int64_t>(static_cast<uint64_t>(seen) | (1ULL << i));
+        }
       }
-      for (size_t i = 0; i < d.calls.size(); ++i) {
-        const uint64_t bit = uint64_t{1} << i;
-        if ((bits & bit) == 0 || (static_cast<uint64_t>(lookup_results_[p]) & bit) != 0) continue;
-        lookup_results_[p] = static_cast<int64_t>(static_cast<uint64_t>(lookup_results_[p]) | bit);
-        lookup_dirty_[p] = 1;
-        gates_[static_cast<size_t>(d.calls[i])][r] = 1;
-      }
+      if (!merging && seen == 0) continue;
+      const auto p = static_cast<size_t>(d.lookup_of[r]);
+      SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, seen, &lookup_results_[p], r));
+      if (changed) lookup_dirty_[p] = 1;
     }
   }
   for (size_t p = 0; p < lookups && from_state; ++p) {
@@ -420,15 +408,31 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
   return Status::OK();
 }
 
-Status WindowAggregate::CountDistinct(int64_t before, int64_t added, int64_t* after,
-                                      uint8_t* gate) {
-  *after = JavaAdd(before, added);
-  if (before > 0 && *after <= 0) {
-    // Only a retraction could take a count back (the input is insert-only here).
-    return InternalError("A DISTINCT count of a window fell to ", *after);
+Result<bool> WindowAggregate::SeeValue(const Distinct& d, int64_t seen, int64_t* value, size_t at) {
+  if (d.counting) {
+    // LongValueWithRetractionGenerator (one call): counts add up (foreachMerge); the call
+    // accumulates when the count turns positive.
+    const int64_t before = *value;
+    *value = JavaAdd(before, seen);
+    if (before > 0 && *value <= 0) {
+      // Only a retraction could take a count back (the input is insert-only here).
+      return InternalError("A DISTINCT count of a window fell to ", *value);
+    }
+    if (before <= 0 && *value > 0) gates_[static_cast<size_t>(d.calls[0])][at] = 1;
+    return true;
   }
-  if (before <= 0 && *after > 0) *gate = 1;
-  return Status::OK();
+  // A bitmask: a call accumulates where its bit is newly set.
+  bool changed = false;
+  for (size_t i = 0; i < d.calls.size(); ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    if ((static_cast<uint64_t>(seen) & bit) == 0 || (static_cast<uint64_t>(*value) & bit) != 0) {
+      continue;
+    }
+    *value = static_cast<int64_t>(static_cast<uint64_t>(*value) | bit);
+    gates_[static_cast<size_t>(d.calls[i])][at] = 1;
+    changed = true;
+  }
+  return changed;
 }
 
 Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* map_of,
@@ -475,23 +479,10 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
     std::vector<int64_t> bits_of(merged.groups.size(), 0);
     for (const int32_t call : d.calls)
       gates_[static_cast<size_t>(call)].assign(entries.fire.size(), 0);
+    // The window's heap map: each slice entry merged into it (foreachMerge).
     for (size_t e = 0; e < entries.fire.size(); ++e) {
-      auto& seen = bits_of[static_cast<size_t>(merged_of[e])];
-      if (d.counting) {
-        // The window's heap map adds up the slices' counts (foreachMerge).
-        SF_RETURN_NOT_OK(CountDistinct(seen, entries.masks[e], &seen,
-                                       &gates_[static_cast<size_t>(d.calls[0])][e]));
-        continue;
-      }
-      for (size_t i = 0; i < d.calls.size(); ++i) {
-        const uint64_t bit = uint64_t{1} << i;
-        if ((static_cast<uint64_t>(entries.masks[e]) & bit) == 0 ||
-            (static_cast<uint64_t>(seen) & bit) != 0) {
-          continue;
-        }
-        seen = static_cast<int64_t>(static_cast<uint64_t>(seen) | bit);
-        gates_[static_cast<size_t>(d.calls[i])][e] = 1;
-      }
+      SF_RETURN_NOT_OK(
+          SeeValue(d, entries.masks[e], &bits_of[static_cast<size_t>(merged_of[e])], e).status());
     }
     SF_ASSIGN_OR_RAISE(entries.rows,
                        ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));

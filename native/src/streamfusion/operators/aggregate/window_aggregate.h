@@ -144,9 +144,12 @@ class WindowAggregate {
   // entries) and the changed entries.
   Status ComputeDistinctGates(const std::vector<int8_t>& op, const int64_t* distinct_values,
                               const uint8_t* distinct_present);
-  // A counting map's value `before` plus `added`, into `after`: the call's gate opens when the
-  // count turns positive (a count falling back is an error: the input is insert-only).
-  static Status CountDistinct(int64_t before, int64_t added, int64_t* after, uint8_t* gate);
+  struct Distinct;
+  // One sighting of a value of map d, at row or entry `at`: `seen` is the bits of the calls that
+  // see it (for a counting map, the count to add) against the map's value `*value`; opens the
+  // gates of the calls that see it for the first time (a count turning positive; a count falling
+  // back is an error, the input being insert-only). Returns whether `*value` changed.
+  Result<bool> SeeValue(const Distinct& d, int64_t seen, int64_t* value, size_t at);
   // HOP: the DISTINCT calls' gates over the fire entries, and the entries as input rows.
   Status GateFireEntries(int32_t num_fires);
   // LOCAL: the views of map d for every group, one binary column.

@@ -13,6 +13,7 @@ import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.config.StreamFusionOptions.WindowState;
 import io.streamfusion.runtime.operators.DistinctState;
+import io.streamfusion.runtime.operators.NativeGroupWindowAggregateOperator;
 
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
@@ -139,7 +140,7 @@ public final class WindowAggregateConverter {
             throw new UnsupportedNativeException(name + " over an empty window or slide");
         }
         // SlidingWindowAssigner keeps state per pane of gcd(size, slide).
-        long pane = gcd(sizeMillis, slideMillis);
+        long pane = NativeGroupWindowAggregateOperator.paneSize(sizeMillis, slideMillis);
         builder.setSize(sizeMillis).setSlice(pane).setSlide(slideMillis);
         boolean eventTime = AggregateUtil.isRowtimeAttribute(window.timeAttribute());
         // Processing time is taken per batch slice, as for the window TVFs.
@@ -176,16 +177,6 @@ public final class WindowAggregateConverter {
                 slideMillis,
                 builder.getWindow() == Window.HOP,
                 distincts.toArray(new DistinctState[0]));
-    }
-
-    /** The greatest common divisor of two positive numbers. */
-    static long gcd(long a, long b) {
-        while (b != 0) {
-            long r = a % b;
-            a = b;
-            b = r;
-        }
-        return a;
     }
 
     /** StreamExecLocalWindowAggregate: the stateless first phase (event time only). */

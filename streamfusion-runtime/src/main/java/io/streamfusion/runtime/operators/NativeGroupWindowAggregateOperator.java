@@ -117,7 +117,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
         groupAccs = new ImageBuffer();
-        paneSize = gcd(size, slide);
+        paneSize = paneSize(size, slide);
         panesPerWindow = (int) (size / paneSize);
         fires = new FireQueue(1);
         distinctMaps = openDistinctMaps(distincts, new TimeWindow.Serializer());
@@ -144,8 +144,9 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         super.processElement(element);
     }
 
-    private static long gcd(long a, long b) {
-        return b == 0 ? a : gcd(b, a % b);
+    /** Flink's SlidingWindowAssigner pane: gcd(size, slide) (the size for TUMBLE). */
+    public static long paneSize(long size, long slide) {
+        return slide == 0 ? size : paneSize(slide, size % slide);
     }
 
     private static TimeWindow pane(long end, long paneSize) {
