@@ -945,7 +945,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
                                          static_cast<int32_t>(h->agg->output().bytes.size()),
                                          static_cast<int32_t>(h->agg->accs().bytes.size()),
                                          static_cast<int32_t>(h->agg->updated_lookups().size()),
-                                         static_cast<int32_t>(h->agg->full_map_keys().size())};
+                                         static_cast<int32_t>(h->agg->full_map_keys().size()),
+                                         h->agg->pending_order_requests()};
     SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
     return true;
   });
@@ -980,6 +981,76 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
                                     return h->agg->SupplyFullMaps(requests.data(), count, data,
                                                                   offs);
                                   }));
+    return true;
+  });
+}
+
+// FIRST/LAST_VALUE over retracting input, after groupAggregateProcess: the sizes of its
+// order-map entries (the requests to read when sizes[5] of the process was > 0, else the
+// batch's writes): entries, longs, value images, image bytes.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateOrderSizes(
+    JNIEnv* env, jclass, jlong handle, jintArray sizes) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    const operators::OrderEntries& entries = h->agg->order_entries();
+    const std::vector<int32_t> result = {entries.size(), static_cast<int32_t>(entries.longs.size()),
+                                         entries.images.num_rows(),
+                                         static_cast<int32_t>(entries.images.bytes.size())};
+    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
+    return true;
+  });
+}
+
+// The order-map entries (see groupAggregateOrderSizes): per entry its kind (requests: 0 one
+// entry, 1 the whole map), key index, map, order and list length (writes; -1 removes), then the
+// lists' orders and the value images (a valueToOrderMap entry's value; a written
+// orderToValueMap entry's list).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyOrderEntries(
+    JNIEnv* env, jclass, jlong handle, jbyteArray kinds, jintArray keys, jintArray maps,
+    jlongArray orders, jintArray lengths, jlongArray longs, jbyteArray images,
+    jintArray image_offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    const operators::OrderEntries& entries = h->agg->order_entries();
+    SF_RETURN_NOT_OK(CopyToJava(env, kinds, entries.kinds, "order entry kinds"));
+    SF_RETURN_NOT_OK(CopyToJava(env, keys, entries.keys, "order entry keys"));
+    SF_RETURN_NOT_OK(CopyToJava(env, maps, entries.maps, "order entry maps"));
+    SF_RETURN_NOT_OK(CopyToJava(env, orders, entries.orders, "order entry orders"));
+    SF_RETURN_NOT_OK(CopyToJava(env, lengths, entries.lengths, "order entry lengths"));
+    SF_RETURN_NOT_OK(CopyToJava(env, longs, entries.longs, "order entry longs"));
+    SF_RETURN_NOT_OK(CopyToJava(env, images, entries.images.bytes, "order entry images"));
+    SF_RETURN_NOT_OK(CopyToJava(env, image_offsets, entries.images.offsets, "image offsets"));
+    return true;
+  });
+}
+
+// The read entries of the pending order-map requests (GroupAggregate::SupplyOrderEntries); then
+// groupAggregateProcess runs the batch again.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateSupplyOrderEntries(
+    JNIEnv* env, jclass, jlong handle, jint count, jintArray request_of, jlongArray orders,
+    jintArray lengths, jlongArray longs, jint num_longs, jbyteArray images, jintArray image_offsets,
+    jint num_images) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
+    if (count < 0 || env->GetArrayLength(request_of) < count ||
+        env->GetArrayLength(orders) < count || env->GetArrayLength(lengths) < count) {
+      return InternalError("groupAggregateSupplyOrderEntries: arrays shorter than ", count);
+    }
+    std::vector<int32_t> requests(static_cast<size_t>(count));
+    std::vector<int64_t> entry_orders(static_cast<size_t>(count));
+    std::vector<int32_t> entry_lengths(static_cast<size_t>(count));
+    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
+    env->GetLongArrayRegion(orders, 0, count, reinterpret_cast<jlong*>(entry_orders.data()));
+    env->GetIntArrayRegion(lengths, 0, count, reinterpret_cast<jint*>(entry_lengths.data()));
+    SF_ASSIGN_OR_RAISE(auto list_orders,
+                       LongsFromJava(env, longs, num_longs, "groupAggregateSupplyOrderEntries"));
+    SF_RETURN_NOT_OK(WithJavaRows(
+        env, images, image_offsets, num_images, "groupAggregateSupplyOrderEntries",
+        [&](const uint8_t* data, const int32_t* offs) {
+          return h->agg->SupplyOrderEntries(count, requests.data(), entry_orders.data(),
+                                            entry_lengths.data(), list_orders.data(), num_longs,
+                                            data, offs, num_images);
+        }));
     return true;
   });
 }

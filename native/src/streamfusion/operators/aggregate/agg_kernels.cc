@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -810,6 +812,151 @@ struct RetractableExtremePolicy {
   }
 };
 
+// FirstValueWithRetractAggFunction (kLast = false) and LastValueWithRetractAggFunction
+// (kLast = true), Flink 2.2.1, over retracting input: accumulator ROW(value, order BIGINT,
+// valueToOrderMap, orderToValueMap) whose maps are state-backed (OrderView).
+//   accumulate x (not NULL) at order t = now: t appended to valueToOrderMap[x]; x becomes the
+//     value when there is no order yet or t is before (FIRST: order > t) or not after (LAST:
+//     order <= t) the current one; x appended to orderToValueMap[t]
+//   retract x (not NULL): nothing when valueToOrderMap has no orders of x; otherwise its first
+//     order o is removed from there (the entry goes when empty); nothing more when
+//     orderToValueMap[o] is absent, else x's first place in that list is removed (the entry
+//     goes when empty); then when x equals the value, every order of orderToValueMap is scanned
+//     for the smallest one at or after the current order (FIRST, Long.MAX_VALUE excluded) or the
+//     largest at or before it (LAST, Long.MIN_VALUE excluded): its list's first (LAST: last)
+//     value becomes the value, or value and order become NULL when there is none
+//   value: `value`
+// Flink's functions have no merge (never two phases).
+template <typename T, bool kLast>
+struct RetractableFirstLastPolicy {
+  struct Acc {
+    T value{};
+    bool valid = false;
+    int64_t order = 0;
+    bool has_order = false;  // the order field is not NULL
+  };
+  using Value = T;
+  static constexpr int kAccWidth = 1;
+  Argument arg;
+  std::shared_ptr<arrow::DataType> field_type;  // the accumulator's struct type
+  OrderView* order_view = nullptr;
+
+  Acc Init() const { return Acc{}; }
+  void Bind(const arrow::RecordBatch& input) { arg.Bind(input); }
+  bool GetValue(const Acc& acc, Value* value) const {
+    *value = acc.value;
+    return acc.valid;
+  }
+  void Accumulate(Acc& acc, int64_t row) const {
+    OrderView& view = *order_view;
+    const int32_t x = view.value_of_row(row);
+    if (x < 0) return;
+    const int32_t key = view.key_of_row(row);
+    const int64_t order = view.now();
+    bool value_known = false;
+    bool order_known = false;
+    view.ValueEntry(key, x, &value_known);
+    view.OrderEntry(key, order, &order_known);
+    if (!value_known || !order_known) return;  // requested: the batch runs again
+    view.PutValue(key, x).push_back(order);
+    if (!acc.has_order || (kLast ? acc.order <= order : acc.order > order)) {
+      acc.value = ReadValue<T>(*arg.data, row);
+      acc.valid = true;
+      acc.order = order;
+      acc.has_order = true;
+    }
+    view.PutOrder(key, order).push_back(x);
+  }
+  void Retract(Acc& acc, int64_t row) const {
+    OrderView& view = *order_view;
+    const int32_t x = view.value_of_row(row);
+    if (x < 0) return;
+    const int32_t key = view.key_of_row(row);
+    bool known = false;
+    const std::vector<int64_t>* orders = view.ValueEntry(key, x, &known);
+    if (!known || orders == nullptr || orders->empty()) return;
+    const int64_t order = orders->front();
+    if (orders->size() == 1) {
+      view.RemoveValue(key, x);
+    } else {
+      std::vector<int64_t>& list = view.PutValue(key, x);
+      list.erase(list.begin());
+    }
+    const std::vector<int32_t>* values = view.OrderEntry(key, order, &known);
+    if (!known || values == nullptr) return;
+    const auto at = std::find(values->begin(), values->end(), x) - values->begin();
+    if (at < static_cast<std::ptrdiff_t>(values->size())) {
+      if (values->size() == 1) {
+        view.RemoveOrder(key, order);
+      } else {
+        std::vector<int32_t>& list = view.PutOrder(key, order);
+        list.erase(list.begin() + at);
+      }
+    }
+    if (!acc.valid || !acc.has_order || JavaCompare(ReadValue<T>(*arg.data, row), acc.value) != 0) {
+      return;
+    }
+    const std::map<int64_t, std::vector<int32_t>>* all = view.AllOrders(key);
+    if (all == nullptr) return;  // requested: the batch runs again
+    auto next = all->end();
+    if constexpr (kLast) {
+      auto it = all->upper_bound(acc.order);
+      if (it != all->begin() && std::prev(it)->first != INT64_MIN) next = std::prev(it);
+    } else {
+      auto it = all->lower_bound(acc.order);
+      if (it != all->end() && it->first != INT64_MAX) next = it;
+    }
+    if (next == all->end() || next->second.empty()) {
+      acc = Acc{};
+      return;
+    }
+    acc.value = ReadValue<T>(view.values(), kLast ? next->second.back() : next->second.front());
+    acc.valid = true;
+    acc.order = next->first;
+  }
+  void AfterRow(int64_t row, int32_t key) const { order_view->AfterRow(row, key); }
+  void Combine(Acc&, const Acc&) const {}
+  void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
+    const arrow::ArrayData& data = *accs.column_data(field);
+    const int64_t at = data.offset + row;
+    const auto& values = *data.child_data[0];
+    const auto& orders = *data.child_data[1];
+    acc->valid = ReadValid(values, at);
+    acc->value = acc->valid ? ReadValue<T>(values, at) : T{};
+    acc->has_order = ReadValid(orders, at);
+    acc->order = acc->has_order ? ReadValue<int64_t>(orders, at) : 0;
+  }
+  // The views' placeholders (third and fourth fields) as NULL, as RetractableExtremePolicy's.
+  Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
+               std::vector<ArrayPtr>* columns) const {
+    std::vector<T> values(accs.size());
+    std::vector<uint8_t> valid(accs.size());
+    std::vector<int64_t> orders(accs.size());
+    std::vector<uint8_t> has_order(accs.size());
+    for (size_t k = 0; k < accs.size(); ++k) {
+      if (accs[k].valid) values[k] = accs[k].value;
+      valid[k] = accs[k].valid;
+      orders[k] = accs[k].order;
+      has_order[k] = accs[k].has_order;
+    }
+    const auto& fields = field_type->fields();
+    arrow::ArrayVector children;
+    SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
+    children.push_back(std::move(value_column));
+    SF_ASSIGN_OR_RAISE(auto order_column, MakeColumn(fields[1]->type(), orders, has_order, pool));
+    children.push_back(std::move(order_column));
+    for (size_t f = 2; f < fields.size(); ++f) {
+      SF_ASSIGN_OR_RAISE(
+          auto nulls,
+          arrow::MakeArrayOfNull(fields[f]->type(), static_cast<int64_t>(accs.size()), pool));
+      children.push_back(std::move(nulls));
+    }
+    SF_ASSIGN_OR_RAISE(auto row_column, arrow::StructArray::Make(children, fields));
+    columns->push_back(std::move(row_column));
+    return Status::OK();
+  }
+};
+
 // ---- The kernel: a policy driven over a batch ----
 
 template <typename P>
@@ -860,7 +1007,7 @@ class Kernel final : public AggKernel {
       if (!FieldEquals(before_valid_[i] != 0, before_[i], after_valid_[i] != 0, after_[i])) {
         changed[r] = 1;
       }
-      if constexpr (kHasView) policy_.AfterRow(r, plan.key[r]);
+      if constexpr (kHasView || kHasOrderView) policy_.AfterRow(r, plan.key[r]);
     }
     return Status::OK();
   }
@@ -947,9 +1094,13 @@ class Kernel final : public AggKernel {
   int32_t acc_width() const override { return P::kAccWidth; }
 
   static constexpr bool kHasView = requires(P p) { p.view; };
+  static constexpr bool kHasOrderView = requires(P p) { p.order_view; };
   bool uses_view() const override { return kHasView; }
   void BindView(ValueCountView* view) override {
     if constexpr (kHasView) policy_.view = view;
+  }
+  void BindOrderView(OrderView* view) override {
+    if constexpr (kHasOrderView) policy_.order_view = view;
   }
 
  private:
@@ -1197,6 +1348,11 @@ Status CheckWindowable(const plan::AggregateCall& call, bool merges) {
       call.kind() == plan::AggregateCall::MAX_WITH_RETRACT) {
     return Unsupported("MIN/MAX over retracting input in window aggregation is not native yet");
   }
+  if (call.kind() == plan::AggregateCall::FIRST_VALUE_WITH_RETRACT ||
+      call.kind() == plan::AggregateCall::LAST_VALUE_WITH_RETRACT) {
+    return Unsupported(
+        "FIRST_VALUE/LAST_VALUE over retracting input in window aggregation is not native yet");
+  }
   return Status::OK();
 }
 
@@ -1374,6 +1530,20 @@ Result<std::unique_ptr<AggKernel>> MakeAggKernel(const plan::AggregateCall& call
       }
       return MakeValueKernel<FirstLastPolicy>(call.kind() == plan::AggregateCall::LAST_VALUE, arg,
                                               *arg_type, acc, call, result_type);
+    }
+    case plan::AggregateCall::FIRST_VALUE_WITH_RETRACT:
+    case plan::AggregateCall::LAST_VALUE_WITH_RETRACT: {
+      SF_RETURN_NOT_OK(check_width(1));
+      const type::LogicalType& acc = acc_types[0];
+      if (acc.kind != TypeKind::kRow || acc.fields.size() != 4 ||
+          acc.fields[1].type.kind != TypeKind::kBigInt) {
+        return InternalError(name,
+                             ": the accumulator is not ROW(value, order BIGINT, valueToOrderMap, "
+                             "orderToValueMap)");
+      }
+      return MakeValueKernel<RetractableFirstLastPolicy>(
+          call.kind() == plan::AggregateCall::LAST_VALUE_WITH_RETRACT, arg, *arg_type, acc, call,
+          result_type);
     }
     default: return Unsupported("aggregate function ", name, " is not supported natively");
   }

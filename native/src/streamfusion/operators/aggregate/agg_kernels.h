@@ -17,6 +17,8 @@
 //   Min/MaxWithRetract...  (over retracting input) a count per value in a state-backed MapView
 //                          (ValueCountView); compareTo order; a rescan of the whole map when the
 //                          extreme's count drops to 0
+//   First/LastValueWithRetract...  (over retracting input) two state-backed MapViews
+//                          value -> orders and order -> values (OrderView)
 // A kernel keeps the accumulators of the batch's keys and, for every row it processes, the
 // function's value before and after the row.
 
@@ -31,6 +33,7 @@
 #include "arrow/record_batch.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
+#include "streamfusion/operators/aggregate/order_view.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 
@@ -117,6 +120,8 @@ class AggKernel {
   // The map of a function that keeps one (MIN/MAX over retracting input), before Run/RunBundle.
   virtual bool uses_view() const { return false; }
   virtual void BindView(ValueCountView*) {}
+  // The maps of FIRST_VALUE/LAST_VALUE over retracting input, before Run/RunBundle.
+  virtual void BindOrderView(OrderView*) {}
 };
 
 // RowKind.toByteValue()

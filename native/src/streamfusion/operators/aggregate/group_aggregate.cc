@@ -1,6 +1,7 @@
 #include "streamfusion/operators/aggregate/group_aggregate.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "arrow/array/array_base.h"
 #include "arrow/array/builder_base.h"
@@ -99,6 +100,22 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
     agg->extremes_.push_back(Extreme{i, call.args(0), type});
   }
   agg->views_.resize(agg->extremes_.size());
+  for (int i = 0; i < node.calls_size(); ++i) {
+    const plan::AggregateCall& call = node.calls(i);
+    if (call.kind() != plan::AggregateCall::FIRST_VALUE_WITH_RETRACT &&
+        call.kind() != plan::AggregateCall::LAST_VALUE_WITH_RETRACT) {
+      continue;
+    }
+    if (two_phase) {
+      // Flink's functions have no merge: its planner never splits them.
+      return Unsupported("FIRST_VALUE/LAST_VALUE over retracting input in two phases");
+    }
+    OrderCall order;
+    order.call = i;
+    order.arg = call.args(0);
+    order.type = aggregated_type[static_cast<size_t>(call.args(0))].type;
+    agg->order_calls_.push_back(std::move(order));
+  }
   if (node.mode() == plan::GroupAggregateNode::GLOBAL) {
     const auto first_view = static_cast<int32_t>(agg->grouping_.size() + agg->acc_type_.size() -
                                                  agg->distincts_.size());
@@ -148,6 +165,22 @@ Status GroupAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int3
     auto [it, inserted] = key_index_.try_emplace(image, keys_.num_rows());
     if (inserted) keys_.Append(image);
     key_of_row_[static_cast<size_t>(r)] = it->second;
+  }
+  order_entries_.Clear();
+  order_pending_ = false;
+  // System.currentTimeMillis(), read once per batch (Flink reads it per row: a batch's rows are
+  // as if they had arrived within one millisecond).
+  const int64_t now = fixed_order_clock_ >= 0
+                          ? fixed_order_clock_
+                          : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+  for (OrderCall& order : order_calls_) {
+    const type::RowType value_type{type::Field{"value", order.type}};
+    auto values = arrow::RecordBatch::Make(type::ToArrowSchema(value_type), num_rows,
+                                           {input_->column(order.arg)});
+    SF_RETURN_NOT_OK(order.view.Start(order.type, *values, key_of_row_.data(), keys_.num_rows(),
+                                      now, pool_.get()));
   }
   return PrepareDistinctLookups();
 }
@@ -411,9 +444,43 @@ Status GroupAggregate::BindViews(const int8_t* cleared_after) {
   return Status::OK();
 }
 
+void GroupAggregate::BindOrderViews(const int8_t* cleared_after) {
+  for (OrderCall& order : order_calls_) {
+    order.view.BeginRun(cleared_after);
+    kernels_[static_cast<size_t>(order.call)]->BindOrderView(&order.view);
+  }
+}
+
 bool GroupAggregate::NeedsFullMaps() {
   full_map_keys_.clear();
   full_map_maps_.clear();
+  order_entries_.Clear();
+  order_request_value_.clear();
+  for (size_t o = 0; o < order_calls_.size(); ++o) {
+    const OrderView& view = order_calls_[o].view;
+    const auto map = static_cast<int32_t>(num_maps() + 2 * o);
+    auto request = [&](int8_t kind, int32_t key, int32_t m, int64_t order, int32_t value) {
+      order_entries_.kinds.push_back(kind);
+      order_entries_.keys.push_back(key);
+      order_entries_.maps.push_back(m);
+      order_entries_.orders.push_back(order);
+      order_entries_.images.Append(value < 0 ? std::string_view() : view.image(value));
+      order_request_value_.push_back(value);
+    };
+    auto unique = [](auto list) {
+      std::sort(list.begin(), list.end());
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+      return list;
+    };
+    for (const auto& [key, value] : unique(view.value_requests())) {
+      request(0, key, map, 0, static_cast<int32_t>(value));
+    }
+    for (const auto& [key, order] : unique(view.order_requests())) {
+      request(0, key, map + 1, order, -1);
+    }
+    for (const int32_t key : unique(view.whole_requests())) request(1, key, map + 1, 0, -1);
+  }
+  order_pending_ = order_entries_.size() > 0;
   for (size_t e = 0; e < extremes_.size(); ++e) {
     std::vector<int32_t> keys = views_[e].view.requests;
     std::sort(keys.begin(), keys.end());
@@ -423,7 +490,117 @@ bool GroupAggregate::NeedsFullMaps() {
       full_map_maps_.push_back(static_cast<int32_t>(distincts_.size() + e));
     }
   }
-  return !full_map_keys_.empty();
+  return !full_map_keys_.empty() || order_pending_;
+}
+
+Status GroupAggregate::SupplyOrderEntries(int32_t count, const int32_t* request_of,
+                                          const int64_t* orders, const int32_t* lengths,
+                                          const int64_t* longs, int32_t num_longs,
+                                          const uint8_t* images, const int32_t* image_offsets,
+                                          int32_t num_images) {
+  const int32_t requests = pending_order_requests();
+  if (input_ == nullptr || requests == 0) {
+    return InternalError("GroupAggregate::SupplyOrderEntries without requested entries");
+  }
+  auto view_of = [&](int32_t q) -> OrderCall& {
+    return order_calls_[static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2];
+  };
+  auto is_value_map = [&](int32_t q) { return (order_entries_.maps[q] - num_maps()) % 2 == 0; };
+  // Every request reads an absent entry unless an entry answers it.
+  for (int32_t q = 0; q < requests; ++q) {
+    OrderView& view = view_of(q).view;
+    const int32_t key = order_entries_.keys[q];
+    if (order_entries_.kinds[q] == 1) {
+      view.MarkWhole(key);
+    } else if (is_value_map(q)) {
+      view.SupplyValue(key, order_request_value_[q], nullptr, 0);
+    } else {
+      view.SupplyOrder(key, order_entries_.orders[q], nullptr, 0);
+    }
+  }
+  // The values of orderToValueMap lists, canonical, per call.
+  std::vector<batch::BinaryRowBuffer> raw(order_calls_.size());
+  std::vector<int32_t> raw_count(order_calls_.size(), 0);
+  int64_t next_long = 0;
+  int32_t next_image = 0;
+  struct Range {
+    int32_t first = 0;
+    int32_t n = 0;
+  };
+  std::vector<Range> image_range(static_cast<size_t>(count));
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t q = request_of[i];
+    if (q < 0 || q >= requests || lengths[i] < 0) {
+      return InternalError("Supplied order-map entry ", i, " of request ", q, " outside the ",
+                           requests, " requests");
+    }
+    if (is_value_map(q)) {
+      if (next_long + lengths[i] > num_longs) return InternalError("Supplied orders too short");
+      next_long += lengths[i];
+      continue;
+    }
+    if (next_image + lengths[i] > num_images) return InternalError("Supplied values too short");
+    const auto o = static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2;
+    image_range[static_cast<size_t>(i)] = {raw_count[o], lengths[i]};
+    for (int32_t j = 0; j < lengths[i]; ++j, ++next_image) {
+      if (image_offsets[next_image + 1] < image_offsets[next_image]) {
+        return InternalError("Supplied value offsets");
+      }
+      raw[o].Append(std::string_view(
+          reinterpret_cast<const char*>(images + image_offsets[next_image]),
+          static_cast<size_t>(image_offsets[next_image + 1] - image_offsets[next_image])));
+    }
+    raw_count[o] += lengths[i];
+  }
+  std::vector<std::vector<int32_t>> ids(order_calls_.size());
+  for (size_t o = 0; o < order_calls_.size(); ++o) {
+    if (raw_count[o] == 0) continue;
+    batch::BinaryRowBuffer canonical;
+    SF_RETURN_NOT_OK(
+        CanonicalValueImages(order_calls_[o].type, raw[o], raw_count[o], pool_.get(), &canonical)
+            .status());
+    for (int32_t j = 0; j < raw_count[o]; ++j) {
+      ids[o].push_back(order_calls_[o].view.IdOf(canonical.Image(static_cast<size_t>(j))));
+    }
+  }
+  next_long = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t q = request_of[i];
+    OrderView& view = view_of(q).view;
+    const int32_t key = order_entries_.keys[q];
+    if (is_value_map(q)) {
+      view.SupplyValue(key, order_request_value_[q], longs + next_long, lengths[i]);
+      next_long += lengths[i];
+      continue;
+    }
+    const auto o = static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2;
+    const Range range = image_range[static_cast<size_t>(i)];
+    view.SupplyOrder(key, orders[i], ids[o].data() + range.first, range.n);
+  }
+  for (OrderCall& order : order_calls_) SF_RETURN_NOT_OK(order.view.Refresh());
+  order_entries_.Clear();
+  order_pending_ = false;
+  return Status::OK();
+}
+
+void GroupAggregate::FinishOrderWrites() {
+  order_entries_.Clear();
+  order_pending_ = false;
+  if (order_calls_.empty()) return;
+  for (size_t k = 0; k < acc_actions_.size(); ++k) {
+    const auto key = static_cast<int32_t>(k);
+    // A group that ends empty has its maps cleared (function.cleanup()), as has one that emptied
+    // during the batch; the JVM clears before it writes entries.
+    const bool ends_empty = (acc_actions_[k] & 3) == static_cast<int8_t>(AccAction::kClear);
+    bool cleared = ends_empty;
+    for (const OrderCall& order : order_calls_) cleared = cleared || order.view.cleared(key);
+    if (cleared) acc_actions_[k] |= kClearDistinctMaps;
+    if (ends_empty) continue;
+    for (size_t o = 0; o < order_calls_.size(); ++o) {
+      order_calls_[o].view.AppendWrites(key, static_cast<int32_t>(num_maps() + 2 * o),
+                                        &order_entries_);
+    }
+  }
 }
 
 Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
@@ -558,7 +735,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
 
   if (mode_ != plan::GroupAggregateNode::GROUP_AGG) {
     SF_RETURN_NOT_OK(ProcessBundle(state.get(), acc_row, distinct_values, distinct_present));
-    if (full_map_keys_.empty()) input_.reset();
+    if (full_map_keys_.empty() && !order_pending_) input_.reset();
     return Status::OK();
   }
 
@@ -603,6 +780,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
   SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present,
                                         any_cleared ? &zero_after : nullptr));
   SF_RETURN_NOT_OK(BindViews(any_cleared ? zero_after.data() : nullptr));
+  BindOrderViews(any_cleared ? zero_after.data() : nullptr);
   // Flink's equaliser compares the output values only: a hidden record counter changes on every
   // row but must not make an otherwise unchanged value emit.
   std::vector<uint8_t> changed(n, 0);
@@ -627,6 +805,7 @@ Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
     }
   }
   FinishDistinctWrites();
+  FinishOrderWrites();
   SF_RETURN_NOT_OK(EncodeAccs());
   input_.reset();
   return Status::OK();
@@ -693,6 +872,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
 
   SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present, nullptr));
   SF_RETURN_NOT_OK(BindViews(nullptr));
+  BindOrderViews(nullptr);
   std::vector<uint8_t> changed(keys, 0);
   std::vector<uint8_t> ignored(keys, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
@@ -787,6 +967,7 @@ Status GroupAggregate::ProcessBundle(const arrow::RecordBatch* state,
   }
   SF_RETURN_NOT_OK(EncodeOutput(value_keys, after, out_kinds));
   FinishDistinctWrites();
+  FinishOrderWrites();
   return EncodeAccs();
 }
 

@@ -37,6 +37,11 @@
 // SupplyFullMaps, appends them to its lookups and calls Process again with the same arguments
 // (extended by the new lookups' values).
 //
+// FIRST_VALUE/LAST_VALUE over retracting input keep two state-backed maps per key (OrderView);
+// a batch reads the entries it needs in rounds: Process ends with pending_order_requests() > 0,
+// the JVM reads those entries (order_entries()) and passes them to SupplyOrderEntries, and calls
+// Process again with the same arguments. When the batch is done, order_entries() are its writes.
+//
 // DISTINCT aggregates (append-only input, bitmask maps): one phase reads and updates Flink's
 // state-backed maps through lookups (Prepare lists the (key, value) entries a batch touches, the
 // JVM reads them, Process returns the changed ones). Two-phase, LOCAL builds each key's map of
@@ -112,12 +117,28 @@ class GroupAggregate {
   // lists every lane of a changed entry, consecutively and with the same sign.
   const std::vector<int32_t>& updated_lookups() const { return updated_lookups_; }
   const std::vector<int64_t>& updated_values() const { return updated_values_; }
+  // After Process: the order-map entries to read before Process runs again (when
+  // pending_order_requests() > 0), or else the entries the batch wrote.
+  const OrderEntries& order_entries() const { return order_entries_; }
+  int32_t pending_order_requests() const { return order_pending_ ? order_entries_.size() : 0; }
+  // The read entries of the pending requests: entry i answers request request_of[i]; a
+  // valueToOrderMap entry's list is lengths[i] values of `longs` (in order over the entries), an
+  // orderToValueMap entry (of a one-entry or a whole-map request) has order orders[i] and its
+  // list is lengths[i] one-field row images (in order over the entries). A one-entry request no
+  // entry answers reads an absent entry.
+  Status SupplyOrderEntries(int32_t count, const int32_t* request_of, const int64_t* orders,
+                            const int32_t* lengths, const int64_t* longs, int32_t num_longs,
+                            const uint8_t* images, const int32_t* image_offsets,
+                            int32_t num_images);
   // The changelog of the batch, and for each output row the input row it answers.
   const batch::BinaryRowBuffer& output() const { return output_; }
   const std::vector<int32_t>& source_rows() const { return source_rows_; }
   // Per key: the action, and for kUpdate keys the new accumulator image (row k of accs()).
   const std::vector<int8_t>& acc_actions() const { return acc_actions_; }
   const batch::BinaryRowBuffer& accs() const { return new_accs_; }
+
+  // Tests: the wall clock (milliseconds) that later batches read as FIRST/LAST_VALUE orders.
+  void set_order_clock_for_testing(int64_t now) { fixed_order_clock_ = now; }
 
   const type::RowType& input_type() const { return input_type_; }
   memory::AccountingPool* pool() { return pool_.get(); }
@@ -145,8 +166,13 @@ class GroupAggregate {
   // Binds each MIN/MAX-over-retraction kernel to its map's entries of the batch; `cleared_after`
   // per row: the group empties after it (per-row mode), or null.
   Status BindViews(const int8_t* cleared_after);
-  // After the kernels ran: collects the rescans' requests; true when the batch must run again.
+  // After the kernels ran: collects the rescans' requests and the order maps' requests; true
+  // when the batch must run again.
   bool NeedsFullMaps();
+  // Starts a run of the order maps; `cleared_after` as BindViews'.
+  void BindOrderViews(const int8_t* cleared_after);
+  // After the actions are known: the order maps' writes and clears.
+  void FinishOrderWrites();
   // LOCAL: the views of map `d` of keys `keys`, one binary column.
   Result<std::shared_ptr<arrow::Array>> EncodeViews(size_t d, const std::vector<int32_t>& keys);
   // Output rows: grouping fields from input rows source_rows_, values from the kernels at
@@ -214,6 +240,19 @@ class GroupAggregate {
     std::vector<uint8_t> complete;  // per key: the whole map was supplied this batch
   };
   std::vector<ExtremeView> views_;
+  // FIRST_VALUE/LAST_VALUE over retracting input: call `call` keeps maps num_maps() + 2o
+  // (valueToOrderMap) and num_maps() + 2o + 1 (orderToValueMap) for o its index here.
+  struct OrderCall {
+    int32_t call = 0;
+    int32_t arg = 0;
+    type::LogicalType type;
+    OrderView view;
+  };
+  std::vector<OrderCall> order_calls_;
+  OrderEntries order_entries_;  // pending requests, or the batch's writes
+  bool order_pending_ = false;
+  int64_t fixed_order_clock_ = -1;
+  std::vector<int32_t> order_request_value_;  // per pending request: the value id, or -1
   // GLOBAL, per MIN/MAX map: each input row's LOCAL heap map as (lookup, count) entries.
   std::vector<std::vector<std::vector<std::pair<int32_t, int64_t>>>> row_entries_;
   std::vector<int32_t> lookup_alias_;  // per lookup: the supplied entry replacing it, or -1

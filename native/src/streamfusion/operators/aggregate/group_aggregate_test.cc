@@ -1,6 +1,10 @@
 #include "streamfusion/operators/aggregate/group_aggregate.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -378,6 +382,235 @@ TEST(GroupAggregateTest, RetractingTheMaximumRescansTheWholeMap) {
   EXPECT_EQ(Changelog(*agg, output_type), (std::vector<std::string>{"-U[1, 20]", "+U[1, 25]"}));
   // 7 -> 1 is put, 20 removed (lookup 1 now reads supplied entry 3).
   EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, ~3}));
+}
+
+// ROW(value BIGINT, order BIGINT, valueToOrderMap, orderToValueMap): the accumulator of
+// First/LastValueWithRetractAggFunction.
+plan::DataType RetractableFirstLastAcc() {
+  plan::DataType row = expression::testing::T(plan::DataType::ROW);
+  const auto placeholder = expression::testing::T(plan::DataType::VARBINARY, 0, 0, INT32_MAX);
+  const std::vector<std::pair<std::string, plan::DataType>> fields = {
+      {"value", BigInt()},
+      {"order", BigInt()},
+      {"valueToOrderMap", placeholder},
+      {"orderToValueMap", placeholder}};
+  for (const auto& [name, type] : fields) {
+    auto* f = row.add_fields();
+    f->set_name(name);
+    *f->mutable_type() = type;
+  }
+  return row;
+}
+
+// The JVM's side of FIRST/LAST_VALUE over retraction: Flink state for keys (INT k) with the two
+// maps of calls 0 and 1, read and written as NativeGroupAggregateOperator does.
+struct OrderStateStore {
+  std::map<int32_t, std::vector<uint8_t>> accs;
+  // (key, map) -> value -> orders, and (key, map) -> order -> values.
+  std::map<std::pair<int32_t, int32_t>, std::map<int64_t, std::vector<int64_t>>> value_maps;
+  std::map<std::pair<int32_t, int32_t>, std::map<int64_t, std::vector<int64_t>>> order_maps;
+  int64_t reads = 0;
+  int32_t rounds = 0;
+
+  static int64_t Value(std::string_view image) {
+    batch::BinaryRowBuffer one;
+    one.Append(image);
+    type::RowType row_type = {{"value", *type::FromProto(BigInt())}};
+    auto decoded = batch::DecodeBinaryRows(row_type, one.bytes.data(), one.offsets.data(), 1,
+                                           arrow::default_memory_pool());
+    EXPECT_TRUE(decoded.ok());
+    return (*decoded)->column_data(0)->GetValues<int64_t>(1)[0];
+  }
+
+  // Runs one batch; returns its changelog.
+  std::vector<std::string> Run(GroupAggregate* agg, const plan::Plan& plan,
+                               const std::vector<Row>& rows) {
+    const auto input = Images(rows);
+    EXPECT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows()).ok());
+    std::vector<int32_t> key_of;  // key index -> k
+    std::vector<uint8_t> bytes;
+    std::vector<int32_t> offsets = {0};
+    for (int32_t k = 0; k < agg->keys().num_rows(); ++k) {
+      // The key image's field: k at byte 8 (header) of the one-field row.
+      int32_t key;
+      std::memcpy(&key, agg->keys().Image(static_cast<size_t>(k)).data() + 8, sizeof(key));
+      key_of.push_back(key);
+      auto it = accs.find(key);
+      if (it != accs.end()) bytes.insert(bytes.end(), it->second.begin(), it->second.end());
+      offsets.push_back(static_cast<int32_t>(bytes.size()));
+    }
+    EXPECT_TRUE(agg->Process(bytes.data(), offsets.data()).ok());
+    while (agg->pending_order_requests() > 0) {
+      ++rounds;
+      const OrderEntries& requests = agg->order_entries();
+      std::vector<int32_t> request_of;
+      std::vector<int64_t> orders;
+      std::vector<int32_t> lengths;
+      std::vector<int64_t> longs;
+      std::vector<int64_t> values;
+      for (int32_t q = 0; q < requests.size(); ++q) {
+        const std::pair<int32_t, int32_t> at{key_of[static_cast<size_t>(requests.keys[q])],
+                                             requests.maps[q]};
+        auto add_order = [&](int64_t order, const std::vector<int64_t>& list) {
+          request_of.push_back(q);
+          orders.push_back(order);
+          lengths.push_back(static_cast<int32_t>(list.size()));
+          values.insert(values.end(), list.begin(), list.end());
+        };
+        ++reads;
+        if (requests.kinds[q] == 1) {
+          for (const auto& [order, list] : order_maps[at]) add_order(order, list);
+        } else if (requests.maps[q] % 2 == 0) {
+          auto& map = value_maps[at];
+          auto it = map.find(Value(requests.images.Image(static_cast<size_t>(q))));
+          if (it == map.end()) continue;
+          request_of.push_back(q);
+          orders.push_back(0);
+          lengths.push_back(static_cast<int32_t>(it->second.size()));
+          longs.insert(longs.end(), it->second.begin(), it->second.end());
+        } else {
+          auto& map = order_maps[at];
+          auto it = map.find(requests.orders[q]);
+          if (it != map.end()) add_order(it->first, it->second);
+        }
+      }
+      const auto images = ValueImages(values);
+      const int32_t none = 0;
+      EXPECT_TRUE(agg->SupplyOrderEntries(static_cast<int32_t>(request_of.size()),
+                                          request_of.data(), orders.data(), lengths.data(),
+                                          longs.data(), static_cast<int32_t>(longs.size()),
+                                          images.bytes.data(),
+                                          images.offsets.empty() ? &none : images.offsets.data(),
+                                          static_cast<int32_t>(values.size()))
+                      .ok());
+      EXPECT_TRUE(agg->Process(bytes.data(), offsets.data()).ok());
+    }
+    // Writes, in the shell's order: clears, then entries, then accumulators.
+    for (size_t k = 0; k < key_of.size(); ++k) {
+      if ((agg->acc_actions()[k] & kClearDistinctMaps) == 0) continue;
+      for (int32_t m = 0; m < 4; ++m) {
+        value_maps.erase({key_of[k], m});
+        order_maps.erase({key_of[k], m});
+      }
+    }
+    const OrderEntries& writes = agg->order_entries();
+    size_t next_long = 0;
+    size_t next_image = 0;
+    for (int32_t i = 0; i < writes.size(); ++i) {
+      const std::pair<int32_t, int32_t> at{key_of[static_cast<size_t>(writes.keys[i])],
+                                           writes.maps[i]};
+      const int32_t n = writes.lengths[i];
+      if (writes.maps[i] % 2 == 0) {
+        const int64_t value = Value(writes.images.Image(next_image++));
+        if (n < 0) {
+          value_maps[at].erase(value);
+        } else {
+          value_maps[at][value].assign(
+              writes.longs.begin() + static_cast<std::ptrdiff_t>(next_long),
+              writes.longs.begin() + static_cast<std::ptrdiff_t>(next_long + n));
+          next_long += static_cast<size_t>(n);
+        }
+        continue;
+      }
+      if (n < 0) {
+        order_maps[at].erase(writes.orders[i]);
+        continue;
+      }
+      std::vector<int64_t> list;
+      for (int32_t j = 0; j < n; ++j) list.push_back(Value(writes.images.Image(next_image++)));
+      order_maps[at][writes.orders[i]] = list;
+    }
+    for (size_t k = 0; k < key_of.size(); ++k) {
+      const int8_t action = agg->acc_actions()[k] & 3;
+      if (action == 1) accs[key_of[k]] = AccOf(*agg, static_cast<int32_t>(k));
+      if (action == 2) accs.erase(key_of[k]);
+    }
+    return Changelog(*agg, *type::FromProto(plan.output_type()));
+  }
+};
+
+// Flink's functions keep each value's orders; with orders that never go back, FIRST_VALUE is
+// the oldest value left and LAST_VALUE the newest, a retraction removing the value's oldest
+// occurrence. Random changelogs (several rows per key and batch, batches sharing orders, groups
+// emptying and coming back) against that model, per row and in mini-batch bundles.
+void CheckFirstLastOverRetraction(plan::GroupAggregateNode::Mode mode) {
+  const auto plan = MakePlan(
+      {Call(plan::AggregateCall::FIRST_VALUE_WITH_RETRACT, {1}, {RetractableFirstLastAcc()}),
+       Call(plan::AggregateCall::LAST_VALUE_WITH_RETRACT, {1}, {RetractableFirstLastAcc()}),
+       Call(plan::AggregateCall::COUNT1, {}, {BigInt()}, /*hidden=*/true)},
+      2, mode);
+  auto made = GroupAggregate::Make(plan, 0);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  auto agg = std::move(*made);
+  OrderStateStore store;
+  std::map<int32_t, std::vector<int64_t>> model;                 // per key: values in arrival order
+  std::map<int32_t, std::pair<std::string, std::string>> shown;  // the last emitted values
+  uint64_t seed = 12345;
+  auto next = [&](uint64_t bound) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % bound;
+  };
+  for (int batch = 0; batch < 300; ++batch) {
+    agg->set_order_clock_for_testing(1000 + batch / 3);
+    std::vector<Row> rows;
+    const int n = 1 + static_cast<int>(next(6));
+    for (int i = 0; i < n; ++i) {
+      const auto k = static_cast<int32_t>(next(3));
+      auto& values = model[k];
+      if (!values.empty() && next(2) == 0) {
+        const int64_t v = values[next(values.size())];
+        rows.push_back({next(2) == 0 ? kUpdateBefore : kDelete, k, v});
+        values.erase(std::find(values.begin(), values.end(), v));
+      } else {
+        const auto v = static_cast<int64_t>(next(4));
+        rows.push_back({next(2) == 0 ? kInsert : kUpdateAfter, k, v});
+        values.push_back(v);
+      }
+    }
+    for (const std::string& row : store.Run(agg.get(), plan, rows)) {
+      const int32_t k = std::stoi(row.substr(3));
+      const auto comma = row.find(", ");
+      const auto comma2 = row.find(", ", comma + 2);
+      if (row[1] == 'D') {
+        shown.erase(k);
+      } else if (row[0] == '+') {
+        shown[k] = {row.substr(comma + 2, comma2 - comma - 2),
+                    row.substr(comma2 + 2, row.size() - comma2 - 3)};
+      }
+    }
+    for (const auto& [k, values] : model) {
+      if (values.empty()) {
+        EXPECT_FALSE(shown.contains(k)) << "batch " << batch << " key " << k;
+        continue;
+      }
+      ASSERT_TRUE(shown.contains(k)) << "batch " << batch << " key " << k;
+      EXPECT_EQ(shown[k].first, std::to_string(values.front())) << "batch " << batch;
+      EXPECT_EQ(shown[k].second, std::to_string(values.back())) << "batch " << batch;
+      // The state's maps hold exactly the values left, with their orders.
+      for (const int32_t m : {1, 3}) {
+        std::multiset<int64_t> in_orders;
+        for (const auto& [order, list] : store.order_maps[{k, m}]) {
+          in_orders.insert(list.begin(), list.end());
+        }
+        std::multiset<int64_t> in_values;
+        for (const auto& [value, orders] : store.value_maps[{k, m - 1}]) {
+          for (size_t i = 0; i < orders.size(); ++i) in_values.insert(value);
+        }
+        EXPECT_EQ(in_orders, std::multiset<int64_t>(values.begin(), values.end()))
+            << "batch " << batch;
+        EXPECT_EQ(in_values, in_orders) << "batch " << batch;
+      }
+    }
+  }
+  EXPECT_GT(store.rounds, 0);
+}
+
+TEST(GroupAggregateTest, FirstAndLastValueOverRetractionPerRow) {
+  CheckFirstLastOverRetraction(plan::GroupAggregateNode::GROUP_AGG);
+}
+
+TEST(GroupAggregateTest, FirstAndLastValueOverRetractionInBundles) {
+  CheckFirstLastOverRetraction(plan::GroupAggregateNode::MINI_BATCH);
 }
 
 TEST(GroupAggregateTest, RetractionInInsertOnlyPlanIsAnError) {

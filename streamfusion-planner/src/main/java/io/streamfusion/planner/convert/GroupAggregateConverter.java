@@ -23,7 +23,9 @@ import org.apache.flink.table.planner.functions.aggfunctions.Sum0AggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumWithRetractAggFunction;
 import org.apache.flink.table.runtime.functions.aggregate.FirstValueAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.FirstValueWithRetractAggFunction;
 import org.apache.flink.table.runtime.functions.aggregate.LastValueAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.LastValueWithRetractAggFunction;
 import org.apache.flink.table.runtime.functions.aggregate.MaxWithRetractAggFunction;
 import org.apache.flink.table.runtime.functions.aggregate.MinWithRetractAggFunction;
 import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
@@ -303,7 +305,8 @@ public final class GroupAggregateConverter {
 
     /**
      * As above; the state-backed maps of MIN/MAX over retracting input go to {@code callMaps} in
-     * call order (refused when null).
+     * call order, followed by the two maps of each FIRST_VALUE/LAST_VALUE over retracting input
+     * (refused when null).
      */
     static void addCalls(
             ExecNodeBase<?> node,
@@ -317,6 +320,7 @@ public final class GroupAggregateConverter {
                         ? (Integer) infos.indexOfCountStar().get()
                         : -1;
         AggregateInfo[] aggInfos = infos.aggInfos();
+        List<DistinctState> orderMaps = new ArrayList<>();
         for (int i = 0; i < aggInfos.length; i++) {
             AggregateInfo info = aggInfos[i];
             AggregateCall call = info.agg();
@@ -338,6 +342,12 @@ public final class GroupAggregateConverter {
                 agg.addCalls(proto);
                 continue;
             }
+            if (proto.getKind() == Kind.FIRST_VALUE_WITH_RETRACT
+                    || proto.getKind() == Kind.LAST_VALUE_WITH_RETRACT) {
+                addRetractableFirstLast(info, proto, accTypes, callMaps == null ? null : orderMaps);
+                agg.addCalls(proto);
+                continue;
+            }
             for (DataType acc : info.externalAccTypes()) {
                 proto.addAccTypes(TypeConverter.toProto(acc.getLogicalType()));
                 accTypes.add(acc.getLogicalType());
@@ -347,6 +357,9 @@ public final class GroupAggregateConverter {
                         call.getAggregation().getName() + " keeps a state-backed view");
             }
             agg.addCalls(proto);
+        }
+        if (callMaps != null) {
+            callMaps.addAll(orderMaps);
         }
         agg.setCountStarCall(countStar);
     }
@@ -440,6 +453,66 @@ public final class GroupAggregateConverter {
                         1));
     }
 
+    /**
+     * FIRST_VALUE/LAST_VALUE over retracting input (First/LastValueWithRetractAggFunction): the
+     * accumulator is Flink's STRUCTURED (value, order, valueToOrderMap, orderToValueMap) whose
+     * maps are state-backed MapViews value -> List&lt;Long&gt; and Long -> List&lt;value&gt;; the
+     * native side reads it as ROW(value, order BIGINT, placeholder, placeholder) and the maps as
+     * two of the aggregation's MapStates (added to {@code orderMaps}), declared as Flink's
+     * generated code declares them.
+     */
+    private static void addRetractableFirstLast(
+            AggregateInfo info,
+            io.streamfusion.plan.AggregateCall.Builder proto,
+            List<LogicalType> accTypes,
+            List<DistinctState> orderMaps)
+            throws UnsupportedNativeException {
+        String name =
+                proto.getKind() == Kind.FIRST_VALUE_WITH_RETRACT ? "FIRST_VALUE" : "LAST_VALUE";
+        if (orderMaps == null) {
+            throw new UnsupportedNativeException(
+                    name + " over retracting input in a window aggregation is not native yet");
+        }
+        DataType[] accs = info.externalAccTypes();
+        if (accs.length != 1
+                || info.viewSpecs().length != 2
+                || !(info.viewSpecs()[0] instanceof MapViewSpec)
+                || !(info.viewSpecs()[1] instanceof MapViewSpec)) {
+            throw new UnsupportedNativeException(
+                    name + " over retracting input with an unexpected accumulator " + accs[0]);
+        }
+        List<LogicalType> fields = accs[0].getLogicalType().getChildren();
+        List<String> names = LogicalTypeChecks.getFieldNames(accs[0].getLogicalType());
+        if (fields.size() != 4 || names.size() != 4) {
+            throw new UnsupportedNativeException(
+                    name + " over retracting input with an unexpected accumulator " + accs[0]);
+        }
+        io.streamfusion.plan.DataType placeholder =
+                io.streamfusion.plan.DataType.newBuilder()
+                        .setKind(io.streamfusion.plan.DataType.Kind.VARBINARY)
+                        .setNullable(true)
+                        .setLength(VarBinaryType.MAX_LENGTH)
+                        .build();
+        proto.addAccTypes(
+                io.streamfusion.plan.DataType.newBuilder()
+                        .setKind(io.streamfusion.plan.DataType.Kind.ROW)
+                        .setNullable(true)
+                        .addFields(field(names.get(0), TypeConverter.toProto(fields.get(0))))
+                        .addFields(field(names.get(1), TypeConverter.toProto(fields.get(1))))
+                        .addFields(field(names.get(2), placeholder))
+                        .addFields(field(names.get(3), placeholder)));
+        accTypes.add(accs[0].getLogicalType());
+        for (int v = 0; v < 2; v++) {
+            MapViewSpec spec = (MapViewSpec) info.viewSpecs()[v];
+            orderMaps.add(
+                    DistinctState.orderMap(
+                            spec.getStateId(),
+                            spec.getKeyDataType(),
+                            spec.getValueDataType(),
+                            v == 0 ? DistinctState.VALUE_ORDERS : DistinctState.ORDER_VALUES));
+        }
+    }
+
     private static io.streamfusion.plan.Field field(
             String name, io.streamfusion.plan.DataType type) {
         return io.streamfusion.plan.Field.newBuilder().setName(name).setType(type).build();
@@ -483,6 +556,12 @@ public final class GroupAggregateConverter {
         }
         if (function instanceof LastValueAggFunction) {
             return Kind.LAST_VALUE;
+        }
+        if (function instanceof FirstValueWithRetractAggFunction) {
+            return Kind.FIRST_VALUE_WITH_RETRACT;
+        }
+        if (function instanceof LastValueWithRetractAggFunction) {
+            return Kind.LAST_VALUE_WITH_RETRACT;
         }
         throw new UnsupportedNativeException(
                 call.getAggregation().getName()

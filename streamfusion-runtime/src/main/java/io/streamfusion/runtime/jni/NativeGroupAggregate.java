@@ -53,6 +53,49 @@ public final class NativeGroupAggregate extends NativeHandle {
         NativeLib.groupAggregateSupplyMaps(handle(), requestOf, count, images, offsets);
     }
 
+    /** See {@link NativeLib#groupAggregateOrderSizes}. */
+    public void orderSizes(int[] sizes) {
+        NativeLib.groupAggregateOrderSizes(handle(), sizes);
+    }
+
+    /** See {@link NativeLib#groupAggregateCopyOrderEntries}. */
+    public void copyOrderEntries(
+            byte[] kinds,
+            int[] keys,
+            int[] maps,
+            long[] orders,
+            int[] lengths,
+            long[] longs,
+            byte[] images,
+            int[] imageOffsets) {
+        NativeLib.groupAggregateCopyOrderEntries(
+                handle(), kinds, keys, maps, orders, lengths, longs, images, imageOffsets);
+    }
+
+    /** See {@link NativeLib#groupAggregateSupplyOrderEntries}. */
+    public void supplyOrderEntries(
+            int count,
+            int[] requestOf,
+            long[] orders,
+            int[] lengths,
+            long[] longs,
+            int numLongs,
+            byte[] images,
+            int[] imageOffsets,
+            int numImages) {
+        NativeLib.groupAggregateSupplyOrderEntries(
+                handle(),
+                count,
+                requestOf,
+                orders,
+                lengths,
+                longs,
+                numLongs,
+                images,
+                imageOffsets,
+                numImages);
+    }
+
     /** See {@link NativeLib#groupAggregateCopyOutput}. */
     public void copyOutput(
             byte[] rows,

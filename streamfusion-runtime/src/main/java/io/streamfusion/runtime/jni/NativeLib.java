@@ -109,9 +109,11 @@ public final class NativeLib {
      * Step 2: replays the batch over each key's accumulator image ({@code accs[accOffsets[k] ..
      * accOffsets[k+1])}, an empty range when the key has no state) and, with DISTINCT aggregates,
      * each lookup's map value ({@code distinctPresent[p]} 0: no entry; both null without).
-     * Writes output rows, output bytes, accumulator bytes, updated map entries and whole maps
-     * requested to {@code sizes}; when maps are requested (MIN/MAX over retracting input whose
-     * extreme left), the batch is not done: see {@link #groupAggregateCopyMapRequests}.
+     * Writes output rows, output bytes, accumulator bytes, updated map entries, whole maps
+     * requested and order-map entries requested to {@code sizes}; when maps are requested
+     * (MIN/MAX over retracting input whose extreme left) or order-map entries (FIRST/LAST_VALUE
+     * over retracting input), the batch is not done: see {@link #groupAggregateCopyMapRequests}
+     * and {@link #groupAggregateCopyOrderEntries}.
      */
     public static native void groupAggregateProcess(
             long handle,
@@ -131,6 +133,50 @@ public final class NativeLib {
      */
     public static native void groupAggregateSupplyMaps(
             long handle, int[] requestOf, int count, byte[] images, int[] offsets);
+
+    /**
+     * FIRST/LAST_VALUE over retracting input, after {@link #groupAggregateProcess}: writes the
+     * sizes of its order-map entries to {@code sizes}: entries, longs, value images, image
+     * bytes. They are the entries to read when the process's {@code sizes[5]} was above 0, the
+     * batch's writes otherwise.
+     */
+    public static native void groupAggregateOrderSizes(long handle, int[] sizes);
+
+    /**
+     * The order-map entries: per entry its kind (requests: 0 one entry, 1 the whole map), key
+     * index, map, order (orderToValueMap) and list length (writes; -1 removes the entry), then
+     * the valueToOrderMap lists' orders one after the other, and one-field value images: a
+     * valueToOrderMap entry's value, a written orderToValueMap entry's list.
+     */
+    public static native void groupAggregateCopyOrderEntries(
+            long handle,
+            byte[] kinds,
+            int[] keys,
+            int[] maps,
+            long[] orders,
+            int[] lengths,
+            long[] longs,
+            byte[] images,
+            int[] imageOffsets);
+
+    /**
+     * The entries read for the requested order-map entries: entry i answers request {@code
+     * requestOf[i]}; a valueToOrderMap entry's list is {@code lengths[i]} of {@code longs}, an
+     * orderToValueMap entry has order {@code orders[i]} and {@code lengths[i]} value images. A
+     * request no entry answers reads an absent entry. Then {@link #groupAggregateProcess} runs
+     * the batch again.
+     */
+    public static native void groupAggregateSupplyOrderEntries(
+            long handle,
+            int count,
+            int[] requestOf,
+            long[] orders,
+            int[] lengths,
+            long[] longs,
+            int numLongs,
+            byte[] images,
+            int[] imageOffsets,
+            int numImages);
 
     /**
      * Copies the result of {@link #groupAggregateProcess}: changelog rows with offsets and the

@@ -22,12 +22,16 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
+import org.apache.flink.table.runtime.typeutils.InternalSerializers;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.runtime.util.StateConfigUtil;
+import org.apache.flink.table.types.CollectionDataType;
+import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -87,6 +91,10 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private transient int[] lookupSizes;
     private transient RowDataSerializer[] mapKeySerializers;
     private transient ImageBuffer entryImages;
+    /** FIRST/LAST_VALUE over retracting input: the values of each map, as rows and objects. */
+    private transient boolean orderMaps;
+    private transient ValueCodec[] valueCodecs;
+    private transient int[] orderSizes;
 
     public NativeGroupAggregateOperator(
             byte[] plan,
@@ -130,7 +138,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         agg = new NativeGroupAggregate(plan, memoryBudgetBytes);
         openBatches(FieldUse.of(parsed), outputArity);
         accs = new ImageBuffer();
-        sizes = new int[5];
+        sizes = new int[6];
         getMetricGroup()
                 .gauge(
                         "streamfusionNativeMemoryBytes",
@@ -175,6 +183,52 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         }
         entryImages = new ImageBuffer();
         lookupSizes = new int[2];
+        valueCodecs = new ValueCodec[n];
+        ClassLoader loader = getRuntimeContext().getUserCodeClassLoader();
+        for (int m = 0; m < n; m++) {
+            DistinctState d = distincts[m];
+            if (d.kind == DistinctState.VALUE_ORDERS) {
+                valueCodecs[m] = new ValueCodec(d.keyType, loader);
+                orderMaps = true;
+            } else if (d.kind == DistinctState.ORDER_VALUES) {
+                DataType element = ((CollectionDataType) d.valueType).getElementDataType();
+                valueCodecs[m] = new ValueCodec(element, loader);
+            }
+        }
+        orderSizes = new int[4];
+    }
+
+    /**
+     * A FIRST/LAST_VALUE map's values as the native side passes them (one-field row images) and
+     * as the state holds them (Flink's external objects of the view's type, copied out of the
+     * image's bytes).
+     */
+    private static final class ValueCodec {
+        final RowData.FieldGetter getter;
+        final DataStructureConverter<Object, Object> converter;
+        final TypeSerializer<Object> copier;
+        final RowDataSerializer rows;
+        final BinaryRowData image = new BinaryRowData(1);
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        ValueCodec(DataType type, ClassLoader loader) {
+            LogicalType logical = type.getLogicalType();
+            getter = RowData.createFieldGetter(logical, 0);
+            converter = (DataStructureConverter) DataStructureConverters.getConverter(type);
+            converter.open(loader);
+            copier = (TypeSerializer) InternalSerializers.create(logical);
+            rows = new RowDataSerializer(logical);
+        }
+
+        Object read(byte[] images, int[] offsets, int i) {
+            image.pointTo(
+                    MemorySegmentFactory.wrap(images), offsets[i], offsets[i + 1] - offsets[i]);
+            return converter.toExternal(copier.copy(getter.getFieldOrNull(image)));
+        }
+
+        void write(Object value, ImageBuffer out) throws IOException {
+            out.append(GenericRowData.of(converter.toInternal(value)), rows);
+        }
     }
 
     /** Every state gets the operator's TTL, as Flink's PerKeyStateDataViewStore gives it. */
@@ -230,10 +284,15 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
                     lookups == null ? null : lookups.values,
                     lookups == null ? null : lookups.present,
                     sizes);
-            if (sizes[4] == 0) {
+            if (sizes[4] == 0 && sizes[5] == 0) {
                 break;
             }
-            supplyWholeMaps(keys, lookups, sizes[4]);
+            if (sizes[4] > 0) {
+                supplyWholeMaps(keys, lookups, sizes[4]);
+            }
+            if (sizes[5] > 0) {
+                supplyOrderEntries(keys);
+            }
         }
         int outRows = sizes[0];
         byte[] outBytes = new byte[sizes[1]];
@@ -255,6 +314,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
                 updatedValues);
         if (lookups != null) {
             writeDistinctMaps(keys, actions, lookups, updated, updatedValues);
+        }
+        if (orderMaps) {
+            writeOrderMaps(keys);
         }
 
         int accArity = accTypes.length;
@@ -378,6 +440,157 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             lookups.distinctKeys[before + i] = entryKeys.get(i);
             lookups.values[before + i] = counts.get(i);
             lookups.present[before + i] = 1;
+        }
+    }
+
+    /** A batch's order-map entries, as the native aggregation lists them. */
+    private static final class OrderEntries {
+        byte[] kinds;
+        int[] keys;
+        int[] maps;
+        long[] orders;
+        int[] lengths;
+        long[] longs;
+        byte[] images;
+        int[] imageOffsets;
+    }
+
+    private OrderEntries copyOrderEntries() {
+        agg.orderSizes(orderSizes);
+        int n = orderSizes[0];
+        OrderEntries e = new OrderEntries();
+        e.kinds = new byte[n];
+        e.keys = new int[n];
+        e.maps = new int[n];
+        e.orders = new long[n];
+        e.lengths = new int[n];
+        e.longs = new long[orderSizes[1]];
+        e.images = new byte[orderSizes[3]];
+        e.imageOffsets = new int[orderSizes[2] + 1];
+        agg.copyOrderEntries(
+                e.kinds, e.keys, e.maps, e.orders, e.lengths, e.longs, e.images, e.imageOffsets);
+        return e;
+    }
+
+    /**
+     * FIRST/LAST_VALUE over retracting input: reads the order-map entries the batch asked for
+     * (one valueToOrderMap or orderToValueMap entry, or every entry of a key's orderToValueMap)
+     * and hands them to the native aggregation.
+     */
+    @SuppressWarnings("unchecked")
+    private void supplyOrderEntries(BinaryRowData[] keys) throws Exception {
+        OrderEntries requests = copyOrderEntries();
+        int n = requests.keys.length;
+        List<Integer> requestOf = new ArrayList<>();
+        List<Long> orders = new ArrayList<>();
+        List<Integer> lengths = new ArrayList<>();
+        List<Long> longs = new ArrayList<>();
+        entryImages.clear();
+        int images = 0;
+        for (int q = 0; q < n; q++) {
+            int m = requests.maps[q];
+            setCurrentKey(keys[requests.keys[q]]);
+            List<Object> list = null;
+            long order = requests.orders[q];
+            if (requests.kinds[q] == 1) {
+                Iterable<Map.Entry<Object, Object>> entries = distinctMaps[m].entries();
+                if (entries == null) {
+                    continue;
+                }
+                for (Map.Entry<Object, Object> entry : entries) {
+                    List<Object> values = (List<Object>) entry.getValue();
+                    requestOf.add(q);
+                    orders.add((Long) entry.getKey());
+                    lengths.add(values.size());
+                    for (Object value : values) {
+                        valueCodecs[m].write(value, entryImages);
+                        images++;
+                    }
+                }
+                continue;
+            }
+            if (distincts[m].kind == DistinctState.VALUE_ORDERS) {
+                // Every request has one value image (empty but for valueToOrderMap entries).
+                Object value = valueCodecs[m].read(requests.images, requests.imageOffsets, q);
+                List<Long> stored = (List<Long>) distinctMaps[m].get(value);
+                if (stored != null) {
+                    requestOf.add(q);
+                    orders.add(0L);
+                    lengths.add(stored.size());
+                    longs.addAll(stored);
+                }
+                continue;
+            }
+            list = (List<Object>) distinctMaps[m].get(order);
+            if (list != null) {
+                requestOf.add(q);
+                orders.add(order);
+                lengths.add(list.size());
+                for (Object value : list) {
+                    valueCodecs[m].write(value, entryImages);
+                    images++;
+                }
+            }
+        }
+        int count = requestOf.size();
+        int[] requestArray = new int[count];
+        long[] orderArray = new long[count];
+        int[] lengthArray = new int[count];
+        for (int i = 0; i < count; i++) {
+            requestArray[i] = requestOf.get(i);
+            orderArray[i] = orders.get(i);
+            lengthArray[i] = lengths.get(i);
+        }
+        long[] longArray = new long[longs.size()];
+        for (int i = 0; i < longArray.length; i++) {
+            longArray[i] = longs.get(i);
+        }
+        agg.supplyOrderEntries(
+                count,
+                requestArray,
+                orderArray,
+                lengthArray,
+                longArray,
+                longArray.length,
+                entryImages.bytes(),
+                entryImages.offsets(),
+                images);
+    }
+
+    /**
+     * Applies a batch's order-map writes (after {@link #writeDistinctMaps} cleared the maps of
+     * groups that emptied): each entry is put with its new list, or removed.
+     */
+    private void writeOrderMaps(BinaryRowData[] keys) throws Exception {
+        OrderEntries writes = copyOrderEntries();
+        int nextLong = 0;
+        int nextImage = 0;
+        for (int i = 0; i < writes.keys.length; i++) {
+            int m = writes.maps[i];
+            setCurrentKey(keys[writes.keys[i]]);
+            int length = writes.lengths[i];
+            if (distincts[m].kind == DistinctState.VALUE_ORDERS) {
+                Object value = valueCodecs[m].read(writes.images, writes.imageOffsets, nextImage++);
+                if (length < 0) {
+                    distinctMaps[m].remove(value);
+                    continue;
+                }
+                List<Long> list = new ArrayList<>(length);
+                for (int j = 0; j < length; j++) {
+                    list.add(writes.longs[nextLong++]);
+                }
+                distinctMaps[m].put(value, list);
+                continue;
+            }
+            if (length < 0) {
+                distinctMaps[m].remove(writes.orders[i]);
+                continue;
+            }
+            List<Object> list = new ArrayList<>(length);
+            for (int j = 0; j < length; j++) {
+                list.add(valueCodecs[m].read(writes.images, writes.imageOffsets, nextImage++));
+            }
+            distinctMaps[m].put(writes.orders[i], list);
         }
     }
 
