@@ -31,6 +31,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDataStrea
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecIncrementalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
@@ -203,6 +204,16 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (node instanceof StreamExecGroupWindowAggregate) {
                 return WindowAggregateConverter.convertGroupWindow(
                         (StreamExecGroupWindowAggregate) node, config, typeFactory, session());
+            }
+            if (node instanceof StreamExecIncrementalGroupAggregate) {
+                throw new UnsupportedNativeException(
+                        "IncrementalGroupAggregate (a split DISTINCT aggregation with mini-batch,"
+                                + " table.optimizer.distinct-agg.split.enabled) is not native:"
+                                + " it merges the partial DISTINCT maps under the partial key and"
+                                + " regroups them by the final key within a bundle. The Local and"
+                                + " Global aggregations around it can be; with"
+                                + " table.optimizer.incremental-agg-enabled = false every"
+                                + " aggregation of the split plan can be native");
             }
             throw new UnsupportedNativeException(
                     node.getClass().getSimpleName() + " has no native operator yet");

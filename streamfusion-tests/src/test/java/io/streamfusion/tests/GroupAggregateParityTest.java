@@ -417,6 +417,49 @@ class GroupAggregateParityTest {
         }
     }
 
+    /**
+     * Split DISTINCT aggregation (table.optimizer.distinct-agg.split.enabled) with mini-batch:
+     * Flink's IncrementalGroupAggregate stays Flink's, with its reason in the report, the Local
+     * and Global aggregations around it are native, and the results match; with incremental
+     * aggregation off, every aggregation of the split plan (partial Local/Global with DISTINCT
+     * per bucket, final Local/Global) is native. The bucket's HASH_CODE and the Expand stay
+     * Flink's.
+     */
+    @Test
+    void splitDistinctAggregationMatches() {
+        String sql =
+                "SELECT b, COUNT(DISTINCT i32), SUM(DISTINCT i8), COUNT(*), MAX(i64) FROM " + BIG
+                        + " GROUP BY b";
+        Map<String, String> split = Map.of("table.optimizer.distinct-agg.split.enabled", "true");
+        ParityHarness incremental =
+                miniBatch("TWO_PHASE", split).withNativeOption("streamfusion.fallback", "allow");
+        assertBigParity(incremental, sql);
+        StreamTableEnvironment nat = incremental.nativeEnv();
+        registerBig(nat);
+        ParityHarness.run(nat, sql);
+        assertThat(StreamFusion.planner(nat).lastReport().decisions())
+                .anyMatch(
+                        d -> !d.isNative
+                                && d.operator.startsWith("IncrementalGroupAggregate(")
+                                && d.reason.contains("split DISTINCT"))
+                .anyMatch(d -> d.isNative && d.operator.startsWith("LocalGroupAggregate("))
+                .anyMatch(d -> d.isNative && d.operator.startsWith("GlobalGroupAggregate("));
+
+        Map<String, String> noIncremental = new java.util.HashMap<>(split);
+        noIncremental.put("table.optimizer.incremental-agg-enabled", "false");
+        ParityHarness plain =
+                miniBatch("TWO_PHASE", noIncremental)
+                        .withNativeOption("streamfusion.fallback", "allow");
+        assertBigParity(plain, sql);
+        StreamTableEnvironment all = plain.nativeEnv();
+        registerBig(all);
+        ParityHarness.run(all, sql);
+        assertThat(StreamFusion.planner(all).lastReport().decisions())
+                .filteredOn(d -> d.operator.contains("GroupAggregate("))
+                .hasSize(4)
+                .allMatch(d -> d.isNative);
+    }
+
     private static final String TWO_PHASE_DISTINCT =
             "SELECT b, COUNT(DISTINCT i8), COUNT(DISTINCT i8) FILTER (WHERE i32 > 0), "
                     + "COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE f64 < 1), "
