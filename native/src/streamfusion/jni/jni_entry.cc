@@ -1201,9 +1201,11 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 // HOP with DISTINCT aggregates, before windowAggregateFire: the entries of the fired windows'
 // slice maps (see WindowAggregate::SetFireEntries): entry e of fire fire_of[e] and map map_of[e],
 // bitmask masks[e], value the one-field row images[offsets[e], offsets[e + 1]).
+// CUMULATE also passes the first slice's value of each entry (bases[e] where base_present[e] is
+// 1); HOP passes null.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateSetFireEntries(
     JNIEnv* env, jclass, jlong handle, jintArray fire_of, jintArray map_of, jlongArray masks,
-    jint count, jbyteArray images, jintArray offsets) {
+    jint count, jbyteArray images, jintArray offsets, jlongArray bases, jbyteArray base_present) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     if (count < 0 || env->GetArrayLength(fire_of) < count || env->GetArrayLength(map_of) < count ||
@@ -1217,11 +1219,36 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     env->GetIntArrayRegion(fire_of, 0, count, reinterpret_cast<jint*>(fires.data()));
     env->GetIntArrayRegion(map_of, 0, count, reinterpret_cast<jint*>(maps.data()));
     env->GetLongArrayRegion(masks, 0, count, reinterpret_cast<jlong*>(bits.data()));
+    std::vector<int64_t> base_values;
+    std::vector<uint8_t> present;
+    if (bases != nullptr && base_present != nullptr) {
+      if (env->GetArrayLength(bases) < count || env->GetArrayLength(base_present) < count) {
+        return InternalError("windowAggregateSetFireEntries: bases shorter than ", count);
+      }
+      base_values.resize(n);
+      present.resize(n);
+      env->GetLongArrayRegion(bases, 0, count, reinterpret_cast<jlong*>(base_values.data()));
+      env->GetByteArrayRegion(base_present, 0, count, reinterpret_cast<jbyte*>(present.data()));
+    }
     SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "windowAggregateSetFireEntries",
                                   [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->SetFireEntries(fires.data(), maps.data(),
-                                                                  bits.data(), count, data, offs);
+                                    return h->agg->SetFireEntries(
+                                        fires.data(), maps.data(), bits.data(), count, data, offs,
+                                        bases == nullptr ? nullptr : base_values.data(),
+                                        base_present == nullptr ? nullptr : present.data());
                                   }));
+    return true;
+  });
+}
+
+// After a windowAggregateFire of CUMULATE windows with DISTINCT aggregates: each fire entry's
+// value in its first slice's map, and 1 where Flink puts it there.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateMergedEntries(
+    JNIEnv* env, jclass, jlong handle, jlongArray values, jbyteArray writes) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    SF_RETURN_NOT_OK(CopyToJava(env, values, h->agg->merged_values(), "merged values"));
+    SF_RETURN_NOT_OK(CopyToJava(env, writes, h->agg->merged_writes(), "merged writes"));
     return true;
   });
 }

@@ -165,17 +165,13 @@ Status WindowAggregate::MakeDistincts(const Node& node, const type::RowType& agg
   distinct_of_call_.assign(static_cast<size_t>(aggregate.calls_size()), -1);
   gates_.resize(static_cast<size_t>(aggregate.calls_size()));
   for (const auto& proto : aggregate.distincts()) {
-    if (node.window() == Node::CUMULATE) {
-      return Unsupported(
-          "DISTINCT aggregates in CUMULATE windows (Flink merges each step's distinct map into "
-          "its first slice's) are not native yet");
-    }
-    // HOP windows count each value (Flink's window aggregations consume retractions wherever
-    // they need an input count); over insert-only input the counts only grow.
+    // HOP and CUMULATE windows count each value (Flink's window aggregations consume
+    // retractions wherever they need an input count); over insert-only input the counts only
+    // grow.
     if (proto.consume_retraction() && proto.calls_size() != 1) {
       return Unsupported(
-          "Several DISTINCT calls on one argument in a HOP window (Flink's long[] of counts per "
-          "value) are not native yet");
+          "Several DISTINCT calls on one argument in a HOP or CUMULATE window (Flink's long[] of "
+          "counts per value) are not native yet");
     }
     if (proto.calls_size() > 64 || proto.calls_size() != proto.filter_args_size()) {
       return Unsupported("A DISTINCT map shared by more than 64 calls is not native yet");
@@ -437,8 +433,14 @@ Result<bool> WindowAggregate::SeeValue(const Distinct& d, int64_t seen, int64_t*
 
 Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* map_of,
                                        const int64_t* masks, int32_t count, const uint8_t* images,
-                                       const int32_t* offsets) {
+                                       const int32_t* offsets, const int64_t* bases,
+                                       const uint8_t* base_present) {
   fire_entries_.assign(distincts_.size(), FireEntries{});
+  if (window_ == Node::CUMULATE && count > 0 && (bases == nullptr || base_present == nullptr)) {
+    return InternalError("A CUMULATE window's DISTINCT entries without their first slice's");
+  }
+  merged_values_.assign(static_cast<size_t>(count), 0);
+  merged_writes_.assign(static_cast<size_t>(count), 0);
   for (int32_t e = 0; e < count; ++e) {
     const int32_t m = map_of[e];
     if (m < 0 || m >= static_cast<int32_t>(distincts_.size())) {
@@ -448,6 +450,8 @@ Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* ma
     if (entries.raw.offsets.empty()) entries.raw.offsets.push_back(0);
     entries.fire.push_back(fire_of[e]);
     entries.masks.push_back(masks[e]);
+    entries.index.push_back(e);
+    if (bases != nullptr) entries.bases.push_back(base_present[e] ? bases[e] : 0);
     entries.raw.Append(std::string_view(reinterpret_cast<const char*>(images + offsets[e]),
                                         static_cast<size_t>(offsets[e + 1] - offsets[e])));
   }
@@ -456,7 +460,7 @@ Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* ma
 
 Status WindowAggregate::GateFireEntries(int32_t num_fires) {
   if (fire_entries_.size() != distincts_.size()) {
-    return InternalError("A HOP window with DISTINCT aggregates fired without its map entries");
+    return InternalError("A window with DISTINCT aggregates fired without its map entries");
   }
   // SliceSharedSyncStateWindowAggProcessor merges every slice into a fresh accumulator whose
   // DISTINCT maps are on the heap: per fire, an entry's calls accumulate where its bit is newly
@@ -479,8 +483,19 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
     std::vector<int64_t> bits_of(merged.groups.size(), 0);
     for (const int32_t call : d.calls)
       gates_[static_cast<size_t>(call)].assign(entries.fire.size(), 0);
-    // The window's heap map: each slice entry merged into it (foreachMerge).
-    for (size_t e = 0; e < entries.fire.size(); ++e) {
+    if (window_ == Node::CUMULATE) {
+      // The current slice's map merges into the first slice's state map (foreachMerge over the
+      // state's value, Flink's merge target): a changed bitmask is put, a count always.
+      for (size_t e = 0; e < entries.fire.size(); ++e) {
+        int64_t value = entries.bases[e];
+        SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, entries.masks[e], &value, e));
+        const auto i = static_cast<size_t>(entries.index[e]);
+        merged_values_[i] = value;
+        merged_writes_[i] = d.counting || changed ? 1 : 0;
+      }
+    }
+    // HOP: the window's heap map, each slice entry merged into it (foreachMerge).
+    for (size_t e = 0; e < entries.fire.size() && window_ == Node::HOP; ++e) {
       SF_RETURN_NOT_OK(
           SeeValue(d, entries.masks[e], &bits_of[static_cast<size_t>(merged_of[e])], e).status());
     }
@@ -612,16 +627,18 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   }
   std::vector<uint8_t> fresh(fires);
   for (size_t f = 0; f < fires; ++f) fresh[f] = base[f] < 0 ? 1 : 0;
-  if (!distincts_.empty() && window_ == Node::HOP) {
+  const bool merges_maps = window_ == Node::HOP || window_ == Node::CUMULATE;
+  if (!distincts_.empty() && merges_maps) {
     SF_RETURN_NOT_OK(GateFireEntries(num_fires));
   }
   std::vector<uint8_t> ignored(fires, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), base, acc_offset_[i]));
     const int32_t m = distinct_of_call_[i];
-    if (window_ == Node::HOP && m >= 0) {
+    if (merges_maps && m >= 0) {
       // A DISTINCT call does not merge the slices' accumulators: it accumulates the values of
-      // the slices' map entries whose bit is newly set in the window's merged map.
+      // the slices' map entries whose bit is newly set in the window's merged map (CUMULATE: in
+      // the first slice's map).
       FireEntries& entries = fire_entries_[static_cast<size_t>(m)];
       BundlePlan plan{entries.fire.data(), entries.op.data(), fresh.data(),
                       static_cast<int64_t>(entries.fire.size())};

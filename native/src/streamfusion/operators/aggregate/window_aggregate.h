@@ -21,17 +21,20 @@
 // fields, slice end); nothing is late. The GLOBAL form takes each row's slice from the LOCAL
 // output and merges its accumulators (Flink's GlobalAggCombiner: a group's rows into a fresh
 // accumulator, that into the state's).
-// DISTINCT aggregates (TUMBLE and HOP windows over insert-only input): Flink keeps a map per slice
-// (value -> bitmask of the calls that saw it; in HOP windows, whose aggregations consume
-// retractions, a count per value of the one call) in MapState "distinctAcc_<i>" namespaced by the
-// slice end, with a "_null_state" ValueState for the NULL value. Prepare lists the (group,
-// value) entries the batch touches (lookups, as the group aggregation's), the JVM reads them,
-// Combine gates each DISTINCT call to the rows whose bit is newly set and returns the changed
-// entries. LOCAL starts every group's maps empty and emits them as Flink's RAW MapView bytes
-// (distinct_view.h) after the accumulators; GLOBAL merges those views' entries into state as
-// DistinctAggCodeGen.merge does (a call accumulates an entry's value once its bit is newly set).
-// A HOP window merges its slices' maps when it fires: the JVM passes their entries
-// (SetFireEntries) and the DISTINCT calls accumulate those whose bit is newly set in the window.
+// DISTINCT aggregates (TUMBLE, HOP and CUMULATE windows over insert-only input): Flink keeps a map
+// per slice (value -> bitmask of the calls that saw it; in HOP and CUMULATE windows, whose
+// aggregations consume retractions, a count per value of the one call) in MapState
+// "distinctAcc_<i>" namespaced by the slice end, with a "_null_state" ValueState for the NULL
+// value. Prepare lists the (group, value) entries the batch touches (lookups, as the group
+// aggregation's), the JVM reads them, Combine gates each DISTINCT call to the rows whose bit is
+// newly set and returns the changed entries. LOCAL starts every group's maps empty and emits them
+// as Flink's RAW MapView bytes (distinct_view.h) after the accumulators; GLOBAL merges those views'
+// entries into state as DistinctAggCodeGen.merge does (a call accumulates an entry's value once its
+// bit is newly set). A HOP window merges its slices' maps when it fires: the JVM passes their
+// entries (SetFireEntries) and the DISTINCT calls accumulate those whose bit is newly set in the
+// window. A CUMULATE window merges its current slice's map into its first slice's state map: the
+// JVM passes the current slice's entries with the first slice's values, the calls accumulate the
+// values newly seen there, and the JVM puts the merged values back (merged_values()).
 // Firing a window (Flink's fireWindow) is one more step, for many fired windows at once:
 //   Fire(keys, window ends, slice accumulators): TUMBLE reads the window's own accumulator;
 //   HOP merges the window's slices, latest first, into a fresh accumulator (Flink's
@@ -117,8 +120,15 @@ class WindowAggregate {
   // in the order Flink's merge visits them (the fire's slices in Fire's order, each map in its
   // iteration order, the NULL value last): entry e belongs to fire fire_of[e] and map map_of[e],
   // its value is the one-field row image images[offsets[e], offsets[e + 1]), its bitmask masks[e].
+  // CUMULATE: the entries of the fired windows' current slice maps, and the first slice's value
+  // of each (`bases[e]` when base_present[e] is 1, else no entry): the current slice's map merges
+  // into the first slice's. After Fire, merged_values() holds each entry's value in the first
+  // slice's map and merged_writes() 1 where Flink puts it.
   Status SetFireEntries(const int32_t* fire_of, const int32_t* map_of, const int64_t* masks,
-                        int32_t count, const uint8_t* images, const int32_t* offsets);
+                        int32_t count, const uint8_t* images, const int32_t* offsets,
+                        const int64_t* bases = nullptr, const uint8_t* base_present = nullptr);
+  const std::vector<int64_t>& merged_values() const { return merged_values_; }
+  const std::vector<uint8_t>& merged_writes() const { return merged_writes_; }
 
   int32_t slices_per_window() const { return slices_per_window_; }
   memory::AccountingPool* pool() { return pool_.get(); }
@@ -150,7 +160,8 @@ class WindowAggregate {
   // gates of the calls that see it for the first time (a count turning positive; a count falling
   // back is an error, the input being insert-only). Returns whether `*value` changed.
   Result<bool> SeeValue(const Distinct& d, int64_t seen, int64_t* value, size_t at);
-  // HOP: the DISTINCT calls' gates over the fire entries, and the entries as input rows.
+  // HOP and CUMULATE: the DISTINCT calls' gates over the fire entries, and the entries as input
+  // rows; CUMULATE also the merged values of the first slice's map.
   Status GateFireEntries(int32_t num_fires);
   // LOCAL: the views of map d for every group, one binary column.
   Result<std::shared_ptr<arrow::Array>> EncodeViews(size_t d, int32_t num_groups);
@@ -216,15 +227,20 @@ class WindowAggregate {
   std::vector<uint8_t> lookup_dirty_;
   std::vector<int32_t> updated_lookups_;
   std::vector<int64_t> updated_values_;
-  // HOP: per DISTINCT map, the entries of the fired windows' slice maps (SetFireEntries).
+  // HOP and CUMULATE: per DISTINCT map, the entries of the fired windows' slice maps
+  // (SetFireEntries).
   struct FireEntries {
     std::vector<int32_t> fire;
     std::vector<int64_t> masks;
+    std::vector<int32_t> index;  // the entry's place in SetFireEntries
+    std::vector<int64_t> bases;  // CUMULATE: the first slice's value (0: none)
     batch::BinaryRowBuffer raw;
     std::vector<int8_t> op;
     std::shared_ptr<arrow::RecordBatch> rows;
   };
   std::vector<FireEntries> fire_entries_;
+  std::vector<int64_t> merged_values_;  // CUMULATE: per fire entry, after Fire
+  std::vector<uint8_t> merged_writes_;
 };
 
 }  // namespace streamfusion::operators

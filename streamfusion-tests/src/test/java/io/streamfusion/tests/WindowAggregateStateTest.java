@@ -175,7 +175,7 @@ class WindowAggregateStateTest {
             expected +=
                     window.startsWith("HOP")
                             ? 3
-                            : window.equals("CUMULATE") ? 4 - millis % 4000 / 1000 : 1;
+                            : window.startsWith("CUMULATE") ? 4 - millis % 4000 / 1000 : 1;
         }
         assertThat(counted).isEqualTo(expected);
         return rows;
@@ -239,7 +239,9 @@ class WindowAggregateStateTest {
         "rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
         "rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY",
         "hashmap, HOP_DISTINCT, TWO_PHASE",
-        "rocksdb, HOP_DISTINCT_LEGACY, LEGACY"
+        "rocksdb, HOP_DISTINCT_LEGACY, LEGACY",
+        "rocksdb, CUMULATE_DISTINCT, ONE_PHASE",
+        "hashmap, CUMULATE_DISTINCT, TWO_PHASE"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -287,7 +289,9 @@ class WindowAggregateStateTest {
         "hashmap, 3, HOP_LEGACY, LEGACY",
         "hashmap, 3, TUMBLE_DISTINCT, TWO_PHASE",
         "rocksdb, 1, TUMBLE_DISTINCT, ONE_PHASE",
-        "rocksdb, 3, HOP_DISTINCT, TWO_PHASE"
+        "rocksdb, 3, HOP_DISTINCT, TWO_PHASE",
+        "hashmap, 3, CUMULATE_DISTINCT, TWO_PHASE",
+        "rocksdb, 1, CUMULATE_DISTINCT, ONE_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
@@ -315,7 +319,8 @@ class WindowAggregateStateTest {
         "true, hashmap, TUMBLE_DISTINCT, TWO_PHASE",
         "false, rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
         "true, rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY",
-        "false, hashmap, HOP_DISTINCT, ONE_PHASE"
+        "false, hashmap, HOP_DISTINCT, ONE_PHASE",
+        "true, rocksdb, CUMULATE_DISTINCT, TWO_PHASE"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)

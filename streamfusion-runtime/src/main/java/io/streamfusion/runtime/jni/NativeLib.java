@@ -241,15 +241,12 @@ public final class NativeLib {
             @Nullable int[] offsets);
 
     /**
-     * After {@link #windowAggregateCombine} with DISTINCT aggregates: returns the number of changed
-     * map entries and, when {@code lookups} is not null, copies them (lookup p) with their new
-     * bitmasks.
-     */
-    /**
-     * A HOP window aggregation with DISTINCT aggregates, before {@link #windowAggregateFire}: the
-     * entries of the fired windows' slice maps in the order Flink's merge visits them; entry e of
-     * fire {@code fireOf[e]} and map {@code mapOf[e]}, bitmask {@code masks[e]}, value a one-field
-     * row image ({@code images[offsets[e] .. offsets[e+1])}).
+     * A HOP or CUMULATE window aggregation with DISTINCT aggregates, before {@link
+     * #windowAggregateFire}: the entries of the fired windows' slice maps in the order Flink's
+     * merge visits them; entry e of fire {@code fireOf[e]} and map {@code mapOf[e]}, bitmask
+     * {@code masks[e]}, value a one-field row image ({@code images[offsets[e] .. offsets[e+1])}).
+     * CUMULATE (the current slice's map merging into the first slice's) also passes each entry's
+     * value in the first slice's map: {@code bases[e]} where {@code basePresent[e]} is 1.
      */
     public static native void windowAggregateSetFireEntries(
             long handle,
@@ -258,8 +255,22 @@ public final class NativeLib {
             long[] masks,
             int count,
             byte[] images,
-            int[] offsets);
+            int[] offsets,
+            @Nullable long[] bases,
+            @Nullable byte[] basePresent);
 
+    /**
+     * After a {@link #windowAggregateFire} of CUMULATE windows with DISTINCT aggregates: each fire
+     * entry's value in its first slice's map, and 1 in {@code writes} where Flink puts it there.
+     */
+    public static native void windowAggregateMergedEntries(
+            long handle, long[] values, byte[] writes);
+
+    /**
+     * After {@link #windowAggregateCombine} with DISTINCT aggregates: returns the number of changed
+     * map entries and, when {@code lookups} is not null, copies them (lookup p) with their new
+     * bitmasks.
+     */
     public static native int windowAggregateUpdated(
             long handle, @Nullable int[] lookups, @Nullable long[] values);
 

@@ -1,5 +1,7 @@
 package io.streamfusion.runtime.jni;
 
+import javax.annotation.Nullable;
+
 /**
  * Owns one native window aggregation (a WindowAggregateNode plan compiled by the engine) and frees
  * it on {@link #close()}. Each call hands over Java arrays and copies results back; see {@link
@@ -119,9 +121,21 @@ public final class NativeWindowAggregate extends NativeHandle {
 
     /** Before a {@link #fire} of HOP windows with DISTINCT aggregates: their slices' entries. */
     public void setFireEntries(
-            int[] fireOf, int[] mapOf, long[] masks, int count, byte[] images, int[] offsets) {
+            int[] fireOf,
+            int[] mapOf,
+            long[] masks,
+            int count,
+            byte[] images,
+            int[] offsets,
+            @Nullable long[] bases,
+            @Nullable byte[] basePresent) {
         NativeLib.windowAggregateSetFireEntries(
-                handle(), fireOf, mapOf, masks, count, images, offsets);
+                handle(), fireOf, mapOf, masks, count, images, offsets, bases, basePresent);
+    }
+
+    /** See {@link NativeLib#windowAggregateMergedEntries}. */
+    public void mergedEntries(long[] values, byte[] writes) {
+        NativeLib.windowAggregateMergedEntries(handle(), values, writes);
     }
 
     /** The result of {@link #fire}. */

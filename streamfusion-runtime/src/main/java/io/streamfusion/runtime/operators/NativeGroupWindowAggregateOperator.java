@@ -259,7 +259,8 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
             return;
         }
         if (hop && distinctMaps != null) {
-            fireEntries.sendTo(agg);
+            fireEntries.sendTo(agg, false);
+            fireEntries.clear();
         }
         NativeWindowAggregate.Fired fired =
                 agg.fire(

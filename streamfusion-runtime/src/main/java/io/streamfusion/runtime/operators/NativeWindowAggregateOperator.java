@@ -301,6 +301,10 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         sliceAccs[1] = windowEnd == first ? null : read(windowEnd);
         fires.add(key, windowEnd, sliceAccs, accSerializer, true, windowEnd != last);
         fires.firstSlices[fires.count() - 1] = first;
+        if (distinctMaps != null && windowEnd != first) {
+            // The current slice's DISTINCT maps merge into the first slice's.
+            distinctMaps.appendMergeEntries(windowEnd, first, fires.count() - 1, fireEntries);
+        }
         if (windowEnd + slice <= last) {
             registerTimer(windowEnd + slice);
         }
@@ -351,8 +355,8 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         if (n == 0) {
             return;
         }
-        if (window == Window.HOP && distinctMaps != null) {
-            fireEntries.sendTo(agg);
+        if (distinctMaps != null && window != Window.TUMBLE) {
+            fireEntries.sendTo(agg, window == Window.CUMULATE);
         }
         NativeWindowAggregate.Fired fired =
                 agg.fire(
@@ -377,14 +381,38 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
                                 fired.accOffsets[f],
                                 fired.accOffsets[f + 1]));
             }
+            if (distinctMaps != null) {
+                writeMergedEntries();
+            }
             // Draining may happen inside a timer callback, whose key must stay set.
             if (current != null) {
                 setCurrentKey(current);
             }
         }
         fires.clear();
+        fireEntries.clear();
         emit(fired.bytes, fired.offsets, fired.rows, null);
         countEmitted(fired.rows);
+    }
+
+    /**
+     * CUMULATE: puts the first slices' DISTINCT map entries the fires merged into (not for a
+     * cycle's last window, whose first slice was cleared).
+     */
+    private void writeMergedEntries() throws Exception {
+        int n = fireEntries.count();
+        long[] values = new long[n];
+        byte[] writes = new byte[n];
+        agg.mergedEntries(values, writes);
+        for (int e = 0; e < n; e++) {
+            int f = fireEntries.fires[e];
+            if (writes[e] == 0 || !fires.keepsState[f]) {
+                continue;
+            }
+            setCurrentKey(fires.keyRows.get(f));
+            distinctMaps.put(
+                    fires.firstSlices[f], fireEntries.maps[e], fireEntries.keys[e], values[e]);
+        }
     }
 
     @Override

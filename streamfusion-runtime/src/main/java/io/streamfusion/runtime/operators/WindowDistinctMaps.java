@@ -18,6 +18,9 @@ import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -176,6 +179,62 @@ final class WindowDistinctMaps<N> {
                             valueSerializers[m]);
                 }
             }
+        }
+    }
+
+    /**
+     * A CUMULATE window's merge (its current slice's maps into its first slice's): appends every
+     * entry of the current key's maps in {@code from} to {@code out} for fire {@code fire}, in
+     * the order of {@link #appendEntries}, with its value in namespace {@code into}.
+     */
+    void appendMergeEntries(N from, N into, int fire, FireEntries out) throws Exception {
+        for (int m = 0; m < maps.length; m++) {
+            // Read first: the state is then asked for another namespace.
+            List<Map.Entry<Object, Object>> read = new ArrayList<>();
+            maps[m].setCurrentNamespace(from);
+            Iterable<Map.Entry<Object, Object>> entries = maps[m].entries();
+            if (entries != null) {
+                for (Map.Entry<Object, Object> entry : entries) {
+                    read.add(new AbstractMap.SimpleEntry<>(entry.getKey(), entry.getValue()));
+                }
+            }
+            maps[m].setCurrentNamespace(into);
+            for (Map.Entry<Object, Object> entry : read) {
+                out.addMerged(
+                        fire,
+                        m,
+                        (Long) entry.getValue(),
+                        entry.getKey(),
+                        (Long) maps[m].get(entry.getKey()),
+                        GenericRowData.of(converters[m].toInternal(entry.getKey())),
+                        valueSerializers[m]);
+            }
+            if (nulls[m] != null) {
+                nulls[m].setCurrentNamespace(from);
+                Object mask = nulls[m].value();
+                if (mask != null) {
+                    nulls[m].setCurrentNamespace(into);
+                    out.addMerged(
+                            fire,
+                            m,
+                            (Long) mask,
+                            null,
+                            (Long) nulls[m].value(),
+                            GenericRowData.of((Object) null),
+                            valueSerializers[m]);
+                }
+            }
+        }
+    }
+
+    /** Puts {@code value} for {@code key} (null: the NULL value) in the current key's map m. */
+    void put(N namespace, int m, Object key, long value) throws Exception {
+        if (key == null) {
+            nulls[m].setCurrentNamespace(namespace);
+            nulls[m].update(value);
+        } else {
+            maps[m].setCurrentNamespace(namespace);
+            maps[m].put(key, value);
         }
     }
 
