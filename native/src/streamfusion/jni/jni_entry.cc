@@ -1221,7 +1221,11 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     env->GetLongArrayRegion(masks, 0, count, reinterpret_cast<jlong*>(bits.data()));
     std::vector<int64_t> base_values;
     std::vector<uint8_t> present;
-    if (bases != nullptr && base_present != nullptr) {
+    if ((bases == nullptr) != (base_present == nullptr)) {
+      return InternalError("windowAggregateSetFireEntries: bases without their presence");
+    }
+    const bool with_bases = bases != nullptr;
+    if (with_bases) {
       if (env->GetArrayLength(bases) < count || env->GetArrayLength(base_present) < count) {
         return InternalError("windowAggregateSetFireEntries: bases shorter than ", count);
       }
@@ -1234,8 +1238,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
                                   [&](const uint8_t* data, const int32_t* offs) {
                                     return h->agg->SetFireEntries(
                                         fires.data(), maps.data(), bits.data(), count, data, offs,
-                                        bases == nullptr ? nullptr : base_values.data(),
-                                        base_present == nullptr ? nullptr : present.data());
+                                        with_bases ? base_values.data() : nullptr,
+                                        with_bases ? present.data() : nullptr);
                                   }));
     return true;
   });

@@ -519,39 +519,45 @@ struct ExtremePolicy : NullableField<T> {
 };
 
 // An accumulator that is one ROW field (value, a BIGINT, ...): reads the value (NULL: not
-// valid) and the BIGINT (`absent` when NULL) of row `row` of the struct column `data`.
+// valid) and the BIGINT (`absent` when NULL; `second_valid`, when given, says whether it is) of
+// row `row` of the struct column `data`.
 template <typename T>
 void LoadValueAndLong(const arrow::ArrayData& data, int64_t row, int64_t absent, T* value,
-                      bool* valid, int64_t* second) {
+                      bool* valid, int64_t* second, bool* second_valid = nullptr) {
   const int64_t at = data.offset + row;
   const auto& values = *data.child_data[0];
   const auto& seconds = *data.child_data[1];
   *valid = ReadValid(values, at);
   *value = *valid ? ReadValue<T>(values, at) : T{};
-  *second = ReadValid(seconds, at) ? ReadValue<int64_t>(seconds, at) : absent;
+  const bool present = ReadValid(seconds, at);
+  *second = present ? ReadValue<int64_t>(seconds, at) : absent;
+  if (second_valid != nullptr) *second_valid = present;
 }
 
 // Appends the struct column of `row_type` for `accs` (with `value`, `valid` and the BIGINT
-// `second` member): the value, the BIGINT, and NULL in any further field.
+// `second` member, NULL where the optional `second_valid` member is false): the value, the
+// BIGINT, and NULL in any further field.
 template <typename Acc>
-Status StoreValueAndLong(const std::vector<Acc>& accs, int64_t Acc::*second,
+Status StoreValueAndLong(const std::vector<Acc>& accs, int64_t Acc::* second,
                          const arrow::DataType& row_type, arrow::MemoryPool* pool,
-                         std::vector<ArrayPtr>* columns) {
+                         std::vector<ArrayPtr>* columns, bool Acc::* second_valid = nullptr) {
   using T = decltype(Acc::value);
   std::vector<T> values(accs.size());
   std::vector<uint8_t> valid(accs.size());
   std::vector<int64_t> seconds(accs.size());
+  std::vector<uint8_t> seconds_valid(accs.size(), 1);
   for (size_t k = 0; k < accs.size(); ++k) {
     if (accs[k].valid) values[k] = accs[k].value;
     valid[k] = accs[k].valid;
     seconds[k] = accs[k].*second;
+    if (second_valid != nullptr) seconds_valid[k] = accs[k].*second_valid ? 1 : 0;
   }
   const auto& fields = row_type.fields();
   arrow::ArrayVector children;
   SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
   children.push_back(std::move(value_column));
-  SF_ASSIGN_OR_RAISE(auto second_column, MakeColumn(fields[1]->type(), seconds,
-                                                    std::vector<uint8_t>(accs.size(), 1), pool));
+  SF_ASSIGN_OR_RAISE(auto second_column,
+                     MakeColumn(fields[1]->type(), seconds, seconds_valid, pool));
   children.push_back(std::move(second_column));
   for (size_t f = 2; f < fields.size(); ++f) {
     SF_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(fields[f]->type(),
@@ -917,43 +923,13 @@ struct RetractableFirstLastPolicy {
   void AfterRow(int64_t row, int32_t key) const { order_view->AfterRow(row, key); }
   void Combine(Acc&, const Acc&) const {}
   void Load(Acc* acc, const arrow::RecordBatch& accs, int64_t row, int32_t field) const {
-    const arrow::ArrayData& data = *accs.column_data(field);
-    const int64_t at = data.offset + row;
-    const auto& values = *data.child_data[0];
-    const auto& orders = *data.child_data[1];
-    acc->valid = ReadValid(values, at);
-    acc->value = acc->valid ? ReadValue<T>(values, at) : T{};
-    acc->has_order = ReadValid(orders, at);
-    acc->order = acc->has_order ? ReadValue<int64_t>(orders, at) : 0;
+    LoadValueAndLong(*accs.column_data(field), row, 0, &acc->value, &acc->valid, &acc->order,
+                     &acc->has_order);
   }
   // The views' placeholders (third and fourth fields) as NULL, as RetractableExtremePolicy's.
   Status Store(const std::vector<Acc>& accs, arrow::MemoryPool* pool,
                std::vector<ArrayPtr>* columns) const {
-    std::vector<T> values(accs.size());
-    std::vector<uint8_t> valid(accs.size());
-    std::vector<int64_t> orders(accs.size());
-    std::vector<uint8_t> has_order(accs.size());
-    for (size_t k = 0; k < accs.size(); ++k) {
-      if (accs[k].valid) values[k] = accs[k].value;
-      valid[k] = accs[k].valid;
-      orders[k] = accs[k].order;
-      has_order[k] = accs[k].has_order;
-    }
-    const auto& fields = field_type->fields();
-    arrow::ArrayVector children;
-    SF_ASSIGN_OR_RAISE(auto value_column, MakeColumn(fields[0]->type(), values, valid, pool));
-    children.push_back(std::move(value_column));
-    SF_ASSIGN_OR_RAISE(auto order_column, MakeColumn(fields[1]->type(), orders, has_order, pool));
-    children.push_back(std::move(order_column));
-    for (size_t f = 2; f < fields.size(); ++f) {
-      SF_ASSIGN_OR_RAISE(
-          auto nulls,
-          arrow::MakeArrayOfNull(fields[f]->type(), static_cast<int64_t>(accs.size()), pool));
-      children.push_back(std::move(nulls));
-    }
-    SF_ASSIGN_OR_RAISE(auto row_column, arrow::StructArray::Make(children, fields));
-    columns->push_back(std::move(row_column));
-    return Status::OK();
+    return StoreValueAndLong(accs, &Acc::order, *field_type, pool, columns, &Acc::has_order);
   }
 };
 

@@ -1,5 +1,8 @@
 #include "streamfusion/operators/aggregate/distinct_view.h"
 
+#include <cmath>
+#include <cstring>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -364,6 +367,33 @@ Result<std::shared_ptr<arrow::Array>> EncodeDistinctViews(
   return out;
 }
 
+void CanonicalNaNImages(const type::LogicalType& type, batch::BinaryRowBuffer* images) {
+  if (type.kind != type::TypeKind::kFloat && type.kind != type::TypeKind::kDouble) return;
+  // A one-field row: 8 bytes of header and null bits (field 0's null bit is bit 8), then the
+  // field's 8-byte slot (a FLOAT in its first 4 bytes).
+  for (int32_t i = 0; i < images->num_rows(); ++i) {
+    uint8_t* row = images->bytes.data() + images->offsets[static_cast<size_t>(i)];
+    if (images->offsets[static_cast<size_t>(i) + 1] - images->offsets[static_cast<size_t>(i)] <
+            16 ||
+        (row[1] & 1) != 0) {
+      continue;
+    }
+    if (type.kind == type::TypeKind::kDouble) {
+      double value;
+      std::memcpy(&value, row + 8, sizeof(value));
+      if (!std::isnan(value)) continue;
+      const uint64_t canonical = 0x7ff8000000000000ULL;
+      std::memcpy(row + 8, &canonical, sizeof(canonical));
+    } else {
+      float value;
+      std::memcpy(&value, row + 8, sizeof(value));
+      if (!std::isnan(value)) continue;
+      const uint32_t canonical = 0x7fc00000U;
+      std::memcpy(row + 8, &canonical, sizeof(canonical));
+    }
+  }
+}
+
 Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,
                                                                  const batch::BinaryRowBuffer& raw,
                                                                  int32_t n, arrow::MemoryPool* pool,
@@ -374,6 +404,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::Log
                                       value_type, raw.bytes.data(),
                                       raw.offsets.empty() ? &none : raw.offsets.data(), n, pool));
   SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, images));
+  CanonicalNaNImages(type, images);
   return values;
 }
 

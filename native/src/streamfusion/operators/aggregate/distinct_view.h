@@ -79,8 +79,14 @@ Result<std::shared_ptr<arrow::Array>> EncodeDistinctViews(
     const std::vector<int32_t>& lanes_of_map, int32_t map, const type::LogicalType& key_type,
     int32_t num_groups, const std::vector<int32_t>& groups, arrow::MemoryPool* pool);
 
+// Makes every NaN in one-field row images of FLOAT/DOUBLE `type` the canonical NaN: Flink's map
+// keys are equal as Double.equals / Float.equals (doubleToLongBits, one NaN) on the heap and as
+// DoubleSerializer's bytes (doubleToLongBits too) in RocksDB, while images hold the raw bits.
+// Other types are left as they are.
+void CanonicalNaNImages(const type::LogicalType& type, batch::BinaryRowBuffer* images);
+
 // Decodes the `n` one-field row images `raw` of `type` and encodes them again into `images` as
-// the canonical images lookups hold (state::EncodeKeys); returns the values.
+// the canonical images lookups hold (state::EncodeKeys, NaNs canonical); returns the values.
 Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,
                                                                  const batch::BinaryRowBuffer& raw,
                                                                  int32_t n, arrow::MemoryPool* pool,

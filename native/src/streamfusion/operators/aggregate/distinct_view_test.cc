@@ -174,5 +174,48 @@ TEST(DistinctViewTest, CountArraysRoundTripAsNestedArrays) {
                   .IsInvalid());
 }
 
+// Flink's map keys hold one NaN (Double.equals, DoubleSerializer's doubleToLongBits): images of
+// NaNs with other payloads become the canonical one; other values, -0.0 and NULL stay as they are.
+TEST(DistinctViewTest, NaNImagesBecomeCanonical) {
+  auto image = [](uint64_t bits, bool null) {
+    std::vector<uint8_t> row(16, 0);
+    if (null) row[1] = 1;
+    std::memcpy(row.data() + 8, &bits, sizeof(bits));
+    return row;
+  };
+  const uint64_t canonical = 0x7ff8000000000000ULL;
+  const std::vector<std::pair<uint64_t, bool>> inputs = {{0x7ff8000000000001ULL, false},
+                                                         {0xfff8000000000000ULL, false},
+                                                         {canonical, false},
+                                                         {0x8000000000000000ULL, false},
+                                                         {0x3ff0000000000000ULL, false},
+                                                         {0x7ff0000000000001ULL, true}};
+  batch::BinaryRowBuffer images;
+  for (const auto& [bits, null] : inputs) {
+    const auto row = image(bits, null);
+    images.Append(std::string_view(reinterpret_cast<const char*>(row.data()), row.size()));
+  }
+  CanonicalNaNImages(Kind(TypeKind::kDouble), &images);
+  const std::vector<uint64_t> expected = {canonical,
+                                          canonical,
+                                          canonical,
+                                          0x8000000000000000ULL,
+                                          0x3ff0000000000000ULL,
+                                          0x7ff0000000000001ULL};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    uint64_t bits;
+    std::memcpy(&bits, images.Image(i).data() + 8, sizeof(bits));
+    EXPECT_EQ(bits, expected[i]) << i;
+  }
+  // FLOAT: the first 4 bytes of the slot.
+  batch::BinaryRowBuffer floats;
+  const auto row = image(0x7fc00001U, false);
+  floats.Append(std::string_view(reinterpret_cast<const char*>(row.data()), row.size()));
+  CanonicalNaNImages(Kind(TypeKind::kFloat), &floats);
+  uint32_t bits;
+  std::memcpy(&bits, floats.Image(0).data() + 8, sizeof(bits));
+  EXPECT_EQ(bits, 0x7fc00000U);
+}
+
 }  // namespace
 }  // namespace streamfusion::operators

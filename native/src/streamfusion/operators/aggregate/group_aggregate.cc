@@ -181,7 +181,10 @@ Status GroupAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int3
                                            {input_->column(order.arg)});
     SF_RETURN_NOT_OK(order.view.Start(order.type, *values, key_of_row_.data(), keys_.num_rows(),
                                       now, pool_.get()));
+    // Every run reads these: the JVM reads them before the first.
+    order.view.RequestRowEntries();
   }
+  if (!order_calls_.empty()) CollectOrderRequests();
   return PrepareDistinctLookups();
 }
 
@@ -204,12 +207,14 @@ Status GroupAggregate::PrepareDistinctLookups() {
   for (size_t d = 0; d < distincts_.size(); ++d) {
     SF_RETURN_NOT_OK(
         state::EncodeKeys(input_type_, *input_, {distincts_[d].arg}, &distinct_images_[d]));
+    CanonicalNaNImages(distincts_[d].key_type, &distinct_images_[d]);
     AddLookups(d, key_of_row_);
   }
   for (size_t e = 0; e < extremes_.size(); ++e) {
     const size_t m = distincts_.size() + e;
     const int32_t arg = extremes_[e].arg;
     SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {arg}, &distinct_images_[m]));
+    CanonicalNaNImages(extremes_[e].type, &distinct_images_[m]);
     // Flink's functions ignore NULL arguments: their maps never hold a NULL key.
     AddLookups(m, key_of_row_, input_->column_data(arg).get());
   }
@@ -451,9 +456,7 @@ void GroupAggregate::BindOrderViews(const int8_t* cleared_after) {
   }
 }
 
-bool GroupAggregate::NeedsFullMaps() {
-  full_map_keys_.clear();
-  full_map_maps_.clear();
+void GroupAggregate::CollectOrderRequests() {
   order_entries_.Clear();
   order_request_value_.clear();
   for (size_t o = 0; o < order_calls_.size(); ++o) {
@@ -481,6 +484,12 @@ bool GroupAggregate::NeedsFullMaps() {
     for (const int32_t key : unique(view.whole_requests())) request(1, key, map + 1, 0, -1);
   }
   order_pending_ = order_entries_.size() > 0;
+}
+
+bool GroupAggregate::NeedsFullMaps() {
+  full_map_keys_.clear();
+  full_map_maps_.clear();
+  CollectOrderRequests();
   for (size_t e = 0; e < extremes_.size(); ++e) {
     std::vector<int32_t> keys = views_[e].view.requests;
     std::sort(keys.begin(), keys.end());
@@ -535,17 +544,15 @@ Status GroupAggregate::SupplyOrderEntries(int32_t count, const int32_t* request_
                            requests, " requests");
     }
     if (is_value_map(q)) {
-      if (next_long + lengths[i] > num_longs) return InternalError("Supplied orders too short");
+      if (lengths[i] > num_longs - next_long) return InternalError("Supplied orders too short");
       next_long += lengths[i];
       continue;
     }
-    if (next_image + lengths[i] > num_images) return InternalError("Supplied values too short");
+    if (lengths[i] > num_images - next_image) return InternalError("Supplied values too short");
     const auto o = static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2;
     image_range[static_cast<size_t>(i)] = {raw_count[o], lengths[i]};
+    // The images' offsets were checked by the JNI (WithJavaRows).
     for (int32_t j = 0; j < lengths[i]; ++j, ++next_image) {
-      if (image_offsets[next_image + 1] < image_offsets[next_image]) {
-        return InternalError("Supplied value offsets");
-      }
       raw[o].Append(std::string_view(
           reinterpret_cast<const char*>(images + image_offsets[next_image]),
           static_cast<size_t>(image_offsets[next_image + 1] - image_offsets[next_image])));
@@ -601,6 +608,7 @@ void GroupAggregate::FinishOrderWrites() {
                                         &order_entries_);
     }
   }
+  for (OrderCall& order : order_calls_) order.view.Release();
 }
 
 Status GroupAggregate::SupplyFullMaps(const int32_t* request_of, int32_t count,
@@ -1087,7 +1095,10 @@ std::vector<int32_t> GroupAggregate::BundleOrder() {
 }
 
 int64_t GroupAggregate::memory_bytes() const {
-  return pool_->bytes_allocated() +
+  int64_t orders = static_cast<int64_t>(order_entries_.images.bytes.capacity() +
+                                        order_entries_.longs.capacity() * sizeof(int64_t));
+  for (const OrderCall& order : order_calls_) orders += order.view.memory_bytes();
+  return pool_->bytes_allocated() + orders +
          static_cast<int64_t>(row_keys_.bytes.capacity() + keys_.bytes.capacity() +
                               output_.bytes.capacity() + new_accs_.bytes.capacity());
 }

@@ -38,9 +38,11 @@
 // (extended by the new lookups' values).
 //
 // FIRST_VALUE/LAST_VALUE over retracting input keep two state-backed maps per key (OrderView);
-// a batch reads the entries it needs in rounds: Process ends with pending_order_requests() > 0,
-// the JVM reads those entries (order_entries()) and passes them to SupplyOrderEntries, and calls
-// Process again with the same arguments. When the batch is done, order_entries() are its writes.
+// a batch reads the entries it needs in rounds: Prepare, or Process, ends with
+// pending_order_requests() > 0, the JVM reads those entries (order_entries()) and passes them to
+// SupplyOrderEntries, then calls Process (again, with the same arguments). Prepare asks for the
+// entries every run needs (each row's value, the batch's order); a Process, for the entries of
+// retracted orders and whole maps to scan. When the batch is done, order_entries() are its writes.
 //
 // DISTINCT aggregates (append-only input, bitmask maps): one phase reads and updates Flink's
 // state-backed maps through lookups (Prepare lists the (key, value) entries a batch touches, the
@@ -169,6 +171,8 @@ class GroupAggregate {
   // After the kernels ran: collects the rescans' requests and the order maps' requests; true
   // when the batch must run again.
   bool NeedsFullMaps();
+  // The order views' requests as order_entries().
+  void CollectOrderRequests();
   // Starts a run of the order maps; `cleared_after` as BindViews'.
   void BindOrderViews(const int8_t* cleared_after);
   // After the actions are known: the order maps' writes and clears.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "arrow/array.h"
+#include "streamfusion/operators/aggregate/distinct_view.h"
 #include "streamfusion/state/key_group.h"
 
 namespace streamfusion::operators {
@@ -29,10 +30,13 @@ Status OrderView::Start(const type::LogicalType& type, const arrow::RecordBatch&
   images_.offsets.push_back(0);
   ids_.clear();
   read_.assign(static_cast<size_t>(num_keys), KeyMaps{});
-  run_.clear();
+  run_.assign(static_cast<size_t>(num_keys), KeyMaps{});
+  stamp_.assign(static_cast<size_t>(num_keys), 0);
+  run_number_ = 0;
   const type::RowType value_type{type::Field{"value", type}};
   batch::BinaryRowBuffer row_images;
   SF_RETURN_NOT_OK(state::EncodeKeys(value_type, values, {0}, &row_images));
+  CanonicalNaNImages(type, &row_images);
   const arrow::Array& column = *values.column(0);
   value_of_row_.resize(static_cast<size_t>(values.num_rows()));
   for (int64_t r = 0; r < values.num_rows(); ++r) {
@@ -56,12 +60,62 @@ Status OrderView::Refresh() {
   return Status::OK();
 }
 
+void OrderView::RequestRowEntries() {
+  value_reqs_.clear();
+  order_reqs_.clear();
+  whole_reqs_.clear();
+  std::vector<uint8_t> keyed(read_.size(), 0);
+  for (size_t r = 0; r < value_of_row_.size(); ++r) {
+    const int32_t key = key_of_row_[r];
+    if (value_of_row_[r] >= 0) value_reqs_.emplace_back(key, value_of_row_[r]);
+    if (!keyed[static_cast<size_t>(key)]) {
+      keyed[static_cast<size_t>(key)] = 1;
+      order_reqs_.emplace_back(key, now_);
+    }
+  }
+}
+
 void OrderView::BeginRun(const int8_t* cleared_after) {
-  run_ = read_;
+  ++run_number_;
   cleared_after_ = cleared_after;
   value_reqs_.clear();
   order_reqs_.clear();
   whole_reqs_.clear();
+}
+
+OrderView::KeyMaps& OrderView::Run(int32_t key) {
+  const auto k = static_cast<size_t>(key);
+  if (stamp_[k] != run_number_) {
+    run_[k] = read_[k];
+    stamp_[k] = run_number_;
+  }
+  return run_[k];
+}
+
+void OrderView::Release() {
+  read_.clear();
+  run_.clear();
+  stamp_.clear();
+  ids_.clear();
+  images_.Clear();
+  values_.reset();
+  value_of_row_.clear();
+}
+
+int64_t OrderView::memory_bytes() const {
+  // Hash and tree nodes of about 64 bytes per entry and list element.
+  int64_t entries = 0;
+  for (const auto* maps : {&read_, &run_}) {
+    for (const KeyMaps& m : *maps) {
+      entries += static_cast<int64_t>(m.known_values.size() + m.known_orders.size());
+      for (const auto& [value, orders] : m.values)
+        entries += 1 + static_cast<int64_t>(orders.size());
+      for (const auto& [order, values] : m.orders)
+        entries += 1 + static_cast<int64_t>(values.size());
+    }
+  }
+  return entries * 64 + static_cast<int64_t>(images_.bytes.capacity()) +
+         static_cast<int64_t>(ids_.size()) * 64;
 }
 
 void OrderView::SupplyValue(int32_t key, int32_t value, const int64_t* orders, int32_t n) {
@@ -149,6 +203,7 @@ void OrderView::AfterRow(int64_t row, int32_t key) {
 }
 
 void OrderView::AppendWrites(int32_t key, int32_t value_map, OrderEntries* out) const {
+  if (stamp_[static_cast<size_t>(key)] != run_number_) return;  // not touched by the batch
   const KeyMaps& m = run_[static_cast<size_t>(key)];
   // Sorted, so that a batch's writes do not depend on hash order.
   std::vector<int32_t> values(m.dirty_values.begin(), m.dirty_values.end());

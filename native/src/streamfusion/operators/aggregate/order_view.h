@@ -70,6 +70,9 @@ class OrderView {
   // (a one-column batch of the argument's type; NULL: no value) and its key key_of_row[r].
   Status Start(const type::LogicalType& type, const arrow::RecordBatch& values,
                const int32_t* key_of_row, int32_t num_keys, int64_t now, arrow::MemoryPool* pool);
+  // Requests what every run reads: each row's valueToOrderMap entry and each key's
+  // orderToValueMap entry of the batch's order.
+  void RequestRowEntries();
   // Starts a run of the batch from the entries read so far; `cleared_after` (per row, or null)
   // marks rows after which the group empties and its maps are cleared.
   void BeginRun(const int8_t* cleared_after);
@@ -116,12 +119,21 @@ class OrderView {
   void AfterRow(int64_t row, int32_t key);
 
   // After a run that needed nothing unknown: the key's maps were cleared during the batch.
-  bool cleared(int32_t key) const { return run_[static_cast<size_t>(key)].cleared; }
+  bool cleared(int32_t key) const {
+    const auto k = static_cast<size_t>(key);
+    return stamp_[k] == run_number_ && run_[k].cleared;
+  }
   // Appends the batch's writes of key `key` to `out` (maps value_map and value_map + 1).
   void AppendWrites(int32_t key, int32_t value_map, OrderEntries* out) const;
+  // Frees what the batch knew (after its writes were taken).
+  void Release();
+  // Bytes held, roughly.
+  int64_t memory_bytes() const;
 
  private:
-  KeyMaps& Run(int32_t key) { return run_[static_cast<size_t>(key)]; }
+  // The key's maps in the current run: a copy of what was read, made when the run first touches
+  // the key.
+  KeyMaps& Run(int32_t key);
 
   type::LogicalType type_;
   arrow::MemoryPool* pool_ = nullptr;
@@ -133,6 +145,8 @@ class OrderView {
   std::shared_ptr<arrow::RecordBatch> values_;  // per id
   std::vector<KeyMaps> read_;                   // what the JVM read, per key
   std::vector<KeyMaps> run_;                    // the current run's maps, per key
+  std::vector<uint32_t> stamp_;                 // per key: the run that copied it into run_
+  uint32_t run_number_ = 0;
   const int8_t* cleared_after_ = nullptr;
   std::vector<std::pair<int32_t, int64_t>> value_reqs_;  // (key, value id)
   std::vector<std::pair<int32_t, int64_t>> order_reqs_;  // (key, order)

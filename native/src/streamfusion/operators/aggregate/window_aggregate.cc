@@ -317,6 +317,7 @@ Status WindowAggregate::PrepareDistinctLookups() {
     d.images.Clear();
     if (mode_ != Node::GLOBAL) {
       SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {d.arg}, &d.images));
+      CanonicalNaNImages(d.key_type, &d.images);
       AddDistinctLookups(static_cast<int32_t>(m), 1, d.images, group_of_row_, nullptr, &lookups_,
                          &d.lookup_of);
       continue;
@@ -451,7 +452,9 @@ Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* ma
     entries.fire.push_back(fire_of[e]);
     entries.masks.push_back(masks[e]);
     entries.index.push_back(e);
-    if (bases != nullptr) entries.bases.push_back(base_present[e] ? bases[e] : 0);
+    if (bases != nullptr && base_present != nullptr) {
+      entries.bases.push_back(base_present[e] ? bases[e] : 0);
+    }
     entries.raw.Append(std::string_view(reinterpret_cast<const char*>(images + offsets[e]),
                                         static_cast<size_t>(offsets[e + 1] - offsets[e])));
   }
@@ -477,10 +480,6 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
     batch::BinaryRowBuffer images;
     SF_ASSIGN_OR_RAISE(auto values,
                        CanonicalValueImages(key_type, entries.raw, n, pool_.get(), &images));
-    DistinctLookups merged;
-    std::vector<int32_t> merged_of;
-    AddDistinctLookups(0, 1, images, entries.fire, nullptr, &merged, &merged_of);
-    std::vector<int64_t> bits_of(merged.groups.size(), 0);
     for (const int32_t call : d.calls)
       gates_[static_cast<size_t>(call)].assign(entries.fire.size(), 0);
     if (window_ == Node::CUMULATE) {
@@ -493,11 +492,16 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
         merged_values_[i] = value;
         merged_writes_[i] = d.counting || changed ? 1 : 0;
       }
-    }
-    // HOP: the window's heap map, each slice entry merged into it (foreachMerge).
-    for (size_t e = 0; e < entries.fire.size() && window_ == Node::HOP; ++e) {
-      SF_RETURN_NOT_OK(
-          SeeValue(d, entries.masks[e], &bits_of[static_cast<size_t>(merged_of[e])], e).status());
+    } else {
+      // HOP: the window's heap map, each slice entry merged into it (foreachMerge).
+      DistinctLookups merged;
+      std::vector<int32_t> merged_of;
+      AddDistinctLookups(0, 1, images, entries.fire, nullptr, &merged, &merged_of);
+      std::vector<int64_t> bits_of(merged.groups.size(), 0);
+      for (size_t e = 0; e < entries.fire.size(); ++e) {
+        SF_RETURN_NOT_OK(
+            SeeValue(d, entries.masks[e], &bits_of[static_cast<size_t>(merged_of[e])], e).status());
+      }
     }
     SF_ASSIGN_OR_RAISE(entries.rows,
                        ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));

@@ -419,27 +419,7 @@ public final class GroupAggregateConverter {
             throw new UnsupportedNativeException(
                     name + " over retracting input with an unexpected accumulator " + accs[0]);
         }
-        List<LogicalType> fields = accs[0].getLogicalType().getChildren();
-        List<String> names = LogicalTypeChecks.getFieldNames(accs[0].getLogicalType());
-        if (fields.size() != 3 || names.size() != 3) {
-            throw new UnsupportedNativeException(
-                    name + " over retracting input with an unexpected accumulator " + accs[0]);
-        }
-        // The view's placeholder bytes, as a VARBINARY reads them (nothing reads them).
-        io.streamfusion.plan.DataType placeholder =
-                io.streamfusion.plan.DataType.newBuilder()
-                        .setKind(io.streamfusion.plan.DataType.Kind.VARBINARY)
-                        .setNullable(true)
-                        .setLength(VarBinaryType.MAX_LENGTH)
-                        .build();
-        proto.addAccTypes(
-                io.streamfusion.plan.DataType.newBuilder()
-                        .setKind(io.streamfusion.plan.DataType.Kind.ROW)
-                        .setNullable(true)
-                        .addFields(field(names.get(0), TypeConverter.toProto(fields.get(0))))
-                        .addFields(field(names.get(1), TypeConverter.toProto(fields.get(1))))
-                        .addFields(field(names.get(2), placeholder)));
-        accTypes.add(accs[0].getLogicalType());
+        addViewAccumulator(name, accs[0], 1, proto, accTypes);
         if (local) {
             return;
         }
@@ -481,27 +461,7 @@ public final class GroupAggregateConverter {
             throw new UnsupportedNativeException(
                     name + " over retracting input with an unexpected accumulator " + accs[0]);
         }
-        List<LogicalType> fields = accs[0].getLogicalType().getChildren();
-        List<String> names = LogicalTypeChecks.getFieldNames(accs[0].getLogicalType());
-        if (fields.size() != 4 || names.size() != 4) {
-            throw new UnsupportedNativeException(
-                    name + " over retracting input with an unexpected accumulator " + accs[0]);
-        }
-        io.streamfusion.plan.DataType placeholder =
-                io.streamfusion.plan.DataType.newBuilder()
-                        .setKind(io.streamfusion.plan.DataType.Kind.VARBINARY)
-                        .setNullable(true)
-                        .setLength(VarBinaryType.MAX_LENGTH)
-                        .build();
-        proto.addAccTypes(
-                io.streamfusion.plan.DataType.newBuilder()
-                        .setKind(io.streamfusion.plan.DataType.Kind.ROW)
-                        .setNullable(true)
-                        .addFields(field(names.get(0), TypeConverter.toProto(fields.get(0))))
-                        .addFields(field(names.get(1), TypeConverter.toProto(fields.get(1))))
-                        .addFields(field(names.get(2), placeholder))
-                        .addFields(field(names.get(3), placeholder)));
-        accTypes.add(accs[0].getLogicalType());
+        addViewAccumulator(name, accs[0], 2, proto, accTypes);
         for (int v = 0; v < 2; v++) {
             MapViewSpec spec = (MapViewSpec) info.viewSpecs()[v];
             orderMaps.add(
@@ -511,6 +471,44 @@ public final class GroupAggregateConverter {
                             spec.getValueDataType(),
                             v == 0 ? DistinctState.VALUE_ORDERS : DistinctState.ORDER_VALUES));
         }
+    }
+
+    /**
+     * The STRUCTURED accumulator {@code acc} of a function over retracting input with {@code
+     * views} state-backed MapViews after a value and a BIGINT (MIN/MAX: mapSize; FIRST/LAST_VALUE:
+     * the order): the native side reads it as ROW(value, BIGINT, one placeholder per view), the
+     * placeholders' bytes as a VARBINARY (nothing reads them).
+     */
+    private static void addViewAccumulator(
+            String name,
+            DataType acc,
+            int views,
+            io.streamfusion.plan.AggregateCall.Builder proto,
+            List<LogicalType> accTypes)
+            throws UnsupportedNativeException {
+        List<LogicalType> fields = acc.getLogicalType().getChildren();
+        List<String> names = LogicalTypeChecks.getFieldNames(acc.getLogicalType());
+        if (fields.size() != 2 + views || names.size() != 2 + views) {
+            throw new UnsupportedNativeException(
+                    name + " over retracting input with an unexpected accumulator " + acc);
+        }
+        io.streamfusion.plan.DataType placeholder =
+                io.streamfusion.plan.DataType.newBuilder()
+                        .setKind(io.streamfusion.plan.DataType.Kind.VARBINARY)
+                        .setNullable(true)
+                        .setLength(VarBinaryType.MAX_LENGTH)
+                        .build();
+        io.streamfusion.plan.DataType.Builder row =
+                io.streamfusion.plan.DataType.newBuilder()
+                        .setKind(io.streamfusion.plan.DataType.Kind.ROW)
+                        .setNullable(true)
+                        .addFields(field(names.get(0), TypeConverter.toProto(fields.get(0))))
+                        .addFields(field(names.get(1), TypeConverter.toProto(fields.get(1))));
+        for (int v = 0; v < views; v++) {
+            row.addFields(field(names.get(2 + v), placeholder));
+        }
+        proto.addAccTypes(row);
+        accTypes.add(acc.getLogicalType());
     }
 
     private static io.streamfusion.plan.Field field(

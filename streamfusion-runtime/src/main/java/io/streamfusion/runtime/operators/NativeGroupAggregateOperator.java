@@ -277,6 +277,10 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         }
 
         Lookups lookups = distincts.length == 0 ? null : readDistinctMaps(keys);
+        if (orderMaps) {
+            // The order-map entries every run of the batch reads.
+            supplyOrderEntries(keys);
+        }
         while (true) {
             agg.process(
                     accs.bytes(),
@@ -481,6 +485,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private void supplyOrderEntries(BinaryRowData[] keys) throws Exception {
         OrderEntries requests = copyOrderEntries();
         int n = requests.keys.length;
+        if (n == 0) {
+            return;
+        }
         List<Integer> requestOf = new ArrayList<>();
         List<Long> orders = new ArrayList<>();
         List<Integer> lengths = new ArrayList<>();

@@ -18,6 +18,8 @@ import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
+import javax.annotation.Nullable;
+
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -154,77 +156,77 @@ final class WindowDistinctMaps<N> {
      * NullAwareMapIterator).
      */
     void appendEntries(N namespace, int fire, FireEntries out) throws Exception {
+        appendEntries(namespace, null, fire, out);
+    }
+
+    /**
+     * A CUMULATE window's merge (its current slice's maps into its first slice's): as above for
+     * the entries in {@code from}, each with its value in namespace {@code into}.
+     */
+    void appendMergeEntries(N from, N into, int fire, FireEntries out) throws Exception {
+        appendEntries(from, into, fire, out);
+    }
+
+    private void appendEntries(N from, @Nullable N into, int fire, FireEntries out)
+            throws Exception {
         for (int m = 0; m < maps.length; m++) {
-            maps[m].setCurrentNamespace(namespace);
+            maps[m].setCurrentNamespace(from);
             Iterable<Map.Entry<Object, Object>> entries = maps[m].entries();
-            if (entries != null) {
+            if (entries != null && into == null) {
                 for (Map.Entry<Object, Object> entry : entries) {
                     out.add(
                             fire,
                             m,
                             (Long) entry.getValue(),
-                            GenericRowData.of(converters[m].toInternal(entry.getKey())),
+                            row(m, entry.getKey()),
+                            valueSerializers[m]);
+                }
+            } else if (entries != null) {
+                // Read first: the state is then asked for another namespace.
+                List<Map.Entry<Object, Object>> read = new ArrayList<>();
+                for (Map.Entry<Object, Object> entry : entries) {
+                    read.add(new AbstractMap.SimpleEntry<>(entry.getKey(), entry.getValue()));
+                }
+                maps[m].setCurrentNamespace(into);
+                for (Map.Entry<Object, Object> entry : read) {
+                    Object key = entry.getKey();
+                    out.addMerged(
+                            fire,
+                            m,
+                            (Long) entry.getValue(),
+                            key,
+                            (Long) maps[m].get(key),
+                            row(m, key),
                             valueSerializers[m]);
                 }
             }
-            if (nulls[m] != null) {
-                nulls[m].setCurrentNamespace(namespace);
-                Object mask = nulls[m].value();
-                if (mask != null) {
-                    out.add(
-                            fire,
-                            m,
-                            (Long) mask,
-                            GenericRowData.of((Object) null),
-                            valueSerializers[m]);
-                }
+            if (nulls[m] == null) {
+                continue;
+            }
+            nulls[m].setCurrentNamespace(from);
+            Object mask = nulls[m].value();
+            if (mask == null) {
+                continue;
+            }
+            if (into == null) {
+                out.add(fire, m, (Long) mask, row(m, null), valueSerializers[m]);
+            } else {
+                nulls[m].setCurrentNamespace(into);
+                out.addMerged(
+                        fire,
+                        m,
+                        (Long) mask,
+                        null,
+                        (Long) nulls[m].value(),
+                        row(m, null),
+                        valueSerializers[m]);
             }
         }
     }
 
-    /**
-     * A CUMULATE window's merge (its current slice's maps into its first slice's): appends every
-     * entry of the current key's maps in {@code from} to {@code out} for fire {@code fire}, in
-     * the order of {@link #appendEntries}, with its value in namespace {@code into}.
-     */
-    void appendMergeEntries(N from, N into, int fire, FireEntries out) throws Exception {
-        for (int m = 0; m < maps.length; m++) {
-            // Read first: the state is then asked for another namespace.
-            List<Map.Entry<Object, Object>> read = new ArrayList<>();
-            maps[m].setCurrentNamespace(from);
-            Iterable<Map.Entry<Object, Object>> entries = maps[m].entries();
-            if (entries != null) {
-                for (Map.Entry<Object, Object> entry : entries) {
-                    read.add(new AbstractMap.SimpleEntry<>(entry.getKey(), entry.getValue()));
-                }
-            }
-            maps[m].setCurrentNamespace(into);
-            for (Map.Entry<Object, Object> entry : read) {
-                out.addMerged(
-                        fire,
-                        m,
-                        (Long) entry.getValue(),
-                        entry.getKey(),
-                        (Long) maps[m].get(entry.getKey()),
-                        GenericRowData.of(converters[m].toInternal(entry.getKey())),
-                        valueSerializers[m]);
-            }
-            if (nulls[m] != null) {
-                nulls[m].setCurrentNamespace(from);
-                Object mask = nulls[m].value();
-                if (mask != null) {
-                    nulls[m].setCurrentNamespace(into);
-                    out.addMerged(
-                            fire,
-                            m,
-                            (Long) mask,
-                            null,
-                            (Long) nulls[m].value(),
-                            GenericRowData.of((Object) null),
-                            valueSerializers[m]);
-                }
-            }
-        }
+    /** A map value as a one-field row of Flink's internal data (null: the NULL value). */
+    private RowData row(int m, @Nullable Object key) {
+        return GenericRowData.of(key == null ? null : converters[m].toInternal(key));
     }
 
     /** Puts {@code value} for {@code key} (null: the NULL value) in the current key's map m. */
