@@ -25,9 +25,11 @@ public final class NexmarkQueries {
     /**
      * StreamFusion's own queries over the Nexmark sources (not part of {@code all}), for shapes
      * Nexmark lacks: {@code x1} MIN/MAX over a retracting input (an aggregation's changelog),
-     * {@code x2} DISTINCT aggregates in tumbling windows, {@code x3} in hopping windows.
+     * {@code x2} DISTINCT aggregates in tumbling windows, {@code x3} in hopping windows, {@code
+     * x4} FIRST_VALUE/LAST_VALUE over a retracting input, {@code x5} DISTINCT aggregates in
+     * cumulating windows.
      */
-    public static final List<String> EXTRA = List.of("x1", "x2", "x3");
+    public static final List<String> EXTRA = List.of("x1", "x2", "x3", "x4", "x5");
 
     /**
      * Queries the reference runner does not run (its Benchmark.UNSUPPORTED_QUERIES), with the
