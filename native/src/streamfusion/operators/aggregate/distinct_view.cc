@@ -394,6 +394,13 @@ void CanonicalNaNImages(const type::LogicalType& type, batch::BinaryRowBuffer* i
   }
 }
 
+Status EncodeValueImages(const type::RowType& row_type, const arrow::RecordBatch& rows,
+                         int32_t field, batch::BinaryRowBuffer* images) {
+  SF_RETURN_NOT_OK(state::EncodeKeys(row_type, rows, {field}, images));
+  CanonicalNaNImages(row_type[static_cast<size_t>(field)].type, images);
+  return Status::OK();
+}
+
 Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,
                                                                  const batch::BinaryRowBuffer& raw,
                                                                  int32_t n, arrow::MemoryPool* pool,
@@ -403,8 +410,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::Log
   SF_ASSIGN_OR_RAISE(auto values, batch::DecodeBinaryRows(
                                       value_type, raw.bytes.data(),
                                       raw.offsets.empty() ? &none : raw.offsets.data(), n, pool));
-  SF_RETURN_NOT_OK(state::EncodeKeys(value_type, *values, {0}, images));
-  CanonicalNaNImages(type, images);
+  SF_RETURN_NOT_OK(EncodeValueImages(value_type, *values, 0, images));
   return values;
 }
 

@@ -85,8 +85,14 @@ Result<std::shared_ptr<arrow::Array>> EncodeDistinctViews(
 // Other types are left as they are.
 void CanonicalNaNImages(const type::LogicalType& type, batch::BinaryRowBuffer* images);
 
+// The images map values are looked up by: field `field` of every row of `rows` (schema
+// type::ToArrowSchema(row_type)) as a one-field row (state::EncodeKeys), NaNs canonical.
+// Replaces the content of `images`.
+Status EncodeValueImages(const type::RowType& row_type, const arrow::RecordBatch& rows,
+                         int32_t field, batch::BinaryRowBuffer* images);
+
 // Decodes the `n` one-field row images `raw` of `type` and encodes them again into `images` as
-// the canonical images lookups hold (state::EncodeKeys, NaNs canonical); returns the values.
+// the canonical images lookups hold (EncodeValueImages); returns the values.
 Result<std::shared_ptr<arrow::RecordBatch>> CanonicalValueImages(const type::LogicalType& type,
                                                                  const batch::BinaryRowBuffer& raw,
                                                                  int32_t n, arrow::MemoryPool* pool,

@@ -206,15 +206,13 @@ Status GroupAggregate::PrepareDistinctLookups() {
   }
   for (size_t d = 0; d < distincts_.size(); ++d) {
     SF_RETURN_NOT_OK(
-        state::EncodeKeys(input_type_, *input_, {distincts_[d].arg}, &distinct_images_[d]));
-    CanonicalNaNImages(distincts_[d].key_type, &distinct_images_[d]);
+        EncodeValueImages(input_type_, *input_, distincts_[d].arg, &distinct_images_[d]));
     AddLookups(d, key_of_row_);
   }
   for (size_t e = 0; e < extremes_.size(); ++e) {
     const size_t m = distincts_.size() + e;
     const int32_t arg = extremes_[e].arg;
-    SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {arg}, &distinct_images_[m]));
-    CanonicalNaNImages(extremes_[e].type, &distinct_images_[m]);
+    SF_RETURN_NOT_OK(EncodeValueImages(input_type_, *input_, arg, &distinct_images_[m]));
     // Flink's functions ignore NULL arguments: their maps never hold a NULL key.
     AddLookups(m, key_of_row_, input_->column_data(arg).get());
   }
@@ -511,9 +509,12 @@ Status GroupAggregate::SupplyOrderEntries(int32_t count, const int32_t* request_
   if (input_ == nullptr || requests == 0) {
     return InternalError("GroupAggregate::SupplyOrderEntries without requested entries");
   }
-  auto view_of = [&](int32_t q) -> OrderCall& {
-    return order_calls_[static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2];
+  // Request q's call (its maps are num_maps() + 2 * call and the next), and whether it reads the
+  // call's valueToOrderMap.
+  auto order_of = [&](int32_t q) {
+    return static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2;
   };
+  auto view_of = [&](int32_t q) -> OrderCall& { return order_calls_[order_of(q)]; };
   auto is_value_map = [&](int32_t q) { return (order_entries_.maps[q] - num_maps()) % 2 == 0; };
   // Every request reads an absent entry unless an entry answers it.
   for (int32_t q = 0; q < requests; ++q) {
@@ -549,7 +550,7 @@ Status GroupAggregate::SupplyOrderEntries(int32_t count, const int32_t* request_
       continue;
     }
     if (lengths[i] > num_images - next_image) return InternalError("Supplied values too short");
-    const auto o = static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2;
+    const size_t o = order_of(q);
     image_range[static_cast<size_t>(i)] = {raw_count[o], lengths[i]};
     // The images' offsets were checked by the JNI (WithJavaRows).
     for (int32_t j = 0; j < lengths[i]; ++j, ++next_image) {
@@ -580,7 +581,7 @@ Status GroupAggregate::SupplyOrderEntries(int32_t count, const int32_t* request_
       next_long += lengths[i];
       continue;
     }
-    const auto o = static_cast<size_t>(order_entries_.maps[q] - num_maps()) / 2;
+    const size_t o = order_of(q);
     const Range range = image_range[static_cast<size_t>(i)];
     view.SupplyOrder(key, orders[i], ids[o].data() + range.first, range.n);
   }

@@ -4,7 +4,6 @@
 
 #include "arrow/array.h"
 #include "streamfusion/operators/aggregate/distinct_view.h"
-#include "streamfusion/state/key_group.h"
 
 namespace streamfusion::operators {
 
@@ -35,8 +34,7 @@ Status OrderView::Start(const type::LogicalType& type, const arrow::RecordBatch&
   run_number_ = 0;
   const type::RowType value_type{type::Field{"value", type}};
   batch::BinaryRowBuffer row_images;
-  SF_RETURN_NOT_OK(state::EncodeKeys(value_type, values, {0}, &row_images));
-  CanonicalNaNImages(type, &row_images);
+  SF_RETURN_NOT_OK(EncodeValueImages(value_type, values, 0, &row_images));
   const arrow::Array& column = *values.column(0);
   value_of_row_.resize(static_cast<size_t>(values.num_rows()));
   for (int64_t r = 0; r < values.num_rows(); ++r) {

@@ -316,8 +316,7 @@ Status WindowAggregate::PrepareDistinctLookups() {
     Distinct& d = distincts_[m];
     d.images.Clear();
     if (mode_ != Node::GLOBAL) {
-      SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, {d.arg}, &d.images));
-      CanonicalNaNImages(d.key_type, &d.images);
+      SF_RETURN_NOT_OK(EncodeValueImages(input_type_, *input_, d.arg, &d.images));
       AddDistinctLookups(static_cast<int32_t>(m), 1, d.images, group_of_row_, nullptr, &lookups_,
                          &d.lookup_of);
       continue;

@@ -220,9 +220,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             rows = new RowDataSerializer(logical);
         }
 
-        Object read(byte[] images, int[] offsets, int i) {
-            image.pointTo(
-                    MemorySegmentFactory.wrap(images), offsets[i], offsets[i + 1] - offsets[i]);
+        Object read(MemorySegment images, int[] offsets, int i) {
+            image.pointTo(images, offsets[i], offsets[i + 1] - offsets[i]);
             return converter.toExternal(copier.copy(getter.getFieldOrNull(image)));
         }
 
@@ -488,69 +487,46 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         if (n == 0) {
             return;
         }
-        List<Integer> requestOf = new ArrayList<>();
-        List<Long> orders = new ArrayList<>();
-        List<Integer> lengths = new ArrayList<>();
-        List<Long> longs = new ArrayList<>();
-        entryImages.clear();
-        int images = 0;
+        MemorySegment requestImages = MemorySegmentFactory.wrap(requests.images);
+        OrderReads reads = new OrderReads();
         for (int q = 0; q < n; q++) {
             int m = requests.maps[q];
             setCurrentKey(keys[requests.keys[q]]);
-            List<Object> list = null;
-            long order = requests.orders[q];
             if (requests.kinds[q] == 1) {
                 Iterable<Map.Entry<Object, Object>> entries = distinctMaps[m].entries();
-                if (entries == null) {
-                    continue;
-                }
-                for (Map.Entry<Object, Object> entry : entries) {
-                    List<Object> values = (List<Object>) entry.getValue();
-                    requestOf.add(q);
-                    orders.add((Long) entry.getKey());
-                    lengths.add(values.size());
-                    for (Object value : values) {
-                        valueCodecs[m].write(value, entryImages);
-                        images++;
+                if (entries != null) {
+                    for (Map.Entry<Object, Object> entry : entries) {
+                        reads.add(q, (Long) entry.getKey(), (List<Object>) entry.getValue(), m);
                     }
                 }
-                continue;
-            }
-            if (distincts[m].kind == DistinctState.VALUE_ORDERS) {
+            } else if (distincts[m].kind == DistinctState.VALUE_ORDERS) {
                 // Every request has one value image (empty but for valueToOrderMap entries).
-                Object value = valueCodecs[m].read(requests.images, requests.imageOffsets, q);
+                Object value = valueCodecs[m].read(requestImages, requests.imageOffsets, q);
                 List<Long> stored = (List<Long>) distinctMaps[m].get(value);
                 if (stored != null) {
-                    requestOf.add(q);
-                    orders.add(0L);
-                    lengths.add(stored.size());
-                    longs.addAll(stored);
+                    reads.add(q, 0L, stored.size());
+                    reads.longs.addAll(stored);
                 }
-                continue;
-            }
-            list = (List<Object>) distinctMaps[m].get(order);
-            if (list != null) {
-                requestOf.add(q);
-                orders.add(order);
-                lengths.add(list.size());
-                for (Object value : list) {
-                    valueCodecs[m].write(value, entryImages);
-                    images++;
+            } else {
+                long order = requests.orders[q];
+                List<Object> stored = (List<Object>) distinctMaps[m].get(order);
+                if (stored != null) {
+                    reads.add(q, order, stored, m);
                 }
             }
         }
-        int count = requestOf.size();
+        int count = reads.requestOf.size();
         int[] requestArray = new int[count];
         long[] orderArray = new long[count];
         int[] lengthArray = new int[count];
         for (int i = 0; i < count; i++) {
-            requestArray[i] = requestOf.get(i);
-            orderArray[i] = orders.get(i);
-            lengthArray[i] = lengths.get(i);
+            requestArray[i] = reads.requestOf.get(i);
+            orderArray[i] = reads.orders.get(i);
+            lengthArray[i] = reads.lengths.get(i);
         }
-        long[] longArray = new long[longs.size()];
+        long[] longArray = new long[reads.longs.size()];
         for (int i = 0; i < longArray.length; i++) {
-            longArray[i] = longs.get(i);
+            longArray[i] = reads.longs.get(i);
         }
         agg.supplyOrderEntries(
                 count,
@@ -561,7 +537,37 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
                 longArray.length,
                 entryImages.bytes(),
                 entryImages.offsets(),
-                images);
+                entryImages.count());
+    }
+
+    /**
+     * The entries read for a batch's order-map requests: per entry its request, order and list
+     * length; valueToOrderMap lists in {@link #longs}, orderToValueMap lists' values as images in
+     * {@link #entryImages}.
+     */
+    private final class OrderReads {
+        final List<Integer> requestOf = new ArrayList<>();
+        final List<Long> orders = new ArrayList<>();
+        final List<Integer> lengths = new ArrayList<>();
+        final List<Long> longs = new ArrayList<>();
+
+        OrderReads() {
+            entryImages.clear();
+        }
+
+        void add(int request, long order, int length) {
+            requestOf.add(request);
+            orders.add(order);
+            lengths.add(length);
+        }
+
+        /** An orderToValueMap entry of map {@code m}. */
+        void add(int request, long order, List<Object> values, int m) throws IOException {
+            add(request, order, values.size());
+            for (Object value : values) {
+                valueCodecs[m].write(value, entryImages);
+            }
+        }
     }
 
     /**
@@ -570,6 +576,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
      */
     private void writeOrderMaps(BinaryRowData[] keys) throws Exception {
         OrderEntries writes = copyOrderEntries();
+        MemorySegment images = MemorySegmentFactory.wrap(writes.images);
         int nextLong = 0;
         int nextImage = 0;
         for (int i = 0; i < writes.keys.length; i++) {
@@ -577,7 +584,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             setCurrentKey(keys[writes.keys[i]]);
             int length = writes.lengths[i];
             if (distincts[m].kind == DistinctState.VALUE_ORDERS) {
-                Object value = valueCodecs[m].read(writes.images, writes.imageOffsets, nextImage++);
+                Object value = valueCodecs[m].read(images, writes.imageOffsets, nextImage++);
                 if (length < 0) {
                     distinctMaps[m].remove(value);
                     continue;
@@ -595,7 +602,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             }
             List<Object> list = new ArrayList<>(length);
             for (int j = 0; j < length; j++) {
-                list.add(valueCodecs[m].read(writes.images, writes.imageOffsets, nextImage++));
+                list.add(valueCodecs[m].read(images, writes.imageOffsets, nextImage++));
             }
             distinctMaps[m].put(writes.orders[i], list);
         }
