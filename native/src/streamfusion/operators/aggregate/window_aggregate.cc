@@ -168,17 +168,15 @@ Status WindowAggregate::MakeDistincts(const Node& node, const type::RowType& agg
     // HOP and CUMULATE windows count each value (Flink's window aggregations consume
     // retractions wherever they need an input count); over insert-only input the counts only
     // grow.
-    if (proto.consume_retraction() && proto.calls_size() != 1) {
-      return Unsupported(
-          "Several DISTINCT calls on one argument in a HOP or CUMULATE window (Flink's long[] of "
-          "counts per value) are not native yet");
-    }
     if (proto.calls_size() > 64 || proto.calls_size() != proto.filter_args_size()) {
       return Unsupported("A DISTINCT map shared by more than 64 calls is not native yet");
     }
     Distinct d;
     d.arg = proto.arg();
     d.counting = proto.consume_retraction();
+    // Several calls counting on one map keep a long[] of counts per value, one per call
+    // (LongArrayValueWithRetractionGenerator): lanes.
+    if (d.counting && proto.calls_size() > 1) d.lanes = proto.calls_size();
     if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
       return InternalError("DISTINCT argument ", d.arg, " outside the input");
     }
@@ -317,8 +315,8 @@ Status WindowAggregate::PrepareDistinctLookups() {
     d.images.Clear();
     if (mode_ != Node::GLOBAL) {
       SF_RETURN_NOT_OK(EncodeValueImages(input_type_, *input_, d.arg, &d.images));
-      AddDistinctLookups(static_cast<int32_t>(m), 1, d.images, group_of_row_, nullptr, &lookups_,
-                         &d.lookup_of);
+      AddDistinctLookups(static_cast<int32_t>(m), d.lanes, d.images, group_of_row_, nullptr,
+                         &lookups_, &d.lookup_of);
       continue;
     }
     // GLOBAL: the entries of the LOCAL rows' views, each under its row's group.
@@ -330,17 +328,17 @@ Status WindowAggregate::PrepareDistinctLookups() {
       const int32_t group = group_of_row_[static_cast<size_t>(r)];
       if (group < 0 || views.IsNull(r)) continue;
       const std::string_view view = views.GetView(r);
-      SF_RETURN_NOT_OK(DecodeDistinctView(d.key_type, 1,
+      SF_RETURN_NOT_OK(DecodeDistinctView(d.key_type, d.lanes,
                                           reinterpret_cast<const uint8_t*>(view.data()),
                                           static_cast<int64_t>(view.size()), &raw, &d.entry_masks));
-      d.entry_group.resize(d.entry_masks.size(), group);
+      d.entry_group.resize(d.entry_masks.size() / static_cast<size_t>(d.lanes), group);
     }
     const auto n = static_cast<int32_t>(d.entry_group.size());
     type::LogicalType key_type = d.key_type;
     key_type.nullable = true;  // a view may hold the NULL value
     SF_ASSIGN_OR_RAISE(auto values, CanonicalValueImages(key_type, raw, n, pool_.get(), &d.images));
-    AddDistinctLookups(static_cast<int32_t>(m), 1, d.images, d.entry_group, nullptr, &lookups_,
-                       &d.lookup_of);
+    AddDistinctLookups(static_cast<int32_t>(m), d.lanes, d.images, d.entry_group, nullptr,
+                       &lookups_, &d.lookup_of);
     SF_ASSIGN_OR_RAISE(d.entry_rows,
                        ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));
     d.entry_op.assign(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate));
@@ -381,6 +379,21 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
           return InternalError("A retraction reached a DISTINCT window aggregation");
         }
       }
+      const auto p = static_cast<size_t>(d.lookup_of[r]);
+      if (d.lanes > 1) {
+        // A long[]: each call counts in its own lane, 1 when its FILTER passes (a view entry
+        // brings every lane's count).
+        for (size_t lane = 0; lane < d.calls.size(); ++lane) {
+          const int64_t seen = merging
+                                   ? d.entry_masks[r * d.calls.size() + lane]
+                                   : (FilterPasses(filters[lane], static_cast<int64_t>(r)) ? 1 : 0);
+          if (seen == 0) continue;
+          SF_ASSIGN_OR_RAISE(const bool changed,
+                             SeeValue(d, lane, seen, &lookup_results_[p + lane], r));
+          if (changed) lookup_dirty_[p] = 1;
+        }
+        continue;
+      }
       // A view entry brings its mask (or count); a row the bits of its calls whose FILTER passes
       // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits), or for a
       // counting map 1 when its call's FILTER passes.
@@ -391,30 +404,35 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
         }
       }
       if (!merging && seen == 0) continue;
-      const auto p = static_cast<size_t>(d.lookup_of[r]);
-      SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, seen, &lookup_results_[p], r));
+      SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, 0, seen, &lookup_results_[p], r));
       if (changed) lookup_dirty_[p] = 1;
     }
   }
-  for (size_t p = 0; p < lookups && from_state; ++p) {
-    if (!lookup_dirty_[p]) continue;
-    updated_lookups_.push_back(static_cast<int32_t>(p));
-    updated_values_.push_back(lookup_results_[p]);
+  // A changed long[] is put whole: its lanes' lookups, consecutive (dirty marks the first).
+  for (size_t p = 0; p < lookups && from_state;) {
+    const auto width = static_cast<size_t>(distincts_[static_cast<size_t>(lookups_.maps[p])].lanes);
+    for (size_t q = p; q < p + width && lookup_dirty_[p]; ++q) {
+      updated_lookups_.push_back(static_cast<int32_t>(q));
+      updated_values_.push_back(lookup_results_[q]);
+    }
+    p += width;
   }
   return Status::OK();
 }
 
-Result<bool> WindowAggregate::SeeValue(const Distinct& d, int64_t seen, int64_t* value, size_t at) {
+Result<bool> WindowAggregate::SeeValue(const Distinct& d, size_t lane, int64_t seen, int64_t* value,
+                                       size_t at) {
   if (d.counting) {
-    // LongValueWithRetractionGenerator (one call): counts add up (foreachMerge); the call
-    // accumulates when the count turns positive.
+    // LongValueWithRetractionGenerator (one call) and LongArrayValueWithRetractionGenerator
+    // (a lane per call): counts add up (foreachMerge); the lane's call accumulates when its count
+    // turns positive.
     const int64_t before = *value;
     *value = JavaAdd(before, seen);
     if (before > 0 && *value <= 0) {
       // Only a retraction could take a count back (the input is insert-only here).
       return InternalError("A DISTINCT count of a window fell to ", *value);
     }
-    if (before <= 0 && *value > 0) gates_[static_cast<size_t>(d.calls[0])][at] = 1;
+    if (before <= 0 && *value > 0) gates_[static_cast<size_t>(d.calls[lane])][at] = 1;
     return true;
   }
   // A bitmask: a call accumulates where its bit is newly set.
@@ -474,6 +492,17 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
     for (const int32_t f : entries.fire) {
       if (f < 0 || f >= num_fires) return InternalError("A fire entry of fire ", f);
     }
+    // A long[] value comes as its lanes' consecutive entries (one value, one fire).
+    const auto lanes = static_cast<size_t>(d.lanes);
+    if (entries.fire.size() % lanes != 0) {
+      return InternalError("Fire entries of map ", m, " are not whole long[] values");
+    }
+    for (size_t e = 0; e < entries.fire.size(); ++e) {
+      if (entries.fire[e] != entries.fire[e - e % lanes] ||
+          entries.raw.Image(e) != entries.raw.Image(e - e % lanes)) {
+        return InternalError("The lanes of a long[] fire entry of map ", m, " differ");
+      }
+    }
     type::LogicalType key_type = d.key_type;
     key_type.nullable = true;
     batch::BinaryRowBuffer images;
@@ -486,7 +515,7 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
       // state's value, Flink's merge target): a changed bitmask is put, a count always.
       for (size_t e = 0; e < entries.fire.size(); ++e) {
         int64_t value = entries.bases[e];
-        SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, entries.masks[e], &value, e));
+        SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, e % lanes, entries.masks[e], &value, e));
         const auto i = static_cast<size_t>(entries.index[e]);
         merged_values_[i] = value;
         merged_writes_[i] = d.counting || changed ? 1 : 0;
@@ -495,11 +524,14 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
       // HOP: the window's heap map, each slice entry merged into it (foreachMerge).
       DistinctLookups merged;
       std::vector<int32_t> merged_of;
-      AddDistinctLookups(0, 1, images, entries.fire, nullptr, &merged, &merged_of);
+      std::vector<int32_t> fire_of_value(entries.fire.size(), -1);  // a value's first lane
+      for (size_t e = 0; e < entries.fire.size(); e += lanes) fire_of_value[e] = entries.fire[e];
+      AddDistinctLookups(0, d.lanes, images, fire_of_value, nullptr, &merged, &merged_of);
       std::vector<int64_t> bits_of(merged.groups.size(), 0);
       for (size_t e = 0; e < entries.fire.size(); ++e) {
-        SF_RETURN_NOT_OK(
-            SeeValue(d, entries.masks[e], &bits_of[static_cast<size_t>(merged_of[e])], e).status());
+        const size_t lane = e % lanes;
+        const auto slot = static_cast<size_t>(merged_of[e - lane]) + lane;
+        SF_RETURN_NOT_OK(SeeValue(d, lane, entries.masks[e], &bits_of[slot], e).status());
       }
     }
     SF_ASSIGN_OR_RAISE(entries.rows,
@@ -513,9 +545,11 @@ Result<std::shared_ptr<arrow::Array>> WindowAggregate::EncodeViews(size_t m, int
   // Each group's entries that a row put (a bit set), in first appearance.
   std::vector<int32_t> groups(static_cast<size_t>(num_groups));
   for (int32_t g = 0; g < num_groups; ++g) groups[static_cast<size_t>(g)] = g;
-  return EncodeDistinctViews(lookups_, lookup_results_.data(),
-                             std::vector<int32_t>(distincts_.size(), 1), static_cast<int32_t>(m),
-                             distincts_[m].key_type, num_groups, groups, pool_.get());
+  std::vector<int32_t> lanes_of_map;
+  for (const Distinct& d : distincts_) lanes_of_map.push_back(d.lanes);
+  return EncodeDistinctViews(lookups_, lookup_results_.data(), lanes_of_map,
+                             static_cast<int32_t>(m), distincts_[m].key_type, num_groups, groups,
+                             pool_.get());
 }
 
 Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,

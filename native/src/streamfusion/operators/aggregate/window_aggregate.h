@@ -23,7 +23,8 @@
 // accumulator, that into the state's).
 // DISTINCT aggregates (TUMBLE, HOP and CUMULATE windows over insert-only input): Flink keeps a map
 // per slice (value -> bitmask of the calls that saw it; in HOP and CUMULATE windows, whose
-// aggregations consume retractions, a count per value of the one call) in MapState
+// aggregations consume retractions, a count per value: a Long for one call, else a long[] of a
+// count per call, whose entries travel as `lanes` consecutive lookups and fire entries) in MapState
 // "distinctAcc_<i>" namespaced by the slice end, with a "_null_state" ValueState for the NULL
 // value. Prepare lists the (group, value) entries the batch touches (lookups, as the group
 // aggregation's), the JVM reads them, Combine gates each DISTINCT call to the rows whose bit is
@@ -120,6 +121,8 @@ class WindowAggregate {
   // in the order Flink's merge visits them (the fire's slices in Fire's order, each map in its
   // iteration order, the NULL value last): entry e belongs to fire fire_of[e] and map map_of[e],
   // its value is the one-field row image images[offsets[e], offsets[e + 1]), its bitmask masks[e].
+  // A long[] value of a map with several lanes is that many consecutive entries (same fire and
+  // value, a lane's count each).
   // CUMULATE: the entries of the fired windows' current slice maps, and the first slice's value
   // of each (`bases[e]` when base_present[e] is 1, else no entry): the current slice's map merges
   // into the first slice's. After Fire, merged_values() holds each entry's value in the first
@@ -156,10 +159,11 @@ class WindowAggregate {
                               const uint8_t* distinct_present);
   struct Distinct;
   // One sighting of a value of map d, at row or entry `at`: `seen` is the bits of the calls that
-  // see it (for a counting map, the count to add) against the map's value `*value`; opens the
-  // gates of the calls that see it for the first time (a count turning positive; a count falling
-  // back is an error, the input being insert-only). Returns whether `*value` changed.
-  Result<bool> SeeValue(const Distinct& d, int64_t seen, int64_t* value, size_t at);
+  // see it (for a counting map, the count to add to lane `lane`, whose call is d.calls[lane])
+  // against the map's value `*value` (the lane's count); opens the gates of the calls that see it
+  // for the first time (a count turning positive; a count falling back is an error, the input
+  // being insert-only). Returns whether `*value` changed.
+  Result<bool> SeeValue(const Distinct& d, size_t lane, int64_t seen, int64_t* value, size_t at);
   // HOP and CUMULATE: the DISTINCT calls' gates over the fire entries, and the entries as input
   // rows; CUMULATE also the merged values of the first slice's map.
   Status GateFireEntries(int32_t num_fires);
@@ -209,7 +213,8 @@ class WindowAggregate {
     std::vector<int32_t> filters;
     type::LogicalType key_type;
     int32_t view_field = -1;        // GLOBAL: the input column of LOCAL's view
-    bool counting = false;          // a count per value (HOP, one call), not a bitmask
+    bool counting = false;          // a count per value (HOP, CUMULATE), not a bitmask
+    int32_t lanes = 1;              // counting with several calls: a long[], a count per call
     batch::BinaryRowBuffer images;  // the value of each row (GLOBAL: of each view entry)
     std::vector<int32_t> lookup_of;
     // GLOBAL: the views' entries: group, bitmask, and the value as a row of the aggregated input.

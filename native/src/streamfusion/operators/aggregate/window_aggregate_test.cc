@@ -289,6 +289,82 @@ TEST(WindowAggregateTest, HopWindowsCountEachDistinctValueOnceAcrossSlices) {
                    .ok());
 }
 
+TEST(WindowAggregateTest, HopCountsSeveralDistinctCallsInLanesOfALongArray) {
+  // HOP(size 3 s, slide 1 s) with SUM(DISTINCT v) and COUNT(DISTINCT v): both calls count each
+  // value in a long[] (LongArrayValueWithRetractionGenerator), a lane per call, whose lookups and
+  // fire entries come as consecutive lanes.
+  auto plan = MakePlan(Node::HOP, 3'000, 1'000);
+  auto* node = plan.mutable_operators(0)->mutable_window_aggregate();
+  auto* count = node->mutable_aggregate()->add_calls();
+  count->set_kind(plan::AggregateCall::COUNT);
+  count->add_args(2);
+  count->set_filter_arg(-1);
+  *count->mutable_result_type() = BigInt();
+  *count->add_acc_types() = BigInt();
+  auto* distinct = node->mutable_aggregate()->add_distincts();
+  distinct->set_arg(2);
+  distinct->add_calls(1);
+  distinct->add_filter_args(-1);
+  distinct->add_calls(2);
+  distinct->add_filter_args(-1);
+  distinct->set_consume_retraction(true);
+  // Output: k, COUNT(*), SUM(DISTINCT v), COUNT(DISTINCT v), then the window properties.
+  plan::RowType out = plan.output_type();
+  plan.mutable_output_type()->clear_fields();
+  for (int i = 0; i < out.fields_size(); ++i) {
+    *plan.mutable_output_type()->add_fields() = out.fields(i);
+    if (i == 2) AddField(plan.mutable_output_type(), "n", BigInt());
+  }
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 100, 5}, {1, 200, 5}, {1, 1'100, 7}}, INT64_MIN);
+  ASSERT_EQ(agg->namespaces(), (std::vector<int64_t>{1'000, 2'000}));
+  // Two lanes per (group, value): (slice 1,000, 5) and (slice 2,000, 7).
+  const DistinctLookups lookups = agg->lookups();
+  ASSERT_EQ(lookups.groups, (std::vector<int32_t>{0, 0, 1, 1}));
+  // State holds 5 with the counts [0, 1]: only SUM's lane sees it for the first time.
+  const std::vector<int64_t> values = {0, 1, 0, 0};
+  const std::vector<uint8_t> present = {1, 1, 0, 0};
+  const std::vector<int32_t> no_state = {0, 0, 0};
+  const uint8_t none = 0;
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), values.data(), present.data()).ok());
+  // Each changed long[] is put whole.
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{2, 3, 1, 1}));
+  const batch::BinaryRowBuffer accs = agg->accs();
+  const batch::BinaryRowBuffer keys = agg->keys();
+
+  // The window ending at 3,000 merges slices 2,000 (7: [1, 1]) and 1,000 (5: [2, 3]); the
+  // window's heap map counts both values in both lanes from 0, so each call sees each once.
+  std::vector<uint8_t> acc_bytes;
+  std::vector<int32_t> acc_offsets = {0, 0};  // slice 3,000: none
+  for (size_t s : {1, 0}) {
+    const std::string_view acc = accs.Image(s);
+    acc_bytes.insert(acc_bytes.end(), acc.begin(), acc.end());
+    acc_offsets.push_back(static_cast<int32_t>(acc_bytes.size()));
+  }
+  batch::BinaryRowBuffer images;
+  for (size_t p : {2, 3, 0, 1}) images.Append(lookups.values.Image(p));
+  const std::vector<int32_t> fire_of = {0, 0, 0, 0};
+  const std::vector<int32_t> map_of = {0, 0, 0, 0};
+  const std::vector<int64_t> masks = {1, 1, 2, 3};
+  ASSERT_TRUE(agg->SetFireEntries(fire_of.data(), map_of.data(), masks.data(), 4,
+                                  images.bytes.data(), images.offsets.data())
+                  .ok());
+  const std::vector<int64_t> ends = {3'000};
+  const auto fired = agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1,
+                               acc_bytes.data(), acc_offsets.data());
+  ASSERT_TRUE(fired.ok()) << fired.ToString();
+  EXPECT_EQ(Output(agg->output(), plan),
+            (std::vector<std::string>{"[1, 3, 12, 2, 0, 3000, 2999]"}));
+  // A long[] cut short (three lanes' entries of a two-lane map) is an internal error.
+  ASSERT_TRUE(agg->SetFireEntries(fire_of.data(), map_of.data(), masks.data(), 3,
+                                  images.bytes.data(), images.offsets.data())
+                  .ok());
+  EXPECT_FALSE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, acc_bytes.data(),
+                         acc_offsets.data())
+                   .ok());
+}
+
 TEST(WindowAggregateTest, HopFiresMergedSlicesWithWindowProperties) {
   const auto plan = MakePlan(Node::HOP, 3'000, 1'000);
   auto agg = Make(plan);

@@ -67,8 +67,11 @@ class WindowAggregateStateTest {
         // *_DISTINCT: the same window with DISTINCT maps (Flink's MapState per slice or window).
         String calls =
                 window.contains("_DISTINCT")
+                        // Two calls share the map of v % 1000: in HOP and CUMULATE windows
+                        // (counting) a long[] per value, in TUMBLE a bitmask.
                         ? "COUNT(*) AS c, COUNT(DISTINCT v % 1000) AS s, MIN(v) AS mn,"
                                 + " MAX(v) AS mx, COUNT(DISTINCT v % 97) FILTER (WHERE v % 3 = 0)"
+                                + " * 10000 + COUNT(DISTINCT v % 1000) FILTER (WHERE v % 2 = 0)"
                                 + " AS f"
                         : "COUNT(*) AS c, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx,"
                                 + " COUNT(*) FILTER (WHERE v % 3 = 0) AS f";

@@ -13,7 +13,8 @@ import java.util.Arrays;
  * visits them: each entry's fire, map, bitmask and value as a one-field row image. A HOP window
  * merges its slices' maps; a CUMULATE window merges its current slice's map into its first
  * slice's, so its entries also carry the first slice's value ({@link #addMerged}) and the value
- * itself, to be put back after the fire.
+ * itself, to be put back after the fire. A map's {@code long[]} value (several DISTINCT calls
+ * counting) is as many consecutive entries as it has lanes, one count each.
  */
 final class FireEntries {
     final ImageBuffer values = new ImageBuffer();

@@ -404,14 +404,20 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         long[] values = new long[n];
         byte[] writes = new byte[n];
         agg.mergedEntries(values, writes);
-        for (int e = 0; e < n; e++) {
+        for (int e = 0; e < n; ) {
             int f = fireEntries.fires[e];
-            if (writes[e] == 0 || !fires.keepsState[f]) {
-                continue;
+            int m = fireEntries.maps[e];
+            // A long[] value's lanes are consecutive entries, put as one value.
+            int lanes = distinctMaps.lanes(m);
+            if (writes[e] != 0 && fires.keepsState[f]) {
+                setCurrentKey(fires.keyRows.get(f));
+                distinctMaps.put(
+                        fires.firstSlices[f],
+                        m,
+                        fireEntries.keys[e],
+                        distinctMaps.valueOf(m, values, e));
             }
-            setCurrentKey(fires.keyRows.get(f));
-            distinctMaps.put(
-                    fires.firstSlices[f], fireEntries.maps[e], fireEntries.keys[e], values[e]);
+            e += lanes;
         }
     }
 

@@ -21,18 +21,22 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import javax.annotation.Nullable;
 
 import java.util.AbstractMap;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * The DISTINCT maps of a window aggregation in Flink's layout (PerWindowStateDataViewStore): per
- * map a keyed MapState from the value (Flink's external representation) to its BIGINT bitmask,
- * namespaced by the window's state namespace, and for a nullable value a ValueState {@code
+ * map a keyed MapState from the value (Flink's external representation) to its BIGINT bitmask or
+ * count, namespaced by the window's state namespace, and for a nullable value a ValueState {@code
  * stateId + "_null_state"} in the same namespace. The native aggregation lists the (group,
  * value) entries a batch touches; this reads them before the batch is combined and writes the
- * changed ones after.
+ * changed ones after. A map of several DISTINCT calls counting (HOP and CUMULATE windows) holds a
+ * {@code long[]} of a count per call: natively its lanes, whose lookups and fire entries come
+ * consecutively.
  *
  * @param <N> the state namespace (the slice end, or a {@code TimeWindow})
  */
@@ -43,6 +47,7 @@ final class WindowDistinctMaps<N> {
     private final RowData.FieldGetter[] getters;
     private final DataStructureConverter<Object, Object>[] converters;
     private final RowDataSerializer[] valueSerializers;
+    private final int[] lanes;
     private final Consumer<RowData> setKey;
 
     private NativeWindowAggregate.Lookups lookups;
@@ -65,6 +70,7 @@ final class WindowDistinctMaps<N> {
         getters = new RowData.FieldGetter[n];
         converters = new DataStructureConverter[n];
         valueSerializers = new RowDataSerializer[n];
+        lanes = new int[n];
         this.setKey = setKey;
         for (int m = 0; m < n; m++) {
             DistinctState d = distincts[m];
@@ -91,6 +97,7 @@ final class WindowDistinctMaps<N> {
                     (DataStructureConverter) DataStructureConverters.getConverter(d.keyType);
             converters[m].open(classLoader);
             valueSerializers[m] = new RowDataSerializer(d.keyType.getLogicalType());
+            lanes[m] = d.lanes;
         }
     }
 
@@ -106,24 +113,28 @@ final class WindowDistinctMaps<N> {
         present = new byte[n];
         MemorySegment segment = MemorySegmentFactory.wrap(lookups.values);
         BinaryRowData image = new BinaryRowData(1);
-        for (int p = 0; p < n; p++) {
+        for (int p = 0; p < n; ) {
             int m = lookups.maps[p];
             int g = lookups.groups[p];
             image.pointTo(segment, lookups.offsets[p], lookups.offsets[p + 1] - lookups.offsets[p]);
             Object internal = getters[m].getFieldOrNull(image);
-            values[p] = internal == null ? null : converters[m].toExternal(internal);
+            Object value = internal == null ? null : converters[m].toExternal(internal);
             setKey.accept(keys[g]);
             Object mask;
-            if (values[p] == null) {
+            if (value == null) {
                 nulls[m].setCurrentNamespace(namespaces[g]);
                 mask = nulls[m].value();
             } else {
                 maps[m].setCurrentNamespace(namespaces[g]);
-                mask = maps[m].get(values[p]);
+                mask = maps[m].get(value);
             }
-            if (mask != null) {
-                masks[p] = (Long) mask;
-                present[p] = 1;
+            // A long[] entry is read once for its lanes' consecutive lookups.
+            for (int lane = 0; lane < lanes[m]; lane++, p++) {
+                values[p] = value;
+                if (mask != null) {
+                    masks[p] = lanes[m] == 1 ? (Long) mask : ((long[]) mask)[lane];
+                    present[p] = 1;
+                }
             }
         }
     }
@@ -131,17 +142,20 @@ final class WindowDistinctMaps<N> {
     /** Puts the entries the last combine changed. */
     void write(NativeWindowAggregate agg, RowData[] keys, N[] namespaces) throws Exception {
         NativeWindowAggregate.Updated updated = agg.updated();
-        for (int i = 0; i < updated.lookups.length; i++) {
+        for (int i = 0; i < updated.lookups.length; ) {
             int p = updated.lookups[i];
             int m = lookups.maps[p];
             int g = lookups.groups[p];
             setKey.accept(keys[g]);
+            // A changed long[] comes whole, as its lanes' consecutive lookups.
+            Object value = valueOf(m, updated.values, i);
+            i += lanes[m];
             if (values[p] == null) {
                 nulls[m].setCurrentNamespace(namespaces[g]);
-                nulls[m].update(updated.values[i]);
+                nulls[m].update(value);
             } else {
                 maps[m].setCurrentNamespace(namespaces[g]);
-                maps[m].put(values[p], updated.values[i]);
+                maps[m].put(values[p], value);
             }
         }
         lookups = null;
@@ -174,12 +188,10 @@ final class WindowDistinctMaps<N> {
             Iterable<Map.Entry<Object, Object>> entries = maps[m].entries();
             if (entries != null && into == null) {
                 for (Map.Entry<Object, Object> entry : entries) {
-                    out.add(
-                            fire,
-                            m,
-                            (Long) entry.getValue(),
-                            row(m, entry.getKey()),
-                            valueSerializers[m]);
+                    RowData row = row(m, entry.getKey());
+                    for (int lane = 0; lane < lanes[m]; lane++) {
+                        out.add(fire, m, lane(m, entry.getValue(), lane), row, valueSerializers[m]);
+                    }
                 }
             } else if (entries != null) {
                 // Read first: the state is then asked for another namespace.
@@ -190,14 +202,7 @@ final class WindowDistinctMaps<N> {
                 maps[m].setCurrentNamespace(into);
                 for (Map.Entry<Object, Object> entry : read) {
                     Object key = entry.getKey();
-                    out.addMerged(
-                            fire,
-                            m,
-                            (Long) entry.getValue(),
-                            key,
-                            (Long) maps[m].get(key),
-                            row(m, key),
-                            valueSerializers[m]);
+                    addMerged(out, fire, m, entry.getValue(), key, maps[m].get(key));
                 }
             }
             if (nulls[m] == null) {
@@ -209,19 +214,47 @@ final class WindowDistinctMaps<N> {
                 continue;
             }
             if (into == null) {
-                out.add(fire, m, (Long) mask, row(m, null), valueSerializers[m]);
+                RowData row = row(m, null);
+                for (int lane = 0; lane < lanes[m]; lane++) {
+                    out.add(fire, m, lane(m, mask, lane), row, valueSerializers[m]);
+                }
             } else {
                 nulls[m].setCurrentNamespace(into);
-                out.addMerged(
-                        fire,
-                        m,
-                        (Long) mask,
-                        null,
-                        (Long) nulls[m].value(),
-                        row(m, null),
-                        valueSerializers[m]);
+                addMerged(out, fire, m, mask, null, nulls[m].value());
             }
         }
+    }
+
+    /** A CUMULATE entry with its first slice's value ({@code base}, null if none), per lane. */
+    private void addMerged(
+            FireEntries out, int fire, int m, Object mask, @Nullable Object key, Object base)
+            throws IOException {
+        RowData row = row(m, key);
+        for (int lane = 0; lane < lanes[m]; lane++) {
+            out.addMerged(
+                    fire,
+                    m,
+                    lane(m, mask, lane),
+                    key,
+                    base == null ? null : lane(m, base, lane),
+                    row,
+                    valueSerializers[m]);
+        }
+    }
+
+    /** Lane {@code lane} of map m's value (a Long, or for several lanes a long[]). */
+    private long lane(int m, Object value, int lane) {
+        return lanes[m] == 1 ? (Long) value : ((long[]) value)[lane];
+    }
+
+    /** Map m's value whose lanes start at {@code values[i]} (a Long, or a long[]). */
+    Object valueOf(int m, long[] values, int i) {
+        return lanes[m] == 1 ? (Object) values[i] : Arrays.copyOfRange(values, i, i + lanes[m]);
+    }
+
+    /** How many consecutive entries (a long[]'s lanes) a value of map m takes. */
+    int lanes(int m) {
+        return lanes[m];
     }
 
     /** A map value as a one-field row of Flink's internal data (null: the NULL value). */
@@ -229,8 +262,11 @@ final class WindowDistinctMaps<N> {
         return GenericRowData.of(key == null ? null : converters[m].toInternal(key));
     }
 
-    /** Puts {@code value} for {@code key} (null: the NULL value) in the current key's map m. */
-    void put(N namespace, int m, Object key, long value) throws Exception {
+    /**
+     * Puts {@code value} (a Long, or a long[] for several lanes) for {@code key} (null: the NULL
+     * value) in the current key's map m.
+     */
+    void put(N namespace, int m, Object key, Object value) throws Exception {
         if (key == null) {
             nulls[m].setCurrentNamespace(namespace);
             nulls[m].update(value);
