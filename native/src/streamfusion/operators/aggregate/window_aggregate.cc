@@ -164,6 +164,7 @@ Status WindowAggregate::MakeDistincts(const Node& node, const type::RowType& agg
   const plan::GroupAggregateNode& aggregate = node.aggregate();
   distinct_of_call_.assign(static_cast<size_t>(aggregate.calls_size()), -1);
   gates_.resize(static_cast<size_t>(aggregate.calls_size()));
+  merge_ops_.resize(static_cast<size_t>(aggregate.calls_size()));
   for (const auto& proto : aggregate.distincts()) {
     // HOP and CUMULATE windows count each value (Flink's window aggregations consume
     // retractions wherever they need an input count); over insert-only input the counts only
@@ -341,7 +342,6 @@ Status WindowAggregate::PrepareDistinctLookups() {
                        &lookups_, &d.lookup_of);
     SF_ASSIGN_OR_RAISE(d.entry_rows,
                        ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));
-    d.entry_op.assign(static_cast<size_t>(n), static_cast<int8_t>(RowOp::kAccumulate));
   }
   return Status::OK();
 }
@@ -370,23 +370,27 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
     for (size_t i = 0; i < d.calls.size(); ++i) {
       const int32_t f = d.filters[i];
       filters.push_back(f < 0 || merging ? nullptr : input_->column_data(f).get());
-      gates_[static_cast<size_t>(d.calls[i])].assign(n, 0);
+      ResetGate(d.calls[i], n);
     }
     for (size_t r = 0; r < n; ++r) {
+      // A retraction (-U, -D: an updating input) counts -1 (the maps count then).
+      bool retract = false;
       if (!merging) {
         if (op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
-        if (op[r] != static_cast<int8_t>(RowOp::kAccumulate)) {
-          return InternalError("A retraction reached a DISTINCT window aggregation");
+        retract = op[r] == static_cast<int8_t>(RowOp::kRetract);
+        if (retract && !d.counting) {
+          return InternalError("A retraction reached a DISTINCT bitmask of a window");
         }
       }
+      const int64_t one = retract ? -1 : 1;
       const auto p = static_cast<size_t>(d.lookup_of[r]);
       if (d.lanes > 1) {
-        // A long[]: each call counts in its own lane, 1 when its FILTER passes (a view entry
+        // A long[]: each call counts in its own lane, +-1 when its FILTER passes (a view entry
         // brings every lane's count).
         for (size_t lane = 0; lane < d.calls.size(); ++lane) {
-          const int64_t seen = merging
-                                   ? d.entry_masks[r * d.calls.size() + lane]
-                                   : (FilterPasses(filters[lane], static_cast<int64_t>(r)) ? 1 : 0);
+          const int64_t seen =
+              merging ? d.entry_masks[r * d.calls.size() + lane]
+                      : (FilterPasses(filters[lane], static_cast<int64_t>(r)) ? one : 0);
           if (seen == 0) continue;
           SF_ASSIGN_OR_RAISE(const bool changed,
                              SeeValue(d, lane, seen, &lookup_results_[p + lane], r));
@@ -396,11 +400,11 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
       }
       // A view entry brings its mask (or count); a row the bits of its calls whose FILTER passes
       // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits), or for a
-      // counting map 1 when its call's FILTER passes.
+      // counting map +-1 when its call's FILTER passes.
       int64_t seen = merging ? d.entry_masks[r] : 0;
       for (size_t i = 0; !merging && i < d.calls.size(); ++i) {
         if (FilterPasses(filters[i], static_cast<int64_t>(r))) {
-          seen = d.counting ? 1 : static_cast<int64_t>(static_cast<uint64_t>(seen) | (1ULL << i));
+          seen = d.counting ? one : static_cast<int64_t>(static_cast<uint64_t>(seen) | (1ULL << i));
         }
       }
       if (!merging && seen == 0) continue;
@@ -408,11 +412,18 @@ Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
       if (changed) lookup_dirty_[p] = 1;
     }
   }
-  // A changed long[] is put whole: its lanes' lookups, consecutive (dirty marks the first).
+  // A changed long[] is put whole: its lanes' lookups, consecutive (dirty marks the first). A
+  // count map loses a value whose count is 0, a long[] one whose counts all are - except in
+  // Flink's long[] merge (GLOBAL), which puts every merged value back: such a lookup is ~p.
   for (size_t p = 0; p < lookups && from_state;) {
-    const auto width = static_cast<size_t>(distincts_[static_cast<size_t>(lookups_.maps[p])].lanes);
+    const Distinct& d = distincts_[static_cast<size_t>(lookups_.maps[p])];
+    const auto width = static_cast<size_t>(d.lanes);
+    const bool zero = std::all_of(lookup_results_.begin() + static_cast<std::ptrdiff_t>(p),
+                                  lookup_results_.begin() + static_cast<std::ptrdiff_t>(p + width),
+                                  [](int64_t v) { return v == 0; });
+    const bool remove = d.counting && zero && (width == 1 || !merging);
     for (size_t q = p; q < p + width && lookup_dirty_[p]; ++q) {
-      updated_lookups_.push_back(static_cast<int32_t>(q));
+      updated_lookups_.push_back(remove ? ~static_cast<int32_t>(q) : static_cast<int32_t>(q));
       updated_values_.push_back(lookup_results_[q]);
     }
     p += width;
@@ -424,15 +435,18 @@ Result<bool> WindowAggregate::SeeValue(const Distinct& d, size_t lane, int64_t s
                                        size_t at) {
   if (d.counting) {
     // LongValueWithRetractionGenerator (one call) and LongArrayValueWithRetractionGenerator
-    // (a lane per call): counts add up (foreachMerge); the lane's call accumulates when its count
-    // turns positive.
+    // (a lane per call): counts add up (foreachMerge; a row's +-1 in foreachAccumulate and
+    // foreachRetract is the same rule); the lane's call accumulates when its count turns positive
+    // from at most 0 and retracts when it drops to at most 0 from above.
     const int64_t before = *value;
     *value = JavaAdd(before, seen);
-    if (before > 0 && *value <= 0) {
-      // Only a retraction could take a count back (the input is insert-only here).
-      return InternalError("A DISTINCT count of a window fell to ", *value);
+    const auto call = static_cast<size_t>(d.calls[lane]);
+    if (before <= 0 && *value > 0) {
+      gates_[call][at] = 1;
+    } else if (before > 0 && *value <= 0) {
+      gates_[call][at] = 1;
+      merge_ops_[call][at] = static_cast<int8_t>(RowOp::kRetract);
     }
-    if (before <= 0 && *value > 0) gates_[static_cast<size_t>(d.calls[lane])][at] = 1;
     return true;
   }
   // A bitmask: a call accumulates where its bit is newly set.
@@ -447,6 +461,11 @@ Result<bool> WindowAggregate::SeeValue(const Distinct& d, size_t lane, int64_t s
     changed = true;
   }
   return changed;
+}
+
+void WindowAggregate::ResetGate(int32_t call, size_t n) {
+  gates_[static_cast<size_t>(call)].assign(n, 0);
+  merge_ops_[static_cast<size_t>(call)].assign(n, static_cast<int8_t>(RowOp::kAccumulate));
 }
 
 Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* map_of,
@@ -508,8 +527,7 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
     batch::BinaryRowBuffer images;
     SF_ASSIGN_OR_RAISE(auto values,
                        CanonicalValueImages(key_type, entries.raw, n, pool_.get(), &images));
-    for (const int32_t call : d.calls)
-      gates_[static_cast<size_t>(call)].assign(entries.fire.size(), 0);
+    for (const int32_t call : d.calls) ResetGate(call, entries.fire.size());
     if (window_ == Node::CUMULATE) {
       // The current slice's map merges into the first slice's state map (foreachMerge over the
       // state's value, Flink's merge target): a changed bitmask is put, a count always.
@@ -518,7 +536,10 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
         SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, e % lanes, entries.masks[e], &value, e));
         const auto i = static_cast<size_t>(entries.index[e]);
         merged_values_[i] = value;
-        merged_writes_[i] = d.counting || changed ? 1 : 0;
+        // A count map loses a value whose merged count is 0 (a long[] merge never removes).
+        merged_writes_[i] = d.counting && lanes == 1 && value == 0 ? kMergedRemove
+                            : d.counting || changed                ? kMergedPut
+                                                                   : 0;
       }
     } else {
       // HOP: the window's heap map, each slice entry merged into it (foreachMerge).
@@ -536,7 +557,6 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
     }
     SF_ASSIGN_OR_RAISE(entries.rows,
                        ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));
-    entries.op.assign(entries.fire.size(), static_cast<int8_t>(RowOp::kAccumulate));
   }
   return Status::OK();
 }
@@ -576,7 +596,7 @@ Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
       // A DISTINCT call does not merge LOCAL's accumulator: it accumulates the view entries
       // whose bit is newly set in the state's map.
       Distinct& d = distincts_[static_cast<size_t>(m)];
-      BundlePlan plan{d.entry_group.data(), d.entry_op.data(), fresh.data(),
+      BundlePlan plan{d.entry_group.data(), merge_ops_[i].data(), fresh.data(),
                       static_cast<int64_t>(d.entry_group.size())};
       plan.gate = gates_[i].data();
       SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*d.entry_rows, plan, ignored.data()));
@@ -677,7 +697,7 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
       // the slices' map entries whose bit is newly set in the window's merged map (CUMULATE: in
       // the first slice's map).
       FireEntries& entries = fire_entries_[static_cast<size_t>(m)];
-      BundlePlan plan{entries.fire.data(), entries.op.data(), fresh.data(),
+      BundlePlan plan{entries.fire.data(), merge_ops_[i].data(), fresh.data(),
                       static_cast<int64_t>(entries.fire.size())};
       plan.gate = gates_[i].data();
       SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*entries.rows, plan, ignored.data()));

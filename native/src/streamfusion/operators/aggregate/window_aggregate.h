@@ -21,12 +21,14 @@
 // fields, slice end); nothing is late. The GLOBAL form takes each row's slice from the LOCAL
 // output and merges its accumulators (Flink's GlobalAggCombiner: a group's rows into a fresh
 // accumulator, that into the state's).
-// DISTINCT aggregates (TUMBLE, HOP and CUMULATE windows over insert-only input): Flink keeps a map
+// DISTINCT aggregates (TUMBLE, HOP and CUMULATE windows): Flink keeps a map
 // per slice (value -> bitmask of the calls that saw it; in HOP and CUMULATE windows, whose
 // aggregations consume retractions, a count per value: a Long for one call, else a long[] of a
 // count per call, whose entries travel as `lanes` consecutive lookups and fire entries) in MapState
 // "distinctAcc_<i>" namespaced by the slice end, with a "_null_state" ValueState for the NULL
-// value. Prepare lists the (group, value) entries the batch touches (lookups, as the group
+// value. Over an updating input every window counts (a retraction counts -1, a call retracts
+// the value when its count falls to 0 and a count map loses a value at 0).
+// Prepare lists the (group, value) entries the batch touches (lookups, as the group
 // aggregation's), the JVM reads them, Combine gates each DISTINCT call to the rows whose bit is
 // newly set and returns the changed entries. LOCAL starts every group's maps empty and emits them
 // as Flink's RAW MapView bytes (distinct_view.h) after the accumulators; GLOBAL merges those views'
@@ -66,6 +68,9 @@ class WindowAggregate {
  public:
   // No timer: a group whose rows all arrived in time.
   static constexpr int64_t kNoTimer = INT64_MIN;
+  // merged_writes(): what the JVM does with a merged entry.
+  static constexpr uint8_t kMergedPut = 1;
+  static constexpr uint8_t kMergedRemove = 2;
 
   // TimeWindowUtil.isWindowFired with the UTC shift: the window's timer (end - 1) has been passed
   // by `progress` (the watermark).
@@ -96,7 +101,7 @@ class WindowAggregate {
   // means it has none; with DISTINCT aggregates `distinct_values[p]` is lookup p's bitmask when
   // `distinct_present[p]` is 1. After it: accs() holds every group's new accumulator (LOCAL:
   // output() holds the rows to emit), and updated_lookups() / updated_values() the map entries
-  // to put (lookup p, its new bitmask).
+  // to put (lookup p, its new bitmask or count) or, as ~p, to remove (a count back at 0).
   Status Combine(const uint8_t* accs, const int32_t* offsets,
                  const int64_t* distinct_values = nullptr,
                  const uint8_t* distinct_present = nullptr);
@@ -126,7 +131,8 @@ class WindowAggregate {
   // CUMULATE: the entries of the fired windows' current slice maps, and the first slice's value
   // of each (`bases[e]` when base_present[e] is 1, else no entry): the current slice's map merges
   // into the first slice's. After Fire, merged_values() holds each entry's value in the first
-  // slice's map and merged_writes() 1 where Flink puts it.
+  // slice's map and merged_writes() kMergedPut where Flink puts it, kMergedRemove where it removes
+  // it (a count back at 0).
   Status SetFireEntries(const int32_t* fire_of, const int32_t* map_of, const int64_t* masks,
                         int32_t count, const uint8_t* images, const int32_t* offsets,
                         const int64_t* bases = nullptr, const uint8_t* base_present = nullptr);
@@ -159,11 +165,14 @@ class WindowAggregate {
                               const uint8_t* distinct_present);
   struct Distinct;
   // One sighting of a value of map d, at row or entry `at`: `seen` is the bits of the calls that
-  // see it (for a counting map, the count to add to lane `lane`, whose call is d.calls[lane])
-  // against the map's value `*value` (the lane's count); opens the gates of the calls that see it
-  // for the first time (a count turning positive; a count falling back is an error, the input
-  // being insert-only). Returns whether `*value` changed.
+  // see it (for a counting map, the count to add to lane `lane`, whose call is d.calls[lane];
+  // negative for a retraction) against the map's value `*value` (the lane's count); opens the
+  // gates of the calls that see it for the first time (a count turning positive) and, for a count
+  // falling to at most 0, opens the call's gate with a retraction in merge_ops_. Returns whether
+  // `*value` changed.
   Result<bool> SeeValue(const Distinct& d, size_t lane, int64_t seen, int64_t* value, size_t at);
+  // Closes call's gate over n rows or entries, their merge ops accumulating.
+  void ResetGate(int32_t call, size_t n);
   // HOP and CUMULATE: the DISTINCT calls' gates over the fire entries, and the entries as input
   // rows; CUMULATE also the merged values of the first slice's map.
   Status GateFireEntries(int32_t num_fires);
@@ -220,12 +229,14 @@ class WindowAggregate {
     // GLOBAL: the views' entries: group, bitmask, and the value as a row of the aggregated input.
     std::vector<int32_t> entry_group;
     std::vector<int64_t> entry_masks;
-    std::vector<int8_t> entry_op;
     std::shared_ptr<arrow::RecordBatch> entry_rows;
   };
   std::vector<Distinct> distincts_;
   std::vector<int32_t> distinct_of_call_;    // per call: its map, -1 if none
   std::vector<std::vector<uint8_t>> gates_;  // per call: its DISTINCT gate, empty if none
+  // Per call: whether a merged entry (GLOBAL's view entries, fire entries) accumulates or retracts
+  // its value where the gate is open (a count map's count falling: an updating input).
+  std::vector<std::vector<int8_t>> merge_ops_;
   type::RowType aggregated_type_;            // the rows the calls read (GLOBAL: LOCAL's input)
   DistinctLookups lookups_;
   std::vector<int64_t> lookup_results_;
@@ -240,7 +251,6 @@ class WindowAggregate {
     std::vector<int32_t> index;  // the entry's place in SetFireEntries
     std::vector<int64_t> bases;  // CUMULATE: the first slice's value (0: none)
     batch::BinaryRowBuffer raw;
-    std::vector<int8_t> op;
     std::shared_ptr<arrow::RecordBatch> rows;
   };
   std::vector<FireEntries> fire_entries_;

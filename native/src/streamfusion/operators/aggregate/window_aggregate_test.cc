@@ -32,6 +32,7 @@ struct Row {
   int32_t key;
   int64_t ts;
   int64_t value;
+  int8_t kind = 0;  // RowKind: 0 +I, 1 -U, 2 +U, 3 -D
 };
 
 type::RowType InputType() {
@@ -51,7 +52,7 @@ batch::BinaryRowBuffer Images(const std::vector<Row>& rows) {
     EXPECT_TRUE(keys.Append(r.key).ok());
     EXPECT_TRUE(times.Append(r.ts).ok());
     EXPECT_TRUE(values.Append(r.value).ok());
-    EXPECT_TRUE(kinds.Append(0).ok());
+    EXPECT_TRUE(kinds.Append(r.kind).ok());
   }
   std::shared_ptr<arrow::Array> k, t, v, kind;
   EXPECT_TRUE(keys.Finish(&k).ok());
@@ -237,6 +238,46 @@ TEST(WindowAggregateTest, DistinctCallsSeeEachValueOncePerSlice) {
                   .ok());
   EXPECT_EQ(Output(agg->output(), plan),
             (std::vector<std::string>{"[1, 3, 5, 0, 10000, 9999]", "[2, 1, 5, 0, 10000, 9999]"}));
+}
+
+TEST(WindowAggregateTest, DistinctCountsOfAnUpdatingInputRetractAndLoseValuesAtZero) {
+  // TUMBLE(10 s) with COUNT(DISTINCT v) over an updating input: a count per value; -U/-D count
+  // -1, the call retracts a value whose count falls to 0, and the map loses it.
+  auto plan = MakePlan(Node::TUMBLE, 10'000, 10'000);
+  auto* aggregate = plan.mutable_operators(0)->mutable_window_aggregate()->mutable_aggregate();
+  aggregate->mutable_calls(1)->set_kind(plan::AggregateCall::COUNT);
+  auto* distinct = aggregate->add_distincts();
+  distinct->set_arg(2);
+  distinct->add_calls(1);
+  distinct->add_filter_args(-1);
+  distinct->set_consume_retraction(true);
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 1'000, 5}}, INT64_MIN);
+  const std::vector<int64_t> absent_value = {0};
+  const std::vector<uint8_t> absent = {0};
+  const std::vector<int32_t> no_state = {0, 0};
+  const uint8_t none = 0;
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), absent_value.data(), absent.data()).ok());
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1}));
+  const batch::BinaryRowBuffer state = agg->accs();
+
+  // -D 5 (its count 1 -> 0: retracted, removed), 7 twice and -U once (1, 2, 1: counted once).
+  Prepare(agg.get(), {{1, 1'000, 5, 3}, {1, 2'000, 7}, {1, 2'500, 7}, {1, 3'000, 7, 1}}, INT64_MIN);
+  ASSERT_EQ(agg->lookups().groups, (std::vector<int32_t>{0, 0}));  // 5, then 7
+  const std::vector<int64_t> values = {1, 0};
+  const std::vector<uint8_t> present = {1, 0};
+  ASSERT_TRUE(
+      agg->Combine(state.bytes.data(), state.offsets.data(), values.data(), present.data()).ok());
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{~0, 1}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{0, 1}));
+  const batch::BinaryRowBuffer accs = agg->accs();
+  const batch::BinaryRowBuffer keys = agg->keys();
+  const std::vector<int64_t> ends = {10'000};
+  ASSERT_TRUE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, accs.bytes.data(),
+                        accs.offsets.data())
+                  .ok());
+  // COUNT(*) 1 - 1 + 2 - 1; COUNT(DISTINCT v): 5 gone, 7 there.
+  EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 1, 1, 0, 10000, 9999]"}));
 }
 
 TEST(WindowAggregateTest, HopWindowsCountEachDistinctValueOnceAcrossSlices) {

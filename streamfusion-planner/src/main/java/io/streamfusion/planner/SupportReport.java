@@ -26,6 +26,12 @@ public final class SupportReport {
             this.plan = plan;
             this.note = note;
         }
+
+        /** The operator and where it runs, for assertion messages. */
+        @Override
+        public String toString() {
+            return operator + (isNative ? ": native" : ": on Flink (" + reason + ")");
+        }
     }
 
     private final List<Decision> decisions = new ArrayList<>();

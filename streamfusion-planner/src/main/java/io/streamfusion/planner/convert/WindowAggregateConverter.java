@@ -348,10 +348,6 @@ public final class WindowAggregateConverter {
         GroupAggregateConverter.checkDistincts(node, infos, !local);
         window.setAggregate(aggregateOf(node, name, infos, accTypes, distincts));
         boolean hasDistinct = infos.distinctInfos().length > 0;
-        if (hasDistinct && needRetraction) {
-            throw new UnsupportedNativeException(
-                    name + " with DISTINCT aggregates over an updating input is not native yet");
-        }
         boolean nativeState =
                 !hasDistinct
                         && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);

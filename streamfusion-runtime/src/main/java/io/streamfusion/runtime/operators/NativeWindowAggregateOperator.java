@@ -395,6 +395,9 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         countEmitted(fired.rows);
     }
 
+    /** A merged entry to remove (WindowAggregate::kMergedRemove; kMergedPut is 1). */
+    private static final byte MERGED_REMOVE = 2;
+
     /**
      * CUMULATE: puts the first slices' DISTINCT map entries the fires merged into (not for a
      * cycle's last window, whose first slice was cleared).
@@ -411,11 +414,12 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
             int lanes = distinctMaps.lanes(m);
             if (writes[e] != 0 && fires.keepsState[f]) {
                 setCurrentKey(fires.keyRows.get(f));
+                // MERGED_REMOVE: a count back at 0 (an updating input) leaves the map.
                 distinctMaps.put(
                         fires.firstSlices[f],
                         m,
                         fireEntries.keys[e],
-                        distinctMaps.valueOf(m, values, e));
+                        writes[e] == MERGED_REMOVE ? null : distinctMaps.valueOf(m, values, e));
             }
             e += lanes;
         }

@@ -139,24 +139,19 @@ final class WindowDistinctMaps<N> {
         }
     }
 
-    /** Puts the entries the last combine changed. */
+    /** Puts the entries the last combine changed, and removes those it emptied (as ~p). */
     void write(NativeWindowAggregate agg, RowData[] keys, N[] namespaces) throws Exception {
         NativeWindowAggregate.Updated updated = agg.updated();
         for (int i = 0; i < updated.lookups.length; ) {
-            int p = updated.lookups[i];
+            boolean remove = updated.lookups[i] < 0;
+            int p = remove ? ~updated.lookups[i] : updated.lookups[i];
             int m = lookups.maps[p];
             int g = lookups.groups[p];
             setKey.accept(keys[g]);
             // A changed long[] comes whole, as its lanes' consecutive lookups.
-            Object value = valueOf(m, updated.values, i);
+            Object value = remove ? null : valueOf(m, updated.values, i);
             i += lanes[m];
-            if (values[p] == null) {
-                nulls[m].setCurrentNamespace(namespaces[g]);
-                nulls[m].update(value);
-            } else {
-                maps[m].setCurrentNamespace(namespaces[g]);
-                maps[m].put(values[p], value);
-            }
+            put(namespaces[g], m, values[p], value);
         }
         lookups = null;
         values = null;
@@ -263,16 +258,24 @@ final class WindowDistinctMaps<N> {
     }
 
     /**
-     * Puts {@code value} (a Long, or a long[] for several lanes) for {@code key} (null: the NULL
-     * value) in the current key's map m.
+     * Puts {@code value} (a Long, or a long[] for several lanes; null removes the entry) for {@code
+     * key} (null: the NULL value) in the current key's map m.
      */
-    void put(N namespace, int m, Object key, Object value) throws Exception {
+    void put(N namespace, int m, @Nullable Object key, @Nullable Object value) throws Exception {
         if (key == null) {
             nulls[m].setCurrentNamespace(namespace);
-            nulls[m].update(value);
+            if (value == null) {
+                nulls[m].clear();
+            } else {
+                nulls[m].update(value);
+            }
         } else {
             maps[m].setCurrentNamespace(namespace);
-            maps[m].put(key, value);
+            if (value == null) {
+                maps[m].remove(key);
+            } else {
+                maps[m].put(key, value);
+            }
         }
     }
 
