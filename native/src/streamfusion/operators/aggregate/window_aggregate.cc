@@ -142,7 +142,7 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
   }
   for (size_t d = 0; d < agg->distincts_.size() && agg->mode_ == Node::GLOBAL; ++d) {
     // The LOCAL output's views follow its other accumulator fields.
-    agg->distincts_[d].view_field = static_cast<int32_t>(
+    agg->distincts_.map(d).view_field = static_cast<int32_t>(
         agg->grouping_.size() + agg->acc_type_.size() - agg->distincts_.size() + d);
   }
   if (from_field) {
@@ -161,46 +161,18 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
 }
 
 Status WindowAggregate::MakeDistincts(const Node& node, const type::RowType& aggregated_type) {
-  const plan::GroupAggregateNode& aggregate = node.aggregate();
-  distinct_of_call_.assign(static_cast<size_t>(aggregate.calls_size()), -1);
-  gates_.resize(static_cast<size_t>(aggregate.calls_size()));
-  merge_ops_.resize(static_cast<size_t>(aggregate.calls_size()));
-  for (const auto& proto : aggregate.distincts()) {
-    // HOP and CUMULATE windows count each value (Flink's window aggregations consume
-    // retractions wherever they need an input count); over insert-only input the counts only
-    // grow.
-    if (proto.calls_size() > 64 || proto.calls_size() != proto.filter_args_size()) {
-      return Unsupported("A DISTINCT map shared by more than 64 calls is not native yet");
-    }
-    Distinct d;
-    d.arg = proto.arg();
-    d.counting = proto.consume_retraction();
-    // Several calls counting on one map keep a long[] of counts per value, one per call
-    // (LongArrayValueWithRetractionGenerator): lanes.
-    if (d.counting && proto.calls_size() > 1) d.lanes = proto.calls_size();
-    if (d.arg < 0 || d.arg >= static_cast<int32_t>(aggregated_type.size())) {
-      return InternalError("DISTINCT argument ", d.arg, " outside the input");
-    }
-    d.key_type = aggregated_type[static_cast<size_t>(d.arg)].type;
-    if (node.mode() != Node::ONE_PHASE && !IsDistinctViewKeyType(d.key_type)) {
-      return Unsupported("DISTINCT over ", d.key_type.ToString(),
+  SF_RETURN_NOT_OK(distincts_.Init(node.aggregate(), aggregated_type));
+  for (size_t m = 0; m < distincts_.size(); ++m) {
+    const type::LogicalType& key_type = distincts_.map(m).key_type;
+    if (node.mode() != Node::ONE_PHASE && !IsDistinctViewKeyType(key_type)) {
+      return Unsupported("DISTINCT over ", key_type.ToString(),
                          " in two-phase window aggregation is not native yet");
-    }
-    for (int i = 0; i < proto.calls_size(); ++i) {
-      if (proto.calls(i) < 0 || proto.calls(i) >= aggregate.calls_size()) {
-        return InternalError("DISTINCT call ", proto.calls(i), " outside the calls");
-      }
-      d.calls.push_back(proto.calls(i));
-      d.filters.push_back(proto.filter_args(i));
-      distinct_of_call_[static_cast<size_t>(proto.calls(i))] =
-          static_cast<int32_t>(distincts_.size());
     }
     // The map's field in the accumulator row: LOCAL's view (RAW bytes), a state-backed view
     // keeps nothing there.
     acc_type_.push_back(
-        type::Field{"distinct" + std::to_string(distincts_.size()),
+        type::Field{"distinct" + std::to_string(m),
                     type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
-    distincts_.push_back(std::move(d));
   }
   return Status::OK();
 }
@@ -308,22 +280,18 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
 }
 
 Status WindowAggregate::PrepareDistinctLookups() {
-  lookups_.groups.clear();
-  lookups_.maps.clear();
-  lookups_.values.Clear();
+  distincts_.Clear();
   for (size_t m = 0; m < distincts_.size(); ++m) {
-    Distinct& d = distincts_[m];
-    d.images.Clear();
     if (mode_ != Node::GLOBAL) {
-      SF_RETURN_NOT_OK(EncodeValueImages(input_type_, *input_, d.arg, &d.images));
-      AddDistinctLookups(static_cast<int32_t>(m), d.lanes, d.images, group_of_row_, nullptr,
-                         &lookups_, &d.lookup_of);
+      SF_RETURN_NOT_OK(distincts_.AddSightings(m, input_type_, input_.get(), group_of_row_, {}, {},
+                                               {}, pool_.get()));
       continue;
     }
     // GLOBAL: the entries of the LOCAL rows' views, each under its row's group.
-    d.entry_group.clear();
-    d.entry_masks.clear();
+    const WindowDistincts::Map& d = distincts_.map(m);
     batch::BinaryRowBuffer raw;
+    std::vector<int64_t> masks;
+    std::vector<int32_t> group_of_entry;
     const auto& views = static_cast<const arrow::BinaryArray&>(*input_->column(d.view_field));
     for (int64_t r = 0; r < input_->num_rows(); ++r) {
       const int32_t group = group_of_row_[static_cast<size_t>(r)];
@@ -331,141 +299,14 @@ Status WindowAggregate::PrepareDistinctLookups() {
       const std::string_view view = views.GetView(r);
       SF_RETURN_NOT_OK(DecodeDistinctView(d.key_type, d.lanes,
                                           reinterpret_cast<const uint8_t*>(view.data()),
-                                          static_cast<int64_t>(view.size()), &raw, &d.entry_masks));
-      d.entry_group.resize(d.entry_masks.size() / static_cast<size_t>(d.lanes), group);
+                                          static_cast<int64_t>(view.size()), &raw, &masks));
+      group_of_entry.resize(masks.size() / static_cast<size_t>(d.lanes), group);
     }
-    const auto n = static_cast<int32_t>(d.entry_group.size());
-    type::LogicalType key_type = d.key_type;
-    key_type.nullable = true;  // a view may hold the NULL value
-    SF_ASSIGN_OR_RAISE(auto values, CanonicalValueImages(key_type, raw, n, pool_.get(), &d.images));
-    AddDistinctLookups(static_cast<int32_t>(m), d.lanes, d.images, d.entry_group, nullptr,
-                       &lookups_, &d.lookup_of);
-    SF_ASSIGN_OR_RAISE(d.entry_rows,
-                       ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));
+    SF_RETURN_NOT_OK(distincts_.AddSightings(m, input_type_, nullptr, {}, raw,
+                                             std::move(group_of_entry), std::move(masks),
+                                             pool_.get()));
   }
   return Status::OK();
-}
-
-Status WindowAggregate::ComputeDistinctGates(const std::vector<int8_t>& op,
-                                             const int64_t* distinct_values,
-                                             const uint8_t* distinct_present) {
-  updated_lookups_.clear();
-  updated_values_.clear();
-  if (distincts_.empty()) return Status::OK();
-  const size_t lookups = lookups_.groups.size();
-  // LOCAL's maps start empty with each flush; the other modes read Flink's state.
-  const bool from_state = mode_ != Node::LOCAL;
-  if (from_state && lookups > 0 && (distinct_values == nullptr || distinct_present == nullptr)) {
-    return InternalError("DISTINCT window aggregation without its map values");
-  }
-  lookup_results_.assign(lookups, 0);
-  lookup_dirty_.assign(lookups, 0);
-  for (size_t p = 0; p < lookups && from_state; ++p) {
-    if (distinct_present[p]) lookup_results_[p] = distinct_values[p];
-  }
-  const bool merging = mode_ == Node::GLOBAL;
-  for (const Distinct& d : distincts_) {
-    const size_t n = merging ? d.entry_group.size() : op.size();
-    std::vector<const arrow::ArrayData*> filters;
-    for (size_t i = 0; i < d.calls.size(); ++i) {
-      const int32_t f = d.filters[i];
-      filters.push_back(f < 0 || merging ? nullptr : input_->column_data(f).get());
-      ResetGate(d.calls[i], n);
-    }
-    for (size_t r = 0; r < n; ++r) {
-      // A retraction (-U, -D: an updating input) counts -1 (the maps count then).
-      bool retract = false;
-      if (!merging) {
-        if (op[r] == static_cast<int8_t>(RowOp::kSkip)) continue;
-        retract = op[r] == static_cast<int8_t>(RowOp::kRetract);
-        if (retract && !d.counting) {
-          return InternalError("A retraction reached a DISTINCT bitmask of a window");
-        }
-      }
-      const int64_t one = retract ? -1 : 1;
-      const auto p = static_cast<size_t>(d.lookup_of[r]);
-      if (d.lanes > 1) {
-        // A long[]: each call counts in its own lane, +-1 when its FILTER passes (a view entry
-        // brings every lane's count).
-        for (size_t lane = 0; lane < d.calls.size(); ++lane) {
-          const int64_t seen =
-              merging ? d.entry_masks[r * d.calls.size() + lane]
-                      : (FilterPasses(filters[lane], static_cast<int64_t>(r)) ? one : 0);
-          if (seen == 0) continue;
-          SF_ASSIGN_OR_RAISE(const bool changed,
-                             SeeValue(d, lane, seen, &lookup_results_[p + lane], r));
-          if (changed) lookup_dirty_[p] = 1;
-        }
-        continue;
-      }
-      // A view entry brings its mask (or count); a row the bits of its calls whose FILTER passes
-      // (DistinctAggCodeGen's foreachAccumulate and foreachMerge set the same bits), or for a
-      // counting map +-1 when its call's FILTER passes.
-      int64_t seen = merging ? d.entry_masks[r] : 0;
-      for (size_t i = 0; !merging && i < d.calls.size(); ++i) {
-        if (FilterPasses(filters[i], static_cast<int64_t>(r))) {
-          seen = d.counting ? one : static_cast<int64_t>(static_cast<uint64_t>(seen) | (1ULL << i));
-        }
-      }
-      if (!merging && seen == 0) continue;
-      SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, 0, seen, &lookup_results_[p], r));
-      if (changed) lookup_dirty_[p] = 1;
-    }
-  }
-  // A changed long[] is put whole: its lanes' lookups, consecutive (dirty marks the first). A
-  // count map loses a value whose count is 0, a long[] one whose counts all are - except in
-  // Flink's long[] merge (GLOBAL), which puts every merged value back: such a lookup is ~p.
-  for (size_t p = 0; p < lookups && from_state;) {
-    const Distinct& d = distincts_[static_cast<size_t>(lookups_.maps[p])];
-    const auto width = static_cast<size_t>(d.lanes);
-    const bool zero = std::all_of(lookup_results_.begin() + static_cast<std::ptrdiff_t>(p),
-                                  lookup_results_.begin() + static_cast<std::ptrdiff_t>(p + width),
-                                  [](int64_t v) { return v == 0; });
-    const bool remove = d.counting && zero && (width == 1 || !merging);
-    for (size_t q = p; q < p + width && lookup_dirty_[p]; ++q) {
-      updated_lookups_.push_back(remove ? ~static_cast<int32_t>(q) : static_cast<int32_t>(q));
-      updated_values_.push_back(lookup_results_[q]);
-    }
-    p += width;
-  }
-  return Status::OK();
-}
-
-Result<bool> WindowAggregate::SeeValue(const Distinct& d, size_t lane, int64_t seen, int64_t* value,
-                                       size_t at) {
-  if (d.counting) {
-    // LongValueWithRetractionGenerator (one call) and LongArrayValueWithRetractionGenerator
-    // (a lane per call): counts add up (foreachMerge; a row's +-1 in foreachAccumulate and
-    // foreachRetract is the same rule); the lane's call accumulates when its count turns positive
-    // from at most 0 and retracts when it drops to at most 0 from above.
-    const int64_t before = *value;
-    *value = JavaAdd(before, seen);
-    const auto call = static_cast<size_t>(d.calls[lane]);
-    if (before <= 0 && *value > 0) {
-      gates_[call][at] = 1;
-    } else if (before > 0 && *value <= 0) {
-      gates_[call][at] = 1;
-      merge_ops_[call][at] = static_cast<int8_t>(RowOp::kRetract);
-    }
-    return true;
-  }
-  // A bitmask: a call accumulates where its bit is newly set.
-  bool changed = false;
-  for (size_t i = 0; i < d.calls.size(); ++i) {
-    const uint64_t bit = uint64_t{1} << i;
-    if ((static_cast<uint64_t>(seen) & bit) == 0 || (static_cast<uint64_t>(*value) & bit) != 0) {
-      continue;
-    }
-    *value = static_cast<int64_t>(static_cast<uint64_t>(*value) | bit);
-    gates_[static_cast<size_t>(d.calls[i])][at] = 1;
-    changed = true;
-  }
-  return changed;
-}
-
-void WindowAggregate::ResetGate(int32_t call, size_t n) {
-  gates_[static_cast<size_t>(call)].assign(n, 0);
-  merge_ops_[static_cast<size_t>(call)].assign(n, static_cast<int8_t>(RowOp::kAccumulate));
 }
 
 Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* map_of,
@@ -505,7 +346,7 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
   // DISTINCT maps are on the heap: per fire, an entry's calls accumulate where its bit is newly
   // set (DistinctAggCodeGen.merge), in the order the slices and their maps are visited.
   for (size_t m = 0; m < distincts_.size(); ++m) {
-    const Distinct& d = distincts_[m];
+    const WindowDistincts::Map& d = distincts_.map(m);
     FireEntries& entries = fire_entries_[m];
     const auto n = static_cast<int32_t>(entries.fire.size());
     for (const int32_t f : entries.fire) {
@@ -527,13 +368,14 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
     batch::BinaryRowBuffer images;
     SF_ASSIGN_OR_RAISE(auto values,
                        CanonicalValueImages(key_type, entries.raw, n, pool_.get(), &images));
-    for (const int32_t call : d.calls) ResetGate(call, entries.fire.size());
+    for (const int32_t call : d.calls) distincts_.ResetGate(call, entries.fire.size());
     if (window_ == Node::CUMULATE) {
       // The current slice's map merges into the first slice's state map (foreachMerge over the
       // state's value, Flink's merge target): a changed bitmask is put, a count always.
       for (size_t e = 0; e < entries.fire.size(); ++e) {
         int64_t value = entries.bases[e];
-        SF_ASSIGN_OR_RAISE(const bool changed, SeeValue(d, e % lanes, entries.masks[e], &value, e));
+        SF_ASSIGN_OR_RAISE(const bool changed,
+                           distincts_.SeeValue(d, e % lanes, entries.masks[e], &value, e));
         const auto i = static_cast<size_t>(entries.index[e]);
         merged_values_[i] = value;
         // A count map loses a value whose merged count is 0 (a long[] merge never removes).
@@ -552,24 +394,14 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
       for (size_t e = 0; e < entries.fire.size(); ++e) {
         const size_t lane = e % lanes;
         const auto slot = static_cast<size_t>(merged_of[e - lane]) + lane;
-        SF_RETURN_NOT_OK(SeeValue(d, lane, entries.masks[e], &bits_of[slot], e).status());
+        SF_RETURN_NOT_OK(
+            distincts_.SeeValue(d, lane, entries.masks[e], &bits_of[slot], e).status());
       }
     }
     SF_ASSIGN_OR_RAISE(entries.rows,
                        ArgumentRows(aggregated_type_, d.arg, values->column(0), n, pool_.get()));
   }
   return Status::OK();
-}
-
-Result<std::shared_ptr<arrow::Array>> WindowAggregate::EncodeViews(size_t m, int32_t num_groups) {
-  // Each group's entries that a row put (a bit set), in first appearance.
-  std::vector<int32_t> groups(static_cast<size_t>(num_groups));
-  for (int32_t g = 0; g < num_groups; ++g) groups[static_cast<size_t>(g)] = g;
-  std::vector<int32_t> lanes_of_map;
-  for (const Distinct& d : distincts_) lanes_of_map.push_back(d.lanes);
-  return EncodeDistinctViews(lookups_, lookup_results_.data(), lanes_of_map,
-                             static_cast<int32_t>(m), distincts_[m].key_type, num_groups, groups,
-                             pool_.get());
 }
 
 Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
@@ -587,23 +419,26 @@ Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
       group_of_row_, mode_ == Node::GLOBAL
                          ? nullptr
                          : input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1));
-  SF_RETURN_NOT_OK(ComputeDistinctGates(op, distinct_values, distinct_present));
+  // LOCAL's maps start empty with each flush; the other modes read Flink's state.
+  SF_RETURN_NOT_OK(distincts_.Gate(mode_ == Node::GLOBAL ? nullptr : input_.get(), op,
+                                   distinct_values, distinct_present, mode_ != Node::LOCAL));
   std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), acc_row, acc_offset_[i]));
-    const int32_t m = distinct_of_call_[i];
+    const int32_t m = distincts_.map_of_call(i);
+    const auto call = static_cast<int32_t>(i);
     if (mode_ == Node::GLOBAL && m >= 0) {
       // A DISTINCT call does not merge LOCAL's accumulator: it accumulates the view entries
       // whose bit is newly set in the state's map.
-      Distinct& d = distincts_[static_cast<size_t>(m)];
-      BundlePlan plan{d.entry_group.data(), merge_ops_[i].data(), fresh.data(),
+      const WindowDistincts::Map& d = distincts_.map(static_cast<size_t>(m));
+      BundlePlan plan{d.entry_group.data(), distincts_.entry_ops(call), fresh.data(),
                       static_cast<int64_t>(d.entry_group.size())};
-      plan.gate = gates_[i].data();
+      plan.gate = distincts_.entry_gate(call);
       SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*d.entry_rows, plan, ignored.data()));
       continue;
     }
     BundlePlan plan{group_of_row_.data(), op.data(), fresh.data(), static_cast<int64_t>(n)};
-    if (m >= 0) plan.gate = gates_[i].data();
+    if (m >= 0) plan.gate = distincts_.row_gate(call);
     if (mode_ == Node::GLOBAL) {
       // A row is a LOCAL accumulator (after the grouping fields): merged, not accumulated.
       plan.merge_offset = static_cast<int32_t>(grouping_.size());
@@ -624,7 +459,7 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
   }
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
   for (size_t m = 0; m < distincts_.size(); ++m) {
-    SF_ASSIGN_OR_RAISE(auto views, EncodeViews(m, num_groups));
+    SF_ASSIGN_OR_RAISE(auto views, distincts_.EncodeViews(m, num_groups, pool_.get()));
     columns.push_back(std::move(views));
   }
   SF_ASSIGN_OR_RAISE(auto slice_ends,
@@ -691,15 +526,15 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   std::vector<uint8_t> ignored(fires, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), base, acc_offset_[i]));
-    const int32_t m = distinct_of_call_[i];
+    const int32_t m = distincts_.map_of_call(i);
     if (merges_maps && m >= 0) {
       // A DISTINCT call does not merge the slices' accumulators: it accumulates the values of
       // the slices' map entries whose bit is newly set in the window's merged map (CUMULATE: in
       // the first slice's map).
       FireEntries& entries = fire_entries_[static_cast<size_t>(m)];
-      BundlePlan plan{entries.fire.data(), merge_ops_[i].data(), fresh.data(),
+      BundlePlan plan{entries.fire.data(), distincts_.ops(static_cast<int32_t>(i)), fresh.data(),
                       static_cast<int64_t>(entries.fire.size())};
-      plan.gate = gates_[i].data();
+      plan.gate = distincts_.gate(static_cast<int32_t>(i));
       SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*entries.rows, plan, ignored.data()));
       continue;
     }

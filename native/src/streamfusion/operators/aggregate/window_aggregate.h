@@ -57,6 +57,7 @@
 #include "streamfusion/common/status.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/aggregate/distinct_view.h"
+#include "streamfusion/operators/aggregate/window_distincts.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 
@@ -95,7 +96,7 @@ class WindowAggregate {
   // With DISTINCT aggregates (ONE_PHASE and GLOBAL): the distinct-map entries the batch reads,
   // lookup p being value image lookups().values row p of group lookups().groups[p] (its key and
   // slice) in map lookups().maps[p] (an index into the node's distincts).
-  const DistinctLookups& lookups() const { return lookups_; }
+  const DistinctLookups& lookups() const { return distincts_.lookups(); }
 
   // Step 2. Group g's accumulator image is accs[offsets[g], offsets[g + 1]); an empty range
   // means it has none; with DISTINCT aggregates `distinct_values[p]` is lookup p's bitmask when
@@ -105,8 +106,8 @@ class WindowAggregate {
   Status Combine(const uint8_t* accs, const int32_t* offsets,
                  const int64_t* distinct_values = nullptr,
                  const uint8_t* distinct_present = nullptr);
-  const std::vector<int32_t>& updated_lookups() const { return updated_lookups_; }
-  const std::vector<int64_t>& updated_values() const { return updated_values_; }
+  const std::vector<int32_t>& updated_lookups() const { return distincts_.updated_lookups(); }
+  const std::vector<int64_t>& updated_values() const { return distincts_.updated_values(); }
   const batch::BinaryRowBuffer& accs() const { return new_accs_; }
   // What Combine produced: the new accumulators, or for LOCAL the rows to emit.
   const batch::BinaryRowBuffer& combined() const {
@@ -149,7 +150,7 @@ class WindowAggregate {
 
   WindowAggregate();
 
-  // The DISTINCT maps of the node (TUMBLE, insert-only) and their accumulator fields.
+  // The DISTINCT maps of the node and their accumulator fields.
   Status MakeDistincts(const plan::WindowAggregateNode& node, const type::RowType& aggregated_type);
   int64_t SliceEnd(int64_t timestamp) const;
   int64_t WindowStart(int64_t window_end) const;
@@ -159,25 +160,9 @@ class WindowAggregate {
   // After Prepare: each DISTINCT map's values per row (GLOBAL: per entry of the LOCAL views),
   // their lookups and, for GLOBAL, the entries as rows of the aggregated input.
   Status PrepareDistinctLookups();
-  // Sets each DISTINCT call's gate over the rows `op` accumulates (GLOBAL: over the views'
-  // entries) and the changed entries.
-  Status ComputeDistinctGates(const std::vector<int8_t>& op, const int64_t* distinct_values,
-                              const uint8_t* distinct_present);
-  struct Distinct;
-  // One sighting of a value of map d, at row or entry `at`: `seen` is the bits of the calls that
-  // see it (for a counting map, the count to add to lane `lane`, whose call is d.calls[lane];
-  // negative for a retraction) against the map's value `*value` (the lane's count); opens the
-  // gates of the calls that see it for the first time (a count turning positive) and, for a count
-  // falling to at most 0, opens the call's gate with a retraction in merge_ops_. Returns whether
-  // `*value` changed.
-  Result<bool> SeeValue(const Distinct& d, size_t lane, int64_t seen, int64_t* value, size_t at);
-  // Closes call's gate over n rows or entries, their merge ops accumulating.
-  void ResetGate(int32_t call, size_t n);
   // HOP and CUMULATE: the DISTINCT calls' gates over the fire entries, and the entries as input
   // rows; CUMULATE also the merged values of the first slice's map.
   Status GateFireEntries(int32_t num_fires);
-  // LOCAL: the views of map d for every group, one binary column.
-  Result<std::shared_ptr<arrow::Array>> EncodeViews(size_t d, int32_t num_groups);
   // LOCAL: one output row per group: its grouping fields, accumulators and slice end.
   Status EncodeLocalOutput(int32_t num_groups);
 
@@ -215,34 +200,8 @@ class WindowAggregate {
   batch::BinaryRowBuffer new_accs_;
   batch::BinaryRowBuffer output_;
 
-  // DISTINCT aggregates: one bitmask map per argument, shared by up to 64 calls.
-  struct Distinct {
-    int32_t arg = 0;
-    std::vector<int32_t> calls;
-    std::vector<int32_t> filters;
-    type::LogicalType key_type;
-    int32_t view_field = -1;        // GLOBAL: the input column of LOCAL's view
-    bool counting = false;          // a count per value (HOP, CUMULATE), not a bitmask
-    int32_t lanes = 1;              // counting with several calls: a long[], a count per call
-    batch::BinaryRowBuffer images;  // the value of each row (GLOBAL: of each view entry)
-    std::vector<int32_t> lookup_of;
-    // GLOBAL: the views' entries: group, bitmask, and the value as a row of the aggregated input.
-    std::vector<int32_t> entry_group;
-    std::vector<int64_t> entry_masks;
-    std::shared_ptr<arrow::RecordBatch> entry_rows;
-  };
-  std::vector<Distinct> distincts_;
-  std::vector<int32_t> distinct_of_call_;    // per call: its map, -1 if none
-  std::vector<std::vector<uint8_t>> gates_;  // per call: its DISTINCT gate, empty if none
-  // Per call: whether a merged entry (GLOBAL's view entries, fire entries) accumulates or retracts
-  // its value where the gate is open (a count map's count falling: an updating input).
-  std::vector<std::vector<int8_t>> merge_ops_;
-  type::RowType aggregated_type_;            // the rows the calls read (GLOBAL: LOCAL's input)
-  DistinctLookups lookups_;
-  std::vector<int64_t> lookup_results_;
-  std::vector<uint8_t> lookup_dirty_;
-  std::vector<int32_t> updated_lookups_;
-  std::vector<int64_t> updated_values_;
+  WindowDistincts distincts_;
+  type::RowType aggregated_type_;  // the rows the calls read (GLOBAL: LOCAL's input)
   // HOP and CUMULATE: per DISTINCT map, the entries of the fired windows' slice maps
   // (SetFireEntries).
   struct FireEntries {
