@@ -1096,6 +1096,74 @@ Java_io_streamfusion_runtime_jni_NativeLib_closeGroupAggregate(JNIEnv* env, jcla
   });
 }
 
+// The DISTINCT map values Java read for `lookups` lookups (value, and 1 where present), or none
+// when both arrays are null.
+Status ReadDistinctValues(JNIEnv* env, jlongArray distinct_values, jbyteArray distinct_present,
+                          size_t lookups, const char* what, std::vector<int64_t>* values,
+                          std::vector<uint8_t>* present) {
+  if (distinct_values == nullptr || distinct_present == nullptr) return Status::OK();
+  const auto n = static_cast<jsize>(lookups);
+  if (env->GetArrayLength(distinct_values) < n || env->GetArrayLength(distinct_present) < n) {
+    return InternalError(what, ": distinct arrays shorter than ", n);
+  }
+  values->resize(lookups);
+  present->resize(lookups);
+  env->GetLongArrayRegion(distinct_values, 0, n, reinterpret_cast<jlong*>(values->data()));
+  env->GetByteArrayRegion(distinct_present, 0, n, reinterpret_cast<jbyte*>(present->data()));
+  return Status::OK();
+}
+
+// Copies distinct-map lookups (group, map, value image of each) to Java; with `groups` null
+// only their number and the bytes of the images, into `sizes`.
+Status CopyDistinctLookups(JNIEnv* env, const operators::DistinctLookups& lookups, jintArray sizes,
+                           jintArray groups, jintArray maps, jbyteArray values, jintArray offsets) {
+  if (groups == nullptr) {
+    const std::vector<int32_t> result = {static_cast<int32_t>(lookups.groups.size()),
+                                         static_cast<int32_t>(lookups.values.bytes.size())};
+    return CopyToJava(env, sizes, result, "sizes");
+  }
+  SF_RETURN_NOT_OK(CopyToJava(env, groups, lookups.groups, "lookup groups"));
+  SF_RETURN_NOT_OK(CopyToJava(env, maps, lookups.maps, "lookup maps"));
+  SF_RETURN_NOT_OK(CopyToJava(env, values, lookups.values.bytes, "lookup bytes"));
+  return CopyToJava(env, offsets, lookups.values.offsets, "lookup offsets");
+}
+
+// Copies the changed distinct-map entries (lookup p to put, ~p to remove, and the values) to Java
+// unless `lookups` is null; returns their number.
+Result<jint> CopyDistinctUpdates(JNIEnv* env, const std::vector<int32_t>& updated,
+                                 const std::vector<int64_t>& updated_values, jintArray lookups,
+                                 jlongArray values) {
+  if (lookups != nullptr) {
+    SF_RETURN_NOT_OK(CopyToJava(env, lookups, updated, "updated lookups"));
+    SF_RETURN_NOT_OK(CopyToJava(env, values, updated_values, "updated values"));
+  }
+  return static_cast<jint>(updated.size());
+}
+
+// Map entries Java passes (a fire's or a group's, each of one map, with a value each).
+struct DistinctEntries {
+  std::vector<int32_t> owner;
+  std::vector<int32_t> maps;
+  std::vector<int64_t> values;
+};
+
+Result<DistinctEntries> ReadDistinctEntries(JNIEnv* env, jintArray owner_of, jintArray map_of,
+                                            jlongArray values, jint count, const char* what) {
+  if (count < 0 || env->GetArrayLength(owner_of) < count || env->GetArrayLength(map_of) < count ||
+      env->GetArrayLength(values) < count) {
+    return InternalError(what, ": arrays shorter than ", count);
+  }
+  DistinctEntries entries;
+  const auto n = static_cast<size_t>(count);
+  entries.owner.resize(n);
+  entries.maps.resize(n);
+  entries.values.resize(n);
+  env->GetIntArrayRegion(owner_of, 0, count, reinterpret_cast<jint*>(entries.owner.data()));
+  env->GetIntArrayRegion(map_of, 0, count, reinterpret_cast<jint*>(entries.maps.data()));
+  env->GetLongArrayRegion(values, 0, count, reinterpret_cast<jlong*>(entries.values.data()));
+  return entries;
+}
+
 // Compiles a window aggregation plan (one WindowAggregateNode); returns its handle.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createWindowAggregate(
     JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
@@ -1154,18 +1222,9 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     const jint groups = static_cast<jint>(h->agg->namespaces().size());
     std::vector<int64_t> values;
     std::vector<uint8_t> present;
-    if (distinct_values != nullptr && distinct_present != nullptr) {
-      const auto lookups = static_cast<jsize>(h->agg->lookups().groups.size());
-      if (env->GetArrayLength(distinct_values) < lookups ||
-          env->GetArrayLength(distinct_present) < lookups) {
-        return InternalError("windowAggregateCombine: distinct arrays shorter than ", lookups);
-      }
-      values.resize(static_cast<size_t>(lookups));
-      present.resize(static_cast<size_t>(lookups));
-      env->GetLongArrayRegion(distinct_values, 0, lookups, reinterpret_cast<jlong*>(values.data()));
-      env->GetByteArrayRegion(distinct_present, 0, lookups,
-                              reinterpret_cast<jbyte*>(present.data()));
-    }
+    SF_RETURN_NOT_OK(ReadDistinctValues(env, distinct_values, distinct_present,
+                                        h->agg->lookups().groups.size(), "windowAggregateCombine",
+                                        &values, &present));
     SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, groups, "windowAggregateCombine",
                                   [&](const uint8_t* data, const int32_t* offs) {
                                     return h->agg->Combine(
@@ -1183,17 +1242,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     jbyteArray values, jintArray offsets) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
-    const operators::DistinctLookups& lookups = h->agg->lookups();
-    if (groups == nullptr) {
-      const std::vector<int32_t> result = {static_cast<int32_t>(lookups.groups.size()),
-                                           static_cast<int32_t>(lookups.values.bytes.size())};
-      SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
-      return true;
-    }
-    SF_RETURN_NOT_OK(CopyToJava(env, groups, lookups.groups, "lookup groups"));
-    SF_RETURN_NOT_OK(CopyToJava(env, maps, lookups.maps, "lookup maps"));
-    SF_RETURN_NOT_OK(CopyToJava(env, values, lookups.values.bytes, "lookup bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, lookups.values.offsets, "lookup offsets"));
+    SF_RETURN_NOT_OK(
+        CopyDistinctLookups(env, h->agg->lookups(), sizes, groups, maps, values, offsets));
     return true;
   });
 }
@@ -1208,17 +1258,10 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     jint count, jbyteArray images, jintArray offsets, jlongArray bases, jbyteArray base_present) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
-    if (count < 0 || env->GetArrayLength(fire_of) < count || env->GetArrayLength(map_of) < count ||
-        env->GetArrayLength(masks) < count) {
-      return InternalError("windowAggregateSetFireEntries: arrays shorter than ", count);
-    }
+    SF_ASSIGN_OR_RAISE(
+        const DistinctEntries entries,
+        ReadDistinctEntries(env, fire_of, map_of, masks, count, "windowAggregateSetFireEntries"));
     const auto n = static_cast<size_t>(count);
-    std::vector<int32_t> fires(n);
-    std::vector<int32_t> maps(n);
-    std::vector<int64_t> bits(n);
-    env->GetIntArrayRegion(fire_of, 0, count, reinterpret_cast<jint*>(fires.data()));
-    env->GetIntArrayRegion(map_of, 0, count, reinterpret_cast<jint*>(maps.data()));
-    env->GetLongArrayRegion(masks, 0, count, reinterpret_cast<jlong*>(bits.data()));
     std::vector<int64_t> base_values;
     std::vector<uint8_t> present;
     if ((bases == nullptr) != (base_present == nullptr)) {
@@ -1234,13 +1277,13 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
       env->GetLongArrayRegion(bases, 0, count, reinterpret_cast<jlong*>(base_values.data()));
       env->GetByteArrayRegion(base_present, 0, count, reinterpret_cast<jbyte*>(present.data()));
     }
-    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "windowAggregateSetFireEntries",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->SetFireEntries(
-                                        fires.data(), maps.data(), bits.data(), count, data, offs,
-                                        with_bases ? base_values.data() : nullptr,
-                                        with_bases ? present.data() : nullptr);
-                                  }));
+    SF_RETURN_NOT_OK(WithJavaRows(
+        env, images, offsets, count, "windowAggregateSetFireEntries",
+        [&](const uint8_t* data, const int32_t* offs) {
+          return h->agg->SetFireEntries(
+              entries.owner.data(), entries.maps.data(), entries.values.data(), count, data, offs,
+              with_bases ? base_values.data() : nullptr, with_bases ? present.data() : nullptr);
+        }));
     return true;
   });
 }
@@ -1263,11 +1306,8 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     JNIEnv* env, jclass, jlong handle, jintArray lookups, jlongArray values) {
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
-    if (lookups != nullptr) {
-      SF_RETURN_NOT_OK(CopyToJava(env, lookups, h->agg->updated_lookups(), "updated lookups"));
-      SF_RETURN_NOT_OK(CopyToJava(env, values, h->agg->updated_values(), "updated values"));
-    }
-    return static_cast<jint>(h->agg->updated_lookups().size());
+    return CopyDistinctUpdates(env, h->agg->updated_lookups(), h->agg->updated_values(), lookups,
+                               values);
   });
 }
 
@@ -1548,14 +1588,68 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowC
 
 // Step 3: one accumulator image per read (an empty range: none in state); returns the bytes of
 // the groups' new accumulators, fetched with sessionWindowCopyAccs.
+// Step 3 (see SessionWindowAggregate::Combine); with DISTINCT aggregates the lookups' values
+// (null arrays without).
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCombine(
-    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets) {
+    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
+    jlongArray distinct_values, jbyteArray distinct_present) {
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_RETURN_NOT_OK(WithJavaRows(
-        env, accs, acc_offsets, h->agg->num_reads(), "sessionWindowCombine",
-        [&](const uint8_t* data, const int32_t* offs) { return h->agg->Combine(data, offs); }));
+    std::vector<int64_t> values;
+    std::vector<uint8_t> present;
+    SF_RETURN_NOT_OK(ReadDistinctValues(env, distinct_values, distinct_present,
+                                        h->agg->lookups().groups.size(), "sessionWindowCombine",
+                                        &values, &present));
+    SF_RETURN_NOT_OK(
+        WithJavaRows(env, accs, acc_offsets, h->agg->num_reads(), "sessionWindowCombine",
+                     [&](const uint8_t* data, const int32_t* offs) {
+                       return h->agg->Combine(data, offs, values.empty() ? nullptr : values.data(),
+                                              present.empty() ? nullptr : present.data());
+                     }));
     return static_cast<jint>(h->agg->accs().bytes.size());
+  });
+}
+
+// With DISTINCT aggregates, after sessionWindowMerge: the entries of the maps of the state
+// windows merged into each group (see SessionWindowAggregate::SetMergeEntries).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSetMergeEntries(
+    JNIEnv* env, jclass, jlong handle, jintArray group_of, jintArray map_of, jlongArray masks,
+    jint count, jbyteArray images, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
+    SF_ASSIGN_OR_RAISE(
+        const DistinctEntries entries,
+        ReadDistinctEntries(env, group_of, map_of, masks, count, "sessionWindowSetMergeEntries"));
+    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "sessionWindowSetMergeEntries",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->SetMergeEntries(
+                                        entries.owner.data(), entries.maps.data(),
+                                        entries.values.data(), count, data, offs);
+                                  }));
+    return true;
+  });
+}
+
+// After sessionWindowSetMergeEntries: the lookups (as windowAggregateLookups).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowLookups(
+    JNIEnv* env, jclass, jlong handle, jintArray sizes, jintArray groups, jintArray maps,
+    jbyteArray values, jintArray offsets) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
+    SF_RETURN_NOT_OK(
+        CopyDistinctLookups(env, h->agg->lookups(), sizes, groups, maps, values, offsets));
+    return true;
+  });
+}
+
+// After sessionWindowCombine with DISTINCT aggregates: the changed map entries (as
+// windowAggregateUpdated).
+JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowUpdated(
+    JNIEnv* env, jclass, jlong handle, jintArray lookups, jlongArray values) {
+  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
+    return CopyDistinctUpdates(env, h->agg->updated_lookups(), h->agg->updated_values(), lookups,
+                               values);
   });
 }
 

@@ -64,9 +64,6 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
   SF_ASSIGN_OR_RAISE(agg->output_type_, type::FromProto(plan.output_type()));
   agg->grouping_.assign(aggregate.grouping().begin(), aggregate.grouping().end());
   SF_ASSIGN_OR_RAISE(agg->key_type_, state::KeyType(agg->input_type_, agg->grouping_));
-  if (aggregate.distincts_size() > 0) {
-    return Unsupported("DISTINCT aggregates in session windows are not native yet");
-  }
   SF_ASSIGN_OR_RAISE(
       AggregateCalls calls,
       MakeAggregateCalls(aggregate, agg->input_type_, [&](const plan::AggregateCall& call) {
@@ -82,6 +79,13 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
   agg->acc_type_ = std::move(calls.acc_type);
   agg->hidden_ = std::move(calls.hidden);
   agg->count_star_field_ = calls.count_star_field;
+  SF_RETURN_NOT_OK(agg->distincts_.Init(aggregate, agg->input_type_));
+  for (size_t m = 0; m < agg->distincts_.size(); ++m) {
+    // A state-backed map keeps a placeholder in the accumulator row.
+    agg->acc_type_.push_back(
+        type::Field{"distinct" + std::to_string(m),
+                    type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
+  }
   agg->gap_ = node.gap();
   if (agg->gap_ <= 0) return InternalError("Invalid session gap: ", agg->gap_, " ms");
   agg->time_field_ = node.time_field();
@@ -142,6 +146,7 @@ Status SessionWindowAggregate::Merge(const int64_t* windows, const int32_t* wind
     return InternalError("A processing-time session window needs its rows' arrival times");
   }
   row_times_ = proctime_ ? row_times : input_->column_data(time_field_)->GetValues<int64_t>(1);
+  merge_entries_set_ = false;
   groups_.clear();
   reads_.clear();
   removed_.clear();
@@ -318,8 +323,52 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
   return Status::OK();
 }
 
-Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets) {
+Status SessionWindowAggregate::SetMergeEntries(const int32_t* group_of, const int32_t* map_of,
+                                               const int64_t* masks, int32_t count,
+                                               const uint8_t* images, const int32_t* offsets) {
+  if (input_ == nullptr)
+    return InternalError("SessionWindowAggregate::SetMergeEntries before Merge");
+  const size_t maps = distincts_.size();
+  std::vector<batch::BinaryRowBuffer> raw(maps);
+  std::vector<std::vector<int32_t>> groups(maps);
+  std::vector<std::vector<int64_t>> values(maps);
+  for (auto& buffer : raw) buffer.offsets.push_back(0);
+  for (int32_t e = 0; e < count; ++e) {
+    const int32_t m = map_of[e];
+    const int32_t group = group_of[e];
+    if (m < 0 || m >= static_cast<int32_t>(maps) || group < 0 || group >= num_groups()) {
+      return InternalError("A merge entry of map ", m, " and group ", group, " out of range");
+    }
+    const auto i = static_cast<size_t>(m);
+    const std::string_view image(reinterpret_cast<const char*>(images + offsets[e]),
+                                 static_cast<size_t>(offsets[e + 1] - offsets[e]));
+    // A long[] value comes as its lanes' consecutive entries (one value, one group).
+    const size_t lane = values[i].size() % static_cast<size_t>(distincts_.map(i).lanes);
+    if (lane == 0) {
+      raw[i].Append(image);
+      groups[i].push_back(group);
+    } else if (groups[i].back() != group || raw[i].Image(raw[i].num_rows() - 1) != image) {
+      return InternalError("The lanes of a long[] merge entry of map ", m, " differ");
+    }
+    values[i].push_back(masks[e]);
+  }
+  distincts_.Clear();
+  for (size_t m = 0; m < maps; ++m) {
+    SF_RETURN_NOT_OK(distincts_.AddSightings(m, input_type_, input_.get(), group_of_row_, raw[m],
+                                             std::move(groups[m]), std::move(values[m]),
+                                             pool_.get()));
+  }
+  merge_entries_set_ = true;
+  return Status::OK();
+}
+
+Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
+                                       const int64_t* distinct_values,
+                                       const uint8_t* distinct_present) {
   if (input_ == nullptr) return InternalError("SessionWindowAggregate::Combine before Prepare");
+  if (!distincts_.empty() && !merge_entries_set_) {
+    return InternalError("A session window with DISTINCT aggregates combined without its maps");
+  }
   const int32_t num_groups = this->num_groups();
   std::vector<int32_t> acc_row;
   SF_ASSIGN_OR_RAISE(
@@ -352,9 +401,28 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
   // Over an updating input -U/-D retract (UnsliceSyncStateWindowAggProcessor).
   const std::vector<int8_t> op = WindowRowOps(
       group_of_row_, input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1));
+  if (!distincts_.empty()) {
+    SF_RETURN_NOT_OK(distincts_.Gate(input_.get(), op, distinct_values, distinct_present,
+                                     /*from_state=*/true));
+  }
   std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), base, acc_offset_[i]));
+    const int32_t m = distincts_.map_of_call(i);
+    if (m >= 0) {
+      // A DISTINCT call does not merge the merged windows' accumulators: it accumulates their
+      // maps' entries newly seen in the group's map, then its rows newly seen there.
+      const auto call = static_cast<int32_t>(i);
+      const WindowDistincts::Map& d = distincts_.map(static_cast<size_t>(m));
+      BundlePlan entries{d.entry_group.data(), distincts_.entry_ops(call), fresh.data(),
+                         static_cast<int64_t>(d.entry_group.size())};
+      entries.gate = distincts_.entry_gate(call);
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*d.entry_rows, entries, ignored.data()));
+      BundlePlan rows{group_of_row_.data(), op.data(), none.data(), static_cast<int64_t>(n)};
+      rows.gate = distincts_.row_gate(call);
+      SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*input_, rows, ignored.data()));
+      continue;
+    }
     if (!merge_key.empty()) {
       BundlePlan merge{merge_key.data(),   merge_op.data(),
                        fresh.data(),       static_cast<int64_t>(merge_key.size()),
@@ -367,6 +435,12 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
   }
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
+  for (size_t m = 0; m < distincts_.size(); ++m) {
+    // A state-backed map keeps nothing in the accumulator row.
+    SF_ASSIGN_OR_RAISE(auto placeholder,
+                       arrow::MakeArrayOfNull(arrow::binary(), num_groups, pool_.get()));
+    columns.push_back(std::move(placeholder));
+  }
   SF_RETURN_NOT_OK(
       EncodeRowImages(acc_type_, std::move(columns), num_groups, nullptr, pool_.get(), &new_accs_));
   input_.reset();

@@ -25,6 +25,13 @@
 // functions taken, whose merge is exact in any order (CheckExactMerge).
 // Firing a window is Fire(keys, windows, accumulators): key fields, the visible calls' values,
 // then the window properties (start, end, end - 1, NULL for proctime).
+// DISTINCT aggregates keep Flink's maps per state window (window_distincts.h), state-backed in
+// the state window's namespace. Merging windows merges the merged state windows' maps into the
+// target's (DistinctAggCodeGen.merge: the DISTINCT calls accumulate the values newly seen in the
+// target's map, their own accumulators are not merged): after Merge, the JVM passes those maps'
+// entries (SetMergeEntries) and reads the lookups of the rows' and entries' values in each group's
+// state window; Combine gates the calls and lists the entries to write; the JVM clears the merged
+// state windows' maps with their accumulators, and a fired window's with its own.
 
 #include <cstdint>
 #include <memory>
@@ -34,6 +41,7 @@
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/memory/accounting_pool.h"
+#include "streamfusion/operators/aggregate/window_distincts.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 
@@ -80,7 +88,23 @@ class SessionWindowAggregate {
 
   // Step 3. Read i's accumulator image is accs[offsets[i], offsets[i + 1]) (an empty range: none
   // in state). After it, accs() holds each group's new accumulator.
-  Status Combine(const uint8_t* accs, const int32_t* offsets);
+  Status Combine(const uint8_t* accs, const int32_t* offsets,
+                 const int64_t* distinct_values = nullptr,
+                 const uint8_t* distinct_present = nullptr);
+
+  // With DISTINCT aggregates, between Merge and Combine: the entries of the maps of the state
+  // windows merged into each group (its reads after its own state window), entry e of group
+  // group_of[e] and map map_of[e] with value image images[offsets[e], offsets[e + 1]) and value
+  // masks[e] (a long[] as its lanes' consecutive entries). Lists lookups(): the rows' values and
+  // the entries', each in its group's state window; Combine then takes lookup p's value as
+  // distinct_values[p] where distinct_present[p] is 1, and updated_lookups() / updated_values()
+  // are the entries to put (p) or remove (~p).
+  Status SetMergeEntries(const int32_t* group_of, const int32_t* map_of, const int64_t* masks,
+                         int32_t count, const uint8_t* images, const int32_t* offsets);
+  bool has_distincts() const { return !distincts_.empty(); }
+  const DistinctLookups& lookups() const { return distincts_.lookups(); }
+  const std::vector<int32_t>& updated_lookups() const { return distincts_.updated_lookups(); }
+  const std::vector<int64_t>& updated_values() const { return distincts_.updated_values(); }
   const batch::BinaryRowBuffer& accs() const { return new_accs_; }
 
   // Fires `num_fires` windows: fire f has key image keys[key_offsets[f], key_offsets[f + 1]),
@@ -132,6 +156,9 @@ class SessionWindowAggregate {
 
   batch::BinaryRowBuffer new_accs_;
   batch::BinaryRowBuffer output_;
+
+  WindowDistincts distincts_;
+  bool merge_entries_set_ = false;  // SetMergeEntries since the last Merge
 };
 
 }  // namespace streamfusion::operators

@@ -617,6 +617,71 @@ TEST(SessionWindowAggregateTest, MergesStateWindowsAndDropsLateRows) {
             (std::vector<std::string>{"[1, 5, 11111, 500, 8100, 8099]"}));
 }
 
+TEST(SessionWindowAggregateTest, MergingSessionsMergeTheirDistinctMapsIntoTheTarget) {
+  // SUM(DISTINCT v): a bitmask map per state window.
+  plan::Plan plan = SessionPlan();
+  auto* distinct = plan.mutable_operators(0)
+                       ->mutable_session_window_aggregate()
+                       ->mutable_aggregate()
+                       ->add_distincts();
+  distinct->set_arg(2);
+  distinct->add_calls(1);
+  distinct->add_filter_args(-1);
+  auto agg = MakeSession(plan);
+  // Batch 1: [1000, 4000) sees 5; [5000, 8100) sees 6 and 7.
+  PrepareSession(agg.get(), {{1, 1'000, 5}, {1, 5'000, 6}, {1, 5'100, 7}}, {}, INT64_MIN);
+  const uint8_t none = 0;
+  const std::vector<int32_t> no_entries = {0};
+  // Combine needs the maps' entries first.
+  EXPECT_FALSE(agg->Combine(&none, std::vector<int32_t>{0, 0, 0}.data()).ok());
+  PrepareSession(agg.get(), {{1, 1'000, 5}, {1, 5'000, 6}, {1, 5'100, 7}}, {}, INT64_MIN);
+  ASSERT_TRUE(agg->SetMergeEntries(nullptr, nullptr, nullptr, 0, &none, no_entries.data()).ok());
+  const DistinctLookups first_lookups = agg->lookups();  // (g0, 5), (g1, 6), (g1, 7)
+  ASSERT_EQ(first_lookups.groups, (std::vector<int32_t>{0, 1, 1}));
+  const std::vector<int64_t> absent_values = {0, 0, 0};
+  const std::vector<uint8_t> absent = {0, 0, 0};
+  const std::vector<int32_t> no_state = {0, 0, 0};
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), absent_values.data(), absent.data()).ok());
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1, 1}));
+  const batch::BinaryRowBuffer first = agg->accs();
+
+  // Batch 2: 3900 (value 8) bridges them into the state window [5000, 8000); the merged
+  // window's map (5) merges into it, its SUM(DISTINCT) accumulator does not.
+  PrepareSession(agg.get(), {{1, 3'900, 8}},
+                 {1'000, 4'000, 1'000, 4'000, 5'000, 8'100, 5'000, 8'000}, 3'000);
+  ASSERT_EQ(agg->reads(), (std::vector<int64_t>{5'000, 8'000, 1'000, 4'000}));
+  const std::vector<int32_t> group_of = {0};
+  const std::vector<int32_t> map_of = {0};
+  const std::vector<int64_t> masks = {1};
+  const std::string_view five = first_lookups.values.Image(0);
+  const std::vector<int32_t> offsets = {0, static_cast<int32_t>(five.size())};
+  ASSERT_TRUE(agg->SetMergeEntries(group_of.data(), map_of.data(), masks.data(), 1,
+                                   reinterpret_cast<const uint8_t*>(five.data()), offsets.data())
+                  .ok());
+  // The row's 8, then the entry's 5, in the target's map: both absent there.
+  ASSERT_EQ(agg->lookups().groups, (std::vector<int32_t>{0, 0}));
+  std::vector<uint8_t> reads;
+  std::vector<int32_t> read_offsets = {0};
+  for (size_t g : {1, 0}) {
+    const std::string_view acc = first.Image(g);
+    reads.insert(reads.end(), acc.begin(), acc.end());
+    read_offsets.push_back(static_cast<int32_t>(reads.size()));
+  }
+  const std::vector<int64_t> values = {0, 0};
+  const std::vector<uint8_t> present = {0, 0};
+  ASSERT_TRUE(agg->Combine(reads.data(), read_offsets.data(), values.data(), present.data()).ok());
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1}));
+  const batch::BinaryRowBuffer merged = agg->accs();
+  const auto key = Images({{1, 0, 0}});
+  const auto status =
+      agg->Fire(key.bytes.data(), key.offsets.data(), std::vector<int64_t>{1'000, 8'100}.data(), 1,
+                merged.bytes.data(), merged.offsets.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  // COUNT(*) 2 + 1 (merged) + 1; SUM(DISTINCT v) 6 + 7, then 5 (merged entry) and 8.
+  EXPECT_EQ(Output(agg->output(), plan),
+            (std::vector<std::string>{"[1, 4, 26, 1000, 8100, 8099]"}));
+}
+
 TEST(SessionWindowAggregateTest, RowsInsideAWindowKeepItAndTouchingWindowsMerge) {
   auto agg = MakeSession(SessionPlan());
   // In flight: [1000, 4000) and [5000, 8000), each its own state window. A row at 1000 gives

@@ -283,7 +283,9 @@ class WindowAggregateStateTest {
         "hashmap, CUMULATE_DISTINCT, TWO_PHASE",
         "rocksdb, TUMBLE_UPDATING_DISTINCT, TWO_PHASE",
         "hashmap, HOP_UPDATING_DISTINCT, TWO_PHASE",
-        "rocksdb, CUMULATE_UPDATING_DISTINCT, ONE_PHASE"
+        "rocksdb, CUMULATE_UPDATING_DISTINCT, ONE_PHASE",
+        "rocksdb, SESSION_DISTINCT, LEGACY",
+        "hashmap, SESSION_TVF_DISTINCT, ONE_PHASE"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -335,7 +337,9 @@ class WindowAggregateStateTest {
         "hashmap, 3, CUMULATE_DISTINCT, TWO_PHASE",
         "rocksdb, 1, CUMULATE_DISTINCT, ONE_PHASE",
         "rocksdb, 3, HOP_UPDATING_DISTINCT, ONE_PHASE",
-        "hashmap, 1, CUMULATE_UPDATING_DISTINCT, TWO_PHASE"
+        "hashmap, 1, CUMULATE_UPDATING_DISTINCT, TWO_PHASE",
+        "hashmap, 3, SESSION_DISTINCT, LEGACY",
+        "rocksdb, 1, SESSION_TVF_DISTINCT, ONE_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
@@ -366,7 +370,9 @@ class WindowAggregateStateTest {
         "false, hashmap, HOP_DISTINCT, ONE_PHASE",
         "true, rocksdb, CUMULATE_DISTINCT, TWO_PHASE",
         "true, hashmap, TUMBLE_UPDATING_DISTINCT, ONE_PHASE",
-        "false, rocksdb, HOP_UPDATING_DISTINCT, TWO_PHASE"
+        "false, rocksdb, HOP_UPDATING_DISTINCT, TWO_PHASE",
+        "true, rocksdb, SESSION_DISTINCT, LEGACY",
+        "false, hashmap, SESSION_TVF_DISTINCT, ONE_PHASE"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)

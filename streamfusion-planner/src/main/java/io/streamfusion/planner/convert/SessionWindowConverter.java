@@ -4,6 +4,7 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.SessionWindowAggregateNode;
 import io.streamfusion.planner.nodes.StreamExecNativeSessionWindowAggregate;
+import io.streamfusion.runtime.operators.DistinctState;
 
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
@@ -187,11 +188,14 @@ public final class SessionWindowConverter {
             SessionOptions session)
             throws UnsupportedNativeException {
         List<LogicalType> accTypes = new ArrayList<>();
+        // DISTINCT maps: Flink's state-backed MapViews per state window.
+        List<DistinctState> distincts = new ArrayList<>();
+        GroupAggregateConverter.checkDistincts(node, infos, true);
         SessionWindowAggregateNode.Builder sessionNode =
                 SessionWindowAggregateNode.newBuilder()
                         .setAggregate(
                                 WindowAggregateConverter.aggregateOf(
-                                        node, name, infos, accTypes, null))
+                                        node, name, infos, accTypes, distincts))
                         .setGap(gap)
                         .setTimeField(timeField)
                         .setProctime(proctime)
@@ -205,6 +209,12 @@ public final class SessionWindowConverter {
                         Operator.newBuilder().setSessionWindowAggregate(sessionNode),
                         session);
         return new StreamExecNativeSessionWindowAggregate(
-                node, bytes, inputType, grouping, accTypes.toArray(new LogicalType[0]), tvf);
+                node,
+                bytes,
+                inputType,
+                grouping,
+                accTypes.toArray(new LogicalType[0]),
+                tvf,
+                distincts.toArray(new DistinctState[0]));
     }
 }

@@ -1,6 +1,7 @@
 package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.operators.NativeSessionWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
@@ -29,6 +30,7 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
     private final int[] grouping;
     private final LogicalType[] accTypes;
     private final boolean tvf;
+    private final DistinctState[] distincts;
 
     /** @param tvf the window TVF (WindowAggOperator) rather than the legacy group window */
     public StreamExecNativeSessionWindowAggregate(
@@ -37,11 +39,13 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
             RowType inputType,
             int[] grouping,
             LogicalType[] accTypes,
-            boolean tvf) {
+            boolean tvf,
+            DistinctState[] distincts) {
         super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
         this.tvf = tvf;
+        this.distincts = distincts;
     }
 
     @Override
@@ -57,6 +61,7 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
                         accTypes,
                         outputType.getFieldCount(),
                         tvf,
+                        distincts,
                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
                         config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
                         config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());

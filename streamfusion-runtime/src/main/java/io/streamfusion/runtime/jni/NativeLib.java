@@ -372,8 +372,38 @@ public final class NativeLib {
     public static native void sessionWindowCopyMerge(
             long handle, long[] groups, long[] reads, long[] removed, long[] added, long[] cleared);
 
-    /** Step 3: one accumulator image per read; returns the bytes of the new accumulators. */
-    public static native int sessionWindowCombine(long handle, byte[] accs, int[] accOffsets);
+    /**
+     * Step 3: one accumulator image per read; returns the bytes of the new accumulators. With
+     * DISTINCT aggregates {@code distinctValues[p]} is lookup p's value where {@code
+     * distinctPresent[p]} is 1 (null arrays without).
+     */
+    public static native int sessionWindowCombine(
+            long handle,
+            byte[] accs,
+            int[] accOffsets,
+            @Nullable long[] distinctValues,
+            @Nullable byte[] distinctPresent);
+
+    /**
+     * With DISTINCT aggregates, between steps 2 and 3: the entries of the maps of the state
+     * windows merged into each group (entry e of group {@code groupOf[e]} and map {@code
+     * mapOf[e]}, its value image and value; a long[] as its lanes' consecutive entries).
+     */
+    public static native void sessionWindowSetMergeEntries(
+            long handle,
+            int[] groupOf,
+            int[] mapOf,
+            long[] masks,
+            int count,
+            byte[] images,
+            int[] offsets);
+
+    /** The lookups after {@link #sessionWindowSetMergeEntries} (as windowAggregateLookups). */
+    public static native void sessionWindowLookups(
+            long handle, int[] sizes, int[] groups, int[] maps, byte[] values, int[] offsets);
+
+    /** The map entries the last combine changed (as windowAggregateUpdated). */
+    public static native int sessionWindowUpdated(long handle, int[] lookups, long[] values);
 
     public static native void sessionWindowCopyAccs(long handle, byte[] accs, int[] offsets);
 

@@ -77,12 +77,45 @@ public final class NativeSessionWindowAggregate extends NativeHandle {
         return change;
     }
 
-    /** Step 3: the groups' new accumulators; fills {@code newOffsets} (groups + 1 entries). */
-    public byte[] combine(byte[] accs, int[] accOffsets, int[] newOffsets) {
+    /**
+     * Step 3: the groups' new accumulators; fills {@code newOffsets} (groups + 1 entries). With
+     * DISTINCT aggregates {@code distinctValues[p]} is lookup p's value where {@code
+     * distinctPresent[p]} is 1 (null without).
+     */
+    public byte[] combine(
+            byte[] accs,
+            int[] accOffsets,
+            @Nullable long[] distinctValues,
+            @Nullable byte[] distinctPresent,
+            int[] newOffsets) {
         long h = handle();
-        byte[] out = new byte[NativeLib.sessionWindowCombine(h, accs, accOffsets)];
+        byte[] out =
+                new byte
+                        [NativeLib.sessionWindowCombine(
+                                h, accs, accOffsets, distinctValues, distinctPresent)];
         NativeLib.sessionWindowCopyAccs(h, out, newOffsets);
         return out;
+    }
+
+    /**
+     * With DISTINCT aggregates, between steps 2 and 3: the entries of the maps merged into each
+     * group (see {@link NativeLib#sessionWindowSetMergeEntries}); returns the lookups the batch
+     * then needs.
+     */
+    public NativeWindowAggregate.Lookups setMergeEntries(
+            int[] groupOf, int[] mapOf, long[] masks, int count, byte[] images, int[] offsets) {
+        long h = handle();
+        NativeLib.sessionWindowSetMergeEntries(h, groupOf, mapOf, masks, count, images, offsets);
+        return NativeWindowAggregate.Lookups.read(
+                (sizes, groups, maps, values, offs) ->
+                        NativeLib.sessionWindowLookups(h, sizes, groups, maps, values, offs));
+    }
+
+    /** After a combine with DISTINCT aggregates: the map entries to write. */
+    public NativeWindowAggregate.Updated updated() {
+        long h = handle();
+        return NativeWindowAggregate.Updated.read(
+                (lookups, values) -> NativeLib.sessionWindowUpdated(h, lookups, values));
     }
 
     /** Fires {@code numFires} windows; fills {@code offsets} (fires + 1) and returns the rows. */

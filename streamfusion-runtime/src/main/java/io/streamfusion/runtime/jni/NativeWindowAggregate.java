@@ -74,7 +74,7 @@ public final class NativeWindowAggregate extends NativeHandle {
         return out;
     }
 
-    /** The distinct-map entries of the prepared batch: group, map and value image of each. */
+    /** The distinct-map entries of a batch: group, map and value image of each. */
     public static final class Lookups {
         public final int[] groups;
         public final int[] maps;
@@ -87,20 +87,33 @@ public final class NativeWindowAggregate extends NativeHandle {
             values = new byte[bytes];
             offsets = new int[count + 1];
         }
+
+        /** A native call copying lookups; with {@code groups} null only their sizes. */
+        interface Copy {
+            void copy(int[] sizes, int[] groups, int[] maps, byte[] values, int[] offsets);
+        }
+
+        static Lookups read(Copy copy) {
+            int[] counts = new int[2];
+            copy.copy(counts, null, null, null, null);
+            Lookups lookups = new Lookups(counts[0], counts[1]);
+            copy.copy(counts, lookups.groups, lookups.maps, lookups.values, lookups.offsets);
+            return lookups;
+        }
     }
 
     /** With DISTINCT aggregates, after {@link #prepare}: the lookups the batch needs. */
     public Lookups lookups() {
         long h = handle();
-        int[] counts = new int[2];
-        NativeLib.windowAggregateLookups(h, counts, null, null, null, null);
-        Lookups lookups = new Lookups(counts[0], counts[1]);
-        NativeLib.windowAggregateLookups(
-                h, counts, lookups.groups, lookups.maps, lookups.values, lookups.offsets);
-        return lookups;
+        return Lookups.read(
+                (sizes, groups, maps, values, offsets) ->
+                        NativeLib.windowAggregateLookups(h, sizes, groups, maps, values, offsets));
     }
 
-    /** The distinct-map entries a combine changed: lookup p and its new bitmask each. */
+    /**
+     * The distinct-map entries a combine changed: lookup p to put (its new value) or, as ~p, to
+     * remove (a count back at 0).
+     */
     public static final class Updated {
         public final int[] lookups;
         public final long[] values;
@@ -109,14 +122,23 @@ public final class NativeWindowAggregate extends NativeHandle {
             lookups = new int[count];
             values = new long[count];
         }
+
+        /** A native call copying the entries unless {@code lookups} is null; their number. */
+        interface Copy {
+            int copy(int[] lookups, long[] values);
+        }
+
+        static Updated read(Copy copy) {
+            Updated updated = new Updated(copy.copy(null, null));
+            copy.copy(updated.lookups, updated.values);
+            return updated;
+        }
     }
 
-    /** After a combine with DISTINCT aggregates: the map entries to put. */
+    /** After a combine with DISTINCT aggregates: the map entries to write. */
     public Updated updated() {
         long h = handle();
-        Updated updated = new Updated(NativeLib.windowAggregateUpdated(h, null, null));
-        NativeLib.windowAggregateUpdated(h, updated.lookups, updated.values);
-        return updated;
+        return Updated.read((lookups, values) -> NativeLib.windowAggregateUpdated(h, lookups, values));
     }
 
     /** Before a {@link #fire} of HOP windows with DISTINCT aggregates: their slices' entries. */

@@ -61,6 +61,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
     private final LogicalType[] accTypes;
     private final int outputArity;
     private final boolean tvf;
+    private final DistinctState[] distincts;
     private final long memoryBudgetBytes;
 
     private transient NativeSessionWindowAggregate agg;
@@ -74,6 +75,8 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
     private transient FireQueue fires;
     private transient boolean proctime;
     private transient long[] arrivals;
+    private transient WindowDistinctMaps<TimeWindow> distinctMaps;
+    private transient FireEntries mergeEntries;
 
     public NativeSessionWindowAggregateOperator(
             byte[] plan,
@@ -82,6 +85,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
             LogicalType[] accTypes,
             int outputArity,
             boolean tvf,
+            DistinctState[] distincts,
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
@@ -91,6 +95,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         this.accTypes = accTypes;
         this.outputArity = outputArity;
         this.tvf = tvf;
+        this.distincts = distincts;
         this.memoryBudgetBytes = memoryBudgetBytes;
     }
 
@@ -125,6 +130,8 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         reads = new ImageBuffer();
         windows = new long[64];
         fires = new FireQueue(2);
+        distinctMaps = openDistinctMaps(distincts, new TimeWindow.Serializer());
+        mergeEntries = new FireEntries();
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
@@ -185,34 +192,73 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         if (change.dropped > 0) {
             lateRecordsDroppedRate.markEvent(change.dropped);
         }
-        // The accumulators of the state windows each group now holds, in the groups' order.
+        // The accumulators of the state windows each group now holds, in the groups' order; with
+        // DISTINCT aggregates also the map entries of those merged into the group's (Flink merges
+        // a merged window's maps when it has an accumulator).
         int groups = change.groupCount();
         int width = NativeSessionWindowAggregate.GROUP_WIDTH;
+        long[] info = change.groups;
+        BinaryRowData[] groupKeys = new BinaryRowData[groups];
+        TimeWindow[] groupWindows = new TimeWindow[groups];
         reads.clear();
         for (int g = 0; g < groups; g++) {
-            setCurrentKey(keyRows[(int) change.groups[g * width]]);
-            for (long r = change.groups[g * width + 5]; r < change.groups[g * width + 6]; r++) {
-                windowState.setCurrentNamespace(
-                        new TimeWindow(change.reads[(int) r * 2], change.reads[(int) r * 2 + 1]));
-                reads.append(windowState.value(), accSerializer);
+            groupKeys[g] = keyRows[(int) info[g * width]];
+            groupWindows[g] = new TimeWindow(info[g * width + 3], info[g * width + 4]);
+            setCurrentKey(groupKeys[g]);
+            for (long r = info[g * width + 5]; r < info[g * width + 6]; r++) {
+                TimeWindow read =
+                        new TimeWindow(change.reads[(int) r * 2], change.reads[(int) r * 2 + 1]);
+                windowState.setCurrentNamespace(read);
+                RowData acc = windowState.value();
+                reads.append(acc, accSerializer);
+                boolean own = r == info[g * width + 5] && info[g * width + 7] != 0;
+                if (distinctMaps != null && acc != null && !own) {
+                    distinctMaps.appendEntries(read, g, mergeEntries);
+                }
             }
         }
         int[] newOffsets = new int[groups + 1];
-        byte[] newAccs = agg.combine(reads.bytes(), reads.offsets(), newOffsets);
+        byte[] newAccs;
+        if (distinctMaps == null) {
+            newAccs = agg.combine(reads.bytes(), reads.offsets(), null, null, newOffsets);
+        } else {
+            distinctMaps.read(
+                    agg.setMergeEntries(
+                            mergeEntries.fires,
+                            mergeEntries.maps,
+                            mergeEntries.masks,
+                            mergeEntries.count(),
+                            mergeEntries.values.bytes(),
+                            mergeEntries.values.offsets()),
+                    groupKeys,
+                    groupWindows);
+            mergeEntries.clear();
+            newAccs =
+                    agg.combine(
+                            reads.bytes(),
+                            reads.offsets(),
+                            distinctMaps.masks,
+                            distinctMaps.present,
+                            newOffsets);
+            distinctMaps.write(agg.updated(), groupKeys, groupWindows);
+        }
         for (int g = 0; g < groups; g++) {
-            long[] info = change.groups;
-            setCurrentKey(keyRows[(int) info[g * width]]);
-            windowState.setCurrentNamespace(
-                    new TimeWindow(info[g * width + 3], info[g * width + 4]));
+            setCurrentKey(groupKeys[g]);
+            windowState.setCurrentNamespace(groupWindows[g]);
             windowState.update(
                     ImageBuffer.ownRow(
                             accTypes.length, newAccs, newOffsets[g], newOffsets[g + 1]));
         }
+        // The state windows merged away: their accumulators and maps (clearWindowState).
         long[] cleared = change.cleared;
         for (int i = 0; i < cleared.length; i += NativeSessionWindowAggregate.CLEARED_WIDTH) {
             setCurrentKey(keyRows[(int) cleared[i]]);
-            windowState.setCurrentNamespace(new TimeWindow(cleared[i + 1], cleared[i + 2]));
+            TimeWindow window = new TimeWindow(cleared[i + 1], cleared[i + 2]);
+            windowState.setCurrentNamespace(window);
             windowState.clear();
+            if (distinctMaps != null) {
+                distinctMaps.clear(window);
+            }
         }
         // The trigger's timers follow the windows: deleted with a merged window, registered for
         // a new one (at its end - 1, the UTC shift).
@@ -294,6 +340,9 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         fires.accs.append(acc, accSerializer);
         if (stateWindow != null) {
             windowState.clear();
+            if (distinctMaps != null) {
+                distinctMaps.clear(stateWindow);
+            }
         }
         mapping.remove(window);
         if (fires.count() >= batchSize) {

@@ -126,7 +126,7 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
         if (distinctMaps == null) {
             newAccs = agg.combine(scratch.bytes(), scratch.offsets(), newOffsets);
         } else {
-            distinctMaps.read(agg, keys, namespaces);
+            distinctMaps.read(agg.lookups(), keys, namespaces);
             newAccs =
                     agg.combine(
                             scratch.bytes(),
@@ -134,7 +134,7 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
                             distinctMaps.masks,
                             distinctMaps.present,
                             newOffsets);
-            distinctMaps.write(agg, keys, namespaces);
+            distinctMaps.write(agg.updated(), keys, namespaces);
         }
         int accArity = accSerializer.getArity();
         for (int g = 0; g < n; g++) {

@@ -102,11 +102,12 @@ final class WindowDistinctMaps<N> {
     }
 
     /**
-     * Reads the entries the prepared batch touches into {@link #masks} and {@link #present};
-     * groups are {@code keys} with their state {@code namespaces}.
+     * Reads the entries a batch touches ({@code lookups}) into {@link #masks} and {@link
+     * #present}; groups are {@code keys} with their state {@code namespaces}.
      */
-    void read(NativeWindowAggregate agg, RowData[] keys, N[] namespaces) throws Exception {
-        lookups = agg.lookups();
+    void read(NativeWindowAggregate.Lookups lookups, RowData[] keys, N[] namespaces)
+            throws Exception {
+        this.lookups = lookups;
         int n = lookups.groups.length;
         values = new Object[n];
         masks = new long[n];
@@ -139,9 +140,9 @@ final class WindowDistinctMaps<N> {
         }
     }
 
-    /** Puts the entries the last combine changed, and removes those it emptied (as ~p). */
-    void write(NativeWindowAggregate agg, RowData[] keys, N[] namespaces) throws Exception {
-        NativeWindowAggregate.Updated updated = agg.updated();
+    /** Puts the entries a combine changed, and removes those it emptied (as ~p). */
+    void write(NativeWindowAggregate.Updated updated, RowData[] keys, N[] namespaces)
+            throws Exception {
         for (int i = 0; i < updated.lookups.length; ) {
             boolean remove = updated.lookups[i] < 0;
             int p = remove ? ~updated.lookups[i] : updated.lookups[i];
@@ -161,7 +162,7 @@ final class WindowDistinctMaps<N> {
 
     /**
      * Appends every entry of the current key's maps in {@code namespace} to {@code out} for fire
-     * {@code fire}: each map in its iteration order, the NULL value last (Flink's
+     * (or group) {@code fire}: each map in its iteration order, the NULL value last (Flink's
      * NullAwareMapIterator).
      */
     void appendEntries(N namespace, int fire, FireEntries out) throws Exception {
