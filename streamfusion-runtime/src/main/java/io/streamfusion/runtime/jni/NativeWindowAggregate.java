@@ -138,7 +138,8 @@ public final class NativeWindowAggregate extends NativeHandle {
     /** After a combine with DISTINCT aggregates: the map entries to write. */
     public Updated updated() {
         long h = handle();
-        return Updated.read((lookups, values) -> NativeLib.windowAggregateUpdated(h, lookups, values));
+        return Updated.read(
+                (lookups, values) -> NativeLib.windowAggregateUpdated(h, lookups, values));
     }
 
     /** Before a {@link #fire} of HOP windows with DISTINCT aggregates: their slices' entries. */
