@@ -277,6 +277,17 @@ class WindowAggregateParityTest {
 
     private static final String WINDOW = "window_start, window_end, window_time";
 
+    /** A TUMBLE (2 s), HOP (2 s / 6 s) or CUMULATE (2 s / 6 s) TVF over {@link #CHANGES}. */
+    private static String changesWindow(String window) {
+        return window.equals("TUMBLE")
+                ? "TUMBLE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND)"
+                : window.equals("HOP")
+                        ? "HOP(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
+                                + " INTERVAL '6' SECOND)"
+                        : "CUMULATE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2'"
+                                + " SECOND, INTERVAL '6' SECOND)";
+    }
+
     /**
      * Window aggregations over an updating input (a changelog source): -U/-D rows retract from
      * their slice (AggCombiner), the functions are Flink's retracting ones, and a window whose
@@ -286,14 +297,7 @@ class WindowAggregateParityTest {
     @ParameterizedTest
     @ValueSource(strings = {"TUMBLE", "HOP", "CUMULATE"})
     void windowsOverAnUpdatingInputMatch(String window) {
-        String tvf =
-                window.equals("TUMBLE")
-                        ? "TUMBLE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND)"
-                        : window.equals("HOP")
-                                ? "HOP(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2'"
-                                        + " SECOND, INTERVAL '6' SECOND)"
-                                : "CUMULATE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL"
-                                        + " '2' SECOND, INTERVAL '6' SECOND)";
+        String tvf = changesWindow(window);
         String sql =
                 "SELECT id % 2, " + WINDOW + ", COUNT(*), COUNT(s), SUM(i64), AVG(i32), SUM(i16)"
                         + " FILTER (WHERE b) FROM TABLE(" + tvf + ") GROUP BY id % 2, " + WINDOW;
@@ -313,14 +317,7 @@ class WindowAggregateParityTest {
     @ParameterizedTest
     @ValueSource(strings = {"TUMBLE", "HOP", "CUMULATE"})
     void distinctAggregatesOverAnUpdatingInputMatch(String window) {
-        String tvf =
-                window.equals("TUMBLE")
-                        ? "TUMBLE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND)"
-                        : window.equals("HOP")
-                                ? "HOP(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2'"
-                                        + " SECOND, INTERVAL '6' SECOND)"
-                                : "CUMULATE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL"
-                                        + " '2' SECOND, INTERVAL '6' SECOND)";
+        String tvf = changesWindow(window);
         String sql =
                 "SELECT id % 2, " + WINDOW + ", COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE"
                         + " b), COUNT(DISTINCT i8 % 3), SUM(DISTINCT i32), COUNT(*), SUM(i64) FROM"
