@@ -80,12 +80,7 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
   agg->hidden_ = std::move(calls.hidden);
   agg->count_star_field_ = calls.count_star_field;
   SF_RETURN_NOT_OK(agg->distincts_.Init(aggregate, agg->input_type_));
-  for (size_t m = 0; m < agg->distincts_.size(); ++m) {
-    // A state-backed map keeps a placeholder in the accumulator row.
-    agg->acc_type_.push_back(
-        type::Field{"distinct" + std::to_string(m),
-                    type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
-  }
+  agg->distincts_.AppendAccFields(&agg->acc_type_);
   agg->gap_ = node.gap();
   if (agg->gap_ <= 0) return InternalError("Invalid session gap: ", agg->gap_, " ms");
   agg->time_field_ = node.time_field();
@@ -435,12 +430,7 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
   }
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
-  for (size_t m = 0; m < distincts_.size(); ++m) {
-    // A state-backed map keeps nothing in the accumulator row.
-    SF_ASSIGN_OR_RAISE(auto placeholder,
-                       arrow::MakeArrayOfNull(arrow::binary(), num_groups, pool_.get()));
-    columns.push_back(std::move(placeholder));
-  }
+  SF_RETURN_NOT_OK(distincts_.AppendPlaceholders(num_groups, pool_.get(), &columns));
   SF_RETURN_NOT_OK(
       EncodeRowImages(acc_type_, std::move(columns), num_groups, nullptr, pool_.get(), &new_accs_));
   input_.reset();

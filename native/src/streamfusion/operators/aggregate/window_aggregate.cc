@@ -168,12 +168,8 @@ Status WindowAggregate::MakeDistincts(const Node& node, const type::RowType& agg
       return Unsupported("DISTINCT over ", key_type.ToString(),
                          " in two-phase window aggregation is not native yet");
     }
-    // The map's field in the accumulator row: LOCAL's view (RAW bytes), a state-backed view
-    // keeps nothing there.
-    acc_type_.push_back(
-        type::Field{"distinct" + std::to_string(m),
-                    type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
   }
+  distincts_.AppendAccFields(&acc_type_);
   return Status::OK();
 }
 
@@ -472,12 +468,7 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
 Status WindowAggregate::EncodeAccs(int32_t num_groups) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));
-  for (size_t m = 0; m < distincts_.size(); ++m) {
-    // A state-backed view keeps nothing in the accumulator row.
-    SF_ASSIGN_OR_RAISE(auto placeholder,
-                       arrow::MakeArrayOfNull(arrow::binary(), num_groups, pool_.get()));
-    columns.push_back(std::move(placeholder));
-  }
+  SF_RETURN_NOT_OK(distincts_.AppendPlaceholders(num_groups, pool_.get(), &columns));
   return EncodeRowImages(acc_type_, std::move(columns), num_groups, nullptr, pool_.get(),
                          &new_accs_);
 }

@@ -43,6 +43,24 @@ Status WindowDistincts::Init(const plan::GroupAggregateNode& aggregate,
   return Status::OK();
 }
 
+void WindowDistincts::AppendAccFields(type::RowType* acc_type) const {
+  for (size_t m = 0; m < maps_.size(); ++m) {
+    acc_type->push_back(
+        type::Field{"distinct" + std::to_string(m),
+                    type::LogicalType{type::TypeKind::kVarBinary, true, 0, 0, INT32_MAX, {}}});
+  }
+}
+
+Status WindowDistincts::AppendPlaceholders(
+    int32_t num_groups, arrow::MemoryPool* pool,
+    std::vector<std::shared_ptr<arrow::Array>>* columns) const {
+  for (size_t m = 0; m < maps_.size(); ++m) {
+    SF_ASSIGN_OR_RAISE(auto placeholder, arrow::MakeArrayOfNull(arrow::binary(), num_groups, pool));
+    columns->push_back(std::move(placeholder));
+  }
+  return Status::OK();
+}
+
 void WindowDistincts::Clear() {
   lookups_.groups.clear();
   lookups_.maps.clear();

@@ -60,6 +60,14 @@ class WindowDistincts {
     return maps_[static_cast<size_t>(map_of_call(static_cast<size_t>(call)))].num_rows;
   }
 
+  // Appends each map's field to an accumulator row type, after the calls' fields: LOCAL's view
+  // (RAW bytes), or the placeholder a state-backed map keeps there.
+  void AppendAccFields(type::RowType* acc_type) const;
+  // Appends each map's placeholder column (NULL for `num_groups` groups): a state-backed map keeps
+  // nothing in the accumulator row.
+  Status AppendPlaceholders(int32_t num_groups, arrow::MemoryPool* pool,
+                            std::vector<std::shared_ptr<arrow::Array>>* columns) const;
+
   // Forgets the last batch's sightings and lookups.
   void Clear();
   // Lists map m's sightings: the rows of `rows` (schema of row_type; value field map(m).arg; a

@@ -54,6 +54,9 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
 
     private static final long serialVersionUID = 1L;
 
+    /** A merged DISTINCT entry to remove (WindowAggregate::kMergedRemove; kMergedPut is 1). */
+    private static final byte MERGED_REMOVE = 2;
+
     private final byte[] plan;
     private final int keyArity;
     private final LogicalType[] accTypes;
@@ -394,9 +397,6 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         emit(fired.bytes, fired.offsets, fired.rows, null);
         countEmitted(fired.rows);
     }
-
-    /** A merged entry to remove (WindowAggregate::kMergedRemove; kMergedPut is 1). */
-    private static final byte MERGED_REMOVE = 2;
 
     /**
      * CUMULATE: puts the first slices' DISTINCT map entries the fires merged into (not for a

@@ -20,8 +20,8 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
 import javax.annotation.Nullable;
 
-import java.util.AbstractMap;
 import java.io.IOException;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
