@@ -1252,10 +1252,11 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 // slice maps (see WindowAggregate::SetFireEntries): entry e of fire fire_of[e] and map map_of[e],
 // bitmask masks[e], value the one-field row images[offsets[e], offsets[e + 1]).
 // CUMULATE also passes the first slice's value of each entry (bases[e] where base_present[e] is
-// 1); HOP passes null.
+// 1); HOP passes null, and the slice of each entry (slices[e]; null without MIN/MAX maps).
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateSetFireEntries(
     JNIEnv* env, jclass, jlong handle, jintArray fire_of, jintArray map_of, jlongArray masks,
-    jint count, jbyteArray images, jintArray offsets, jlongArray bases, jbyteArray base_present) {
+    jint count, jbyteArray images, jintArray offsets, jlongArray bases, jbyteArray base_present,
+    jintArray slices) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_ASSIGN_OR_RAISE(
@@ -1277,12 +1278,21 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
       env->GetLongArrayRegion(bases, 0, count, reinterpret_cast<jlong*>(base_values.data()));
       env->GetByteArrayRegion(base_present, 0, count, reinterpret_cast<jbyte*>(present.data()));
     }
+    std::vector<int32_t> slice_of;
+    if (slices != nullptr) {
+      if (env->GetArrayLength(slices) < count) {
+        return InternalError("windowAggregateSetFireEntries: slices shorter than ", count);
+      }
+      slice_of.resize(n);
+      env->GetIntArrayRegion(slices, 0, count, reinterpret_cast<jint*>(slice_of.data()));
+    }
     SF_RETURN_NOT_OK(WithJavaRows(
         env, images, offsets, count, "windowAggregateSetFireEntries",
         [&](const uint8_t* data, const int32_t* offs) {
           return h->agg->SetFireEntries(
               entries.owner.data(), entries.maps.data(), entries.values.data(), count, data, offs,
-              with_bases ? base_values.data() : nullptr, with_bases ? present.data() : nullptr);
+              with_bases ? base_values.data() : nullptr, with_bases ? present.data() : nullptr,
+              slices != nullptr ? slice_of.data() : nullptr);
         }));
     return true;
   });
@@ -1296,6 +1306,46 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, values, h->agg->merged_values(), "merged values"));
     SF_RETURN_NOT_OK(CopyToJava(env, writes, h->agg->merged_writes(), "merged writes"));
+    return true;
+  });
+}
+
+// MIN/MAX over an updating input, after windowAggregateCombine or windowAggregateFire: the number
+// of whole maps a rescan needs (the step is then not done), and when `groups` is not null each
+// one's group (a fire for windowAggregateFire) and map.
+JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateWholeMaps(
+    JNIEnv* env, jclass, jlong handle, jintArray groups, jintArray maps) {
+  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    if (groups != nullptr) {
+      SF_RETURN_NOT_OK(CopyToJava(env, groups, h->agg->whole_map_groups(), "whole map groups"));
+      SF_RETURN_NOT_OK(CopyToJava(env, maps, h->agg->whole_map_maps(), "whole map maps"));
+    }
+    return static_cast<jint>(h->agg->whole_map_groups().size());
+  });
+}
+
+// Every entry of the whole maps windowAggregateWholeMaps asked for: entry i of request
+// request_of[i], its value the one-field row images[offsets[i], offsets[i + 1]), its count
+// counts[i]. The step then runs again.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateSupplyWholeMaps(
+    JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
+    jintArray offsets, jlongArray counts) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
+    if (count < 0 || env->GetArrayLength(request_of) < count ||
+        env->GetArrayLength(counts) < count) {
+      return InternalError("windowAggregateSupplyWholeMaps: arrays shorter than ", count);
+    }
+    std::vector<int32_t> requests(static_cast<size_t>(count));
+    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
+    std::vector<int64_t> values(static_cast<size_t>(count));
+    env->GetLongArrayRegion(counts, 0, count, reinterpret_cast<jlong*>(values.data()));
+    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "windowAggregateSupplyWholeMaps",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->SupplyWholeMaps(requests.data(), count, data,
+                                                                   offs, values.data());
+                                  }));
     return true;
   });
 }

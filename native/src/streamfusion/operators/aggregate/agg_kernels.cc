@@ -1313,16 +1313,17 @@ Result<std::shared_ptr<arrow::RecordBatch>> ArgumentRows(const type::RowType& ag
   return arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type), n, std::move(columns));
 }
 
-Status CheckWindowable(const plan::AggregateCall& call, bool merges) {
+Status CheckWindowable(const plan::AggregateCall& call, bool merges, bool extremes) {
   if (merges && (call.kind() == plan::AggregateCall::FIRST_VALUE ||
                  call.kind() == plan::AggregateCall::LAST_VALUE)) {
     return Unsupported(
         "FIRST_VALUE/LAST_VALUE in a window aggregation that merges accumulators (Flink's have "
         "no merge)");
   }
-  if (call.kind() == plan::AggregateCall::MIN_WITH_RETRACT ||
-      call.kind() == plan::AggregateCall::MAX_WITH_RETRACT) {
-    return Unsupported("MIN/MAX over retracting input in window aggregation is not native yet");
+  if (!extremes && (call.kind() == plan::AggregateCall::MIN_WITH_RETRACT ||
+                    call.kind() == plan::AggregateCall::MAX_WITH_RETRACT)) {
+    return Unsupported(
+        "MIN/MAX over retracting input in session window aggregation is not native yet");
   }
   if (call.kind() == plan::AggregateCall::FIRST_VALUE_WITH_RETRACT ||
       call.kind() == plan::AggregateCall::LAST_VALUE_WITH_RETRACT) {

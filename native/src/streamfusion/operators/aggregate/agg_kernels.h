@@ -215,9 +215,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> ArgumentRows(const type::RowType& ag
 
 // Refuses FIRST_VALUE and LAST_VALUE, which have no merge in Flink, in window aggregations whose
 // accumulators merge (`merges`: panes, shared slices, sessions, two phases; Flink's planner
-// rejects those too, so only one-phase TUMBLE windows run them), and the functions that keep a
-// map.
-Status CheckWindowable(const plan::AggregateCall& call, bool merges);
+// rejects those too, so only one-phase TUMBLE windows run them), FIRST_VALUE/LAST_VALUE over
+// retracting input (their maps), and MIN/MAX over retracting input unless `extremes` (the
+// aggregation keeps their maps).
+Status CheckWindowable(const plan::AggregateCall& call, bool merges, bool extremes = false);
 
 // `check(call)` may refuse a call before its kernel is made.
 Result<AggregateCalls> MakeAggregateCalls(

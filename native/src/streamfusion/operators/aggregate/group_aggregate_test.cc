@@ -11,6 +11,7 @@
 #include "arrow/array/builder_primitive.h"
 #include "gtest/gtest.h"
 #include "streamfusion/expression/test_util.h"
+#include "streamfusion/operators/aggregate/agg_test_util.h"
 
 // GroupAggHelper's rules on small hand-made changelogs. The full parity with Flink (every
 // function, type, mode and state backend) is GroupAggregateParityTest / GroupAggregateStateTest
@@ -21,6 +22,8 @@ namespace {
 
 using expression::testing::BigInt;
 using expression::testing::Int;
+using operators::testing::RetractableExtremeAcc;
+using operators::testing::ValueImages;
 
 struct Row {
   int8_t kind;
@@ -277,40 +280,6 @@ TEST(GroupAggregateTest, SeveralDistinctCallsOverRetractionCountPerCallInLanes) 
                                                                "-U[1, 2, 30]", "+U[1, 1, 20]"}));
   EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1, ~2, ~3}));
   EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1, 0, 0}));
-}
-
-// ROW(value BIGINT, mapSize BIGINT, map): Min/MaxWithRetractAggFunction's accumulator.
-plan::DataType RetractableExtremeAcc() {
-  plan::DataType row = expression::testing::T(plan::DataType::ROW);
-  const std::vector<std::pair<std::string, plan::DataType>> fields = {
-      {"value", BigInt()},
-      {"mapSize", BigInt()},
-      {"map", expression::testing::T(plan::DataType::VARBINARY, 0, 0, INT32_MAX)}};
-  for (const auto& [name, type] : fields) {
-    auto* f = row.add_fields();
-    f->set_name(name);
-    *f->mutable_type() = type;
-  }
-  return row;
-}
-
-// One-field BIGINT rows (map entries' values) as images.
-batch::BinaryRowBuffer ValueImages(const std::vector<int64_t>& values) {
-  arrow::Int64Builder builder;
-  arrow::Int8Builder kinds;
-  for (int64_t v : values) {
-    EXPECT_TRUE(builder.Append(v).ok());
-    EXPECT_TRUE(kinds.Append(0).ok());
-  }
-  std::shared_ptr<arrow::Array> column, kind;
-  EXPECT_TRUE(builder.Finish(&column).ok());
-  EXPECT_TRUE(kinds.Finish(&kind).ok());
-  type::RowType row_type = {{"value", *type::FromProto(BigInt())}};
-  auto batch = arrow::RecordBatch::Make(type::ToArrowSchema(row_type),
-                                        static_cast<int64_t>(values.size()), {column, kind});
-  batch::BinaryRowBuffer out;
-  EXPECT_TRUE(batch::EncodeBinaryRows(row_type, *batch, &out).ok());
-  return out;
 }
 
 TEST(GroupAggregateTest, RetractingTheMaximumRescansTheWholeMap) {

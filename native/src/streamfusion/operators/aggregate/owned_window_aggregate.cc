@@ -92,9 +92,9 @@ Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
     return InternalError("Native-owned window state is for event-time windows only");
   }
   if (max_parallelism <= 0) return InternalError("Max parallelism ", max_parallelism);
-  if (!agg->distincts_.empty()) {
+  if (agg->distincts_.has_maps()) {
     return Unsupported(
-        "DISTINCT maps in native window state are not native yet "
+        "DISTINCT and MIN/MAX maps in native window state are not native yet "
         "(streamfusion.window.state=FLINK keeps them in Flink state)");
   }
   std::unique_ptr<OwnedWindowAggregate> owned(new OwnedWindowAggregate());

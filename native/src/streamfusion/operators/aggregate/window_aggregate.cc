@@ -57,7 +57,18 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
       AggregateCalls calls,
       MakeAggregateCalls(aggregate, aggregated_type, [&](const plan::AggregateCall& call) {
         SF_RETURN_NOT_OK(
-            CheckWindowable(call, node.window() != Node::TUMBLE || node.mode() != Node::ONE_PHASE));
+            CheckWindowable(call, node.window() != Node::TUMBLE || node.mode() != Node::ONE_PHASE,
+                            /*extremes=*/true));
+        if (agg->mode_ != Node::ONE_PHASE &&
+            (call.kind() == plan::AggregateCall::MIN_WITH_RETRACT ||
+             call.kind() == plan::AggregateCall::MAX_WITH_RETRACT)) {
+          // Merging partial accumulators is not associative for them: the value a merge keeps
+          // depends on the partials' own values and sizes, so how Flink cuts its buffer shows.
+          return Unsupported(
+              "Two-phase window aggregation of MIN/MAX over an updating input is not native: its"
+              " partial accumulators depend on where Flink flushes its window buffer (set"
+              " table.optimizer.agg-phase-strategy=ONE_PHASE to run it natively)");
+        }
         return agg->mode_ == Node::ONE_PHASE
                    ? Status::OK()
                    : CheckExactMerge(call, aggregated_type,
@@ -277,6 +288,7 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
 
 Status WindowAggregate::PrepareDistinctLookups() {
   distincts_.Clear();
+  const auto num_groups = static_cast<int32_t>(namespaces_.size());
   for (size_t m = 0; m < distincts_.size(); ++m) {
     if (mode_ != Node::GLOBAL) {
       SF_RETURN_NOT_OK(distincts_.AddSightings(m, input_type_, input_.get(), group_of_row_, {}, {},
@@ -302,14 +314,23 @@ Status WindowAggregate::PrepareDistinctLookups() {
                                              std::move(group_of_entry), std::move(masks),
                                              pool_.get()));
   }
-  return Status::OK();
+  // MIN/MAX over an updating input (one phase only): the rows' values.
+  return distincts_.AddExtremeRows(input_type_, *input_, group_of_row_, num_groups);
+}
+
+Status WindowAggregate::SupplyWholeMaps(const int32_t* request_of, int32_t count,
+                                        const uint8_t* images, const int32_t* offsets,
+                                        const int64_t* counts) {
+  return distincts_.SupplyWholeMaps(request_of, count, images, offsets, counts, pool_.get());
 }
 
 Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* map_of,
                                        const int64_t* masks, int32_t count, const uint8_t* images,
                                        const int32_t* offsets, const int64_t* bases,
-                                       const uint8_t* base_present) {
-  fire_entries_.assign(distincts_.size(), FireEntries{});
+                                       const uint8_t* base_present, const int32_t* slice_of) {
+  const size_t maps = distincts_.size() + distincts_.num_extremes();
+  fire_entries_.assign(maps, FireEntries{});
+  fire_pending_ = false;
   if (window_ == Node::CUMULATE && count > 0 && (bases == nullptr || base_present == nullptr)) {
     return InternalError("A CUMULATE window's DISTINCT entries without their first slice's");
   }
@@ -317,14 +338,15 @@ Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* ma
   merged_writes_.assign(static_cast<size_t>(count), 0);
   for (int32_t e = 0; e < count; ++e) {
     const int32_t m = map_of[e];
-    if (m < 0 || m >= static_cast<int32_t>(distincts_.size())) {
-      return InternalError("A fire entry of map ", m, " outside the DISTINCT maps");
+    if (m < 0 || m >= static_cast<int32_t>(maps)) {
+      return InternalError("A fire entry of map ", m, " outside the DISTINCT and MIN/MAX maps");
     }
     FireEntries& entries = fire_entries_[static_cast<size_t>(m)];
     if (entries.raw.offsets.empty()) entries.raw.offsets.push_back(0);
     entries.fire.push_back(fire_of[e]);
     entries.masks.push_back(masks[e]);
     entries.index.push_back(e);
+    entries.slice.push_back(slice_of == nullptr ? 0 : slice_of[e]);
     if (bases != nullptr && base_present != nullptr) {
       entries.bases.push_back(base_present[e] ? bases[e] : 0);
     }
@@ -335,7 +357,7 @@ Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* ma
 }
 
 Status WindowAggregate::GateFireEntries(int32_t num_fires) {
-  if (fire_entries_.size() != distincts_.size()) {
+  if (fire_entries_.size() != distincts_.size() + distincts_.num_extremes()) {
     return InternalError("A window with DISTINCT aggregates fired without its map entries");
   }
   // SliceSharedSyncStateWindowAggProcessor merges every slice into a fresh accumulator whose
@@ -400,6 +422,68 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
   return Status::OK();
 }
 
+Status WindowAggregate::BindFireExtremes(int32_t num_fires, const std::vector<int32_t>& acc_row,
+                                         int64_t num_rows) {
+  if (fire_entries_.size() != distincts_.size() + distincts_.num_extremes()) {
+    return InternalError("A window with MIN/MAX maps fired without their entries");
+  }
+  const auto slices = static_cast<size_t>(slices_per_window_);
+  for (size_t e = 0; e < distincts_.num_extremes(); ++e) {
+    WindowDistincts::Extreme& x = distincts_.extreme(e);
+    FireEntries& entries = fire_entries_[distincts_.size() + e];
+    const auto n = static_cast<int32_t>(entries.fire.size());
+    type::LogicalType key_type = x.type;
+    key_type.nullable = true;
+    batch::BinaryRowBuffer images;
+    SF_ASSIGN_OR_RAISE(auto values,
+                       CanonicalValueImages(key_type, entries.raw, n, pool_.get(), &images));
+    for (const int32_t f : entries.fire) {
+      if (f < 0 || f >= num_fires) return InternalError("A fire entry of fire ", f);
+    }
+    // One view entry per (fire, value): HOP's heap map starts empty, CUMULATE's is the first
+    // slice's state map (an entry's base is its value there).
+    DistinctLookups view_entries;
+    AddDistinctLookups(static_cast<int32_t>(distincts_.size() + e), 1, images, entries.fire,
+                       values->column_data(0).get(), &view_entries, &entries.view_entry);
+    std::vector<int64_t> counts(view_entries.groups.size(), 0);
+    // Each slice accumulator merges its own map: row_entries of its state row (a slice without an
+    // accumulator is not merged, its map neither).
+    x.row_entries.assign(static_cast<size_t>(num_rows), {});
+    entries.merged.assign(entries.fire.size(), 0);
+    for (size_t i = 0; i < entries.fire.size(); ++i) {
+      const int32_t p = entries.view_entry[i];
+      if (p < 0) return UserError("A NULL value in the map of a MIN/MAX accumulator");
+      if (!entries.bases.empty()) counts[static_cast<size_t>(p)] = entries.bases[i];
+      const size_t s = window_ == Node::CUMULATE ? 1 : static_cast<size_t>(entries.slice[i]);
+      if (s >= slices) return InternalError("A fire entry of slice ", s);
+      const int32_t row = acc_row[static_cast<size_t>(entries.fire[i]) * slices + s];
+      if (row < 0) continue;
+      x.row_entries[static_cast<size_t>(row)].emplace_back(p, entries.masks[i]);
+      entries.merged[i] = 1;
+    }
+    SF_RETURN_NOT_OK(distincts_.BindExtreme(
+        e, view_entries, counts.data(), num_fires, window_ == Node::HOP, /*merges=*/true,
+        kernels_[static_cast<size_t>(x.call)].get(), pool_.get()));
+  }
+  return Status::OK();
+}
+
+void WindowAggregate::WriteFireExtremes() {
+  // CUMULATE: the first slice's map takes each merged entry's count (removed at 0), as Flink's
+  // merge puts or removes every entry of the current slice's map.
+  for (size_t e = 0; e < distincts_.num_extremes(); ++e) {
+    const WindowDistincts::Extreme& x = distincts_.extreme(e);
+    const FireEntries& entries = fire_entries_[distincts_.size() + e];
+    for (size_t i = 0; i < entries.fire.size(); ++i) {
+      if (!entries.merged[i]) continue;
+      const int64_t count = x.counts[static_cast<size_t>(entries.view_entry[i])];
+      const auto at = static_cast<size_t>(entries.index[i]);
+      merged_values_[at] = count;
+      merged_writes_[at] = count == 0 ? kMergedRemove : kMergedPut;
+    }
+  }
+}
+
 Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
                                 const int64_t* distinct_values, const uint8_t* distinct_present) {
   if (input_ == nullptr) return InternalError("WindowAggregate::Combine before Prepare");
@@ -418,6 +502,13 @@ Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
   // LOCAL's maps start empty with each flush; the other modes read Flink's state.
   SF_RETURN_NOT_OK(distincts_.Gate(mode_ == Node::GLOBAL ? nullptr : input_.get(), op,
                                    distinct_values, distinct_present, mode_ != Node::LOCAL));
+  // MIN/MAX over an updating input (one phase) count in their state maps.
+  for (size_t e = 0; e < distincts_.num_extremes(); ++e) {
+    SF_RETURN_NOT_OK(distincts_.BindExtreme(
+        e, distincts_.lookups(), distincts_.results().data(), num_groups, /*whole=*/false,
+        /*merges=*/false, kernels_[static_cast<size_t>(distincts_.extreme(e).call)].get(),
+        pool_.get()));
+  }
   std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), acc_row, acc_offset_[i]));
@@ -442,6 +533,13 @@ Status WindowAggregate::Combine(const uint8_t* accs, const int32_t* offsets,
     }
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*input_, plan, ignored.data()));
   }
+  if (distincts_.NeedsWholeMaps()) {
+    // A rescan needs whole maps: the JVM supplies them and combines again.
+    new_accs_.Clear();
+    output_.Clear();
+    return Status::OK();
+  }
+  distincts_.AppendExtremeWrites();
   SF_RETURN_NOT_OK(mode_ == Node::LOCAL ? EncodeLocalOutput(num_groups) : EncodeAccs(num_groups));
   input_.reset();
   return Status::OK();
@@ -514,6 +612,10 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   if (!distincts_.empty() && merges_maps) {
     SF_RETURN_NOT_OK(GateFireEntries(num_fires));
   }
+  if (distincts_.num_extremes() > 0 && merges_maps) {
+    if (!fire_pending_) distincts_.ResetWholeMaps(num_fires);
+    SF_RETURN_NOT_OK(BindFireExtremes(num_fires, acc_row, decoded.num_rows()));
+  }
   std::vector<uint8_t> ignored(fires, 0);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_fires, state.get(), base, acc_offset_[i]));
@@ -534,6 +636,14 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
                     /*merge_offset=*/0, acc_offset_[i]};
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(decoded, plan, ignored.data()));
   }
+  fire_pending_ = merges_maps && distincts_.NeedsWholeMaps();
+  if (fire_pending_) {
+    // A CUMULATE rescan needs the first slices' whole maps: the JVM supplies them, fires again.
+    output_.Clear();
+    new_accs_.Clear();
+    return Status::OK();
+  }
+  if (window_ == Node::CUMULATE) WriteFireExtremes();
   fire_entries_.clear();
 
   // The windows to emit: for CUMULATE (which fires every step, data or not) not those whose

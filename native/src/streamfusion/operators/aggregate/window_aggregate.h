@@ -134,10 +134,24 @@ class WindowAggregate {
   // into the first slice's. After Fire, merged_values() holds each entry's value in the first
   // slice's map and merged_writes() kMergedPut where Flink puts it, kMergedRemove where it removes
   // it (a count back at 0).
+  // MIN/MAX over an updating input: their maps' entries come too (maps after the DISTINCT maps,
+  // a count each; HOP: `slice_of[e]`, the entry's slice in Fire's order). A CUMULATE rescan may
+  // need a first slice's whole map: Fire then ends with whole_map_groups() (fires) not empty, the
+  // JVM passes those maps (SupplyWholeMaps) and calls Fire again with the same arguments.
   Status SetFireEntries(const int32_t* fire_of, const int32_t* map_of, const int64_t* masks,
                         int32_t count, const uint8_t* images, const int32_t* offsets,
-                        const int64_t* bases = nullptr, const uint8_t* base_present = nullptr);
+                        const int64_t* bases = nullptr, const uint8_t* base_present = nullptr,
+                        const int32_t* slice_of = nullptr);
   const std::vector<int64_t>& merged_values() const { return merged_values_; }
+  // MIN/MAX over an updating input, after Combine or Fire: the groups (fires) and maps whose
+  // whole map a rescan needs; when not empty, the step is not done: the JVM reads the maps (the
+  // group's namespace; a CUMULATE fire's first slice), passes every entry to SupplyWholeMaps
+  // (entry i of request request_of[i], its value the one-field row images[offsets[i],
+  // offsets[i + 1]) and its count counts[i]) and runs the step again with the same arguments.
+  const std::vector<int32_t>& whole_map_groups() const { return distincts_.whole_groups(); }
+  const std::vector<int32_t>& whole_map_maps() const { return distincts_.whole_maps(); }
+  Status SupplyWholeMaps(const int32_t* request_of, int32_t count, const uint8_t* images,
+                         const int32_t* offsets, const int64_t* counts);
   const std::vector<uint8_t>& merged_writes() const { return merged_writes_; }
 
   int32_t slices_per_window() const { return slices_per_window_; }
@@ -163,6 +177,11 @@ class WindowAggregate {
   // HOP and CUMULATE: the DISTINCT calls' gates over the fire entries, and the entries as input
   // rows; CUMULATE also the merged values of the first slice's map.
   Status GateFireEntries(int32_t num_fires);
+  // HOP and CUMULATE with MIN/MAX over an updating input: binds their kernels to views of the
+  // fire entries (one per fire and value), each slice accumulator merging its own map's entries.
+  Status BindFireExtremes(int32_t num_fires, const std::vector<int32_t>& acc_row, int64_t num_rows);
+  // CUMULATE: the merged counts of the MIN/MAX maps' entries as merged_values()/merged_writes().
+  void WriteFireExtremes();
   // LOCAL: one output row per group: its grouping fields, accumulators and slice end.
   Status EncodeLocalOutput(int32_t num_groups);
 
@@ -209,12 +228,16 @@ class WindowAggregate {
     std::vector<int64_t> masks;
     std::vector<int32_t> index;  // the entry's place in SetFireEntries
     std::vector<int64_t> bases;  // CUMULATE: the first slice's value (0: none)
+    std::vector<int32_t> slice;  // HOP: the entry's slice (0: the latest)
+    std::vector<int32_t> view_entry;  // MIN/MAX: the entry's (fire, value) in the view
+    std::vector<uint8_t> merged;      // MIN/MAX: its slice accumulator merged it
     batch::BinaryRowBuffer raw;
     std::shared_ptr<arrow::RecordBatch> rows;
   };
   std::vector<FireEntries> fire_entries_;
   std::vector<int64_t> merged_values_;  // CUMULATE: per fire entry, after Fire
   std::vector<uint8_t> merged_writes_;
+  bool fire_pending_ = false;  // the last Fire awaits whole maps
 };
 
 }  // namespace streamfusion::operators

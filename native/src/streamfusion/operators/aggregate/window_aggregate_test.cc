@@ -11,6 +11,7 @@
 #include "arrow/array/builder_primitive.h"
 #include "gtest/gtest.h"
 #include "streamfusion/expression/test_util.h"
+#include "streamfusion/operators/aggregate/agg_test_util.h"
 
 // Slice assignment, late rows, combining and firing of the window aggregation on small
 // hand-made inputs. Parity with Flink (functions, types, phases, state backends, restore) is
@@ -22,6 +23,8 @@ namespace {
 using expression::testing::BigInt;
 using expression::testing::Int;
 using expression::testing::T;
+using operators::testing::RetractableExtremeAcc;
+using operators::testing::ValueImages;
 using Node = plan::WindowAggregateNode;
 
 plan::DataType Ts3() {
@@ -404,6 +407,185 @@ TEST(WindowAggregateTest, HopCountsSeveralDistinctCallsInLanesOfALongArray) {
   EXPECT_FALSE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, acc_bytes.data(),
                          acc_offsets.data())
                    .ok());
+}
+
+// MAX(v) over an updating input (MaxWithRetractAggFunction) as call 1 of MakePlan's aggregation:
+// its accumulator ROW(max, mapSize, map placeholder) and a state map value -> count, the
+// aggregation's map 0 (no DISTINCT map before it).
+plan::Plan MaxWithRetractPlan(Node::Window window, int64_t size, int64_t slice) {
+  auto plan = MakePlan(window, size, slice);
+  auto* call =
+      plan.mutable_operators(0)->mutable_window_aggregate()->mutable_aggregate()->mutable_calls(1);
+  call->set_kind(plan::AggregateCall::MAX_WITH_RETRACT);
+  *call->mutable_acc_types(0) = RetractableExtremeAcc();
+  return plan;
+}
+
+// The accumulator images of slices `order` of `accs` back to back (an index past the end: none).
+void Concat(const batch::BinaryRowBuffer& accs, const std::vector<size_t>& order,
+            std::vector<uint8_t>* bytes, std::vector<int32_t>* offsets) {
+  offsets->assign(1, 0);
+  bytes->clear();
+  for (const size_t s : order) {
+    if (s < static_cast<size_t>(accs.num_rows())) {
+      const std::string_view acc = accs.Image(s);
+      bytes->insert(bytes->end(), acc.begin(), acc.end());
+    }
+    offsets->push_back(static_cast<int32_t>(bytes->size()));
+  }
+}
+
+TEST(WindowAggregateTest, RetractingTheMaximumOfAWindowRescansItsWholeMap) {
+  // TUMBLE(10 s), MAX(v) over an updating input.
+  const auto plan = MaxWithRetractPlan(Node::TUMBLE, 10'000, 10'000);
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 1'000, 10}, {1, 2'000, 30}, {1, 3'000, 20}}, INT64_MIN);
+  ASSERT_EQ(agg->lookups().groups.size(), 3u);
+  const std::vector<int64_t> zeros = {0, 0, 0};
+  const std::vector<uint8_t> absent = {0, 0, 0};
+  const std::vector<int32_t> no_state = {0, 0};
+  const uint8_t none = 0;
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), zeros.data(), absent.data()).ok());
+  EXPECT_TRUE(agg->whole_map_groups().empty());
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1, 1}));
+  const batch::BinaryRowBuffer state = agg->accs();
+
+  // -U 30 (the maximum: its count 1 -> 0) and -D 25 (never seen: -1, kept, not counted). The
+  // batch knows 30 and 25 only: Combine asks for the window's whole map and combines nothing.
+  Prepare(agg.get(), {{1, 4'000, 30, 1}, {1, 5'000, 25, 3}}, INT64_MIN);
+  const std::vector<int64_t> values = {1, 0};
+  const std::vector<uint8_t> present = {1, 0};
+  ASSERT_TRUE(
+      agg->Combine(state.bytes.data(), state.offsets.data(), values.data(), present.data()).ok());
+  ASSERT_EQ(agg->whole_map_groups(), (std::vector<int32_t>{0}));
+  ASSERT_EQ(agg->whole_map_maps(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(agg->combined().num_rows(), 0);
+  // The state's map (any order): 20, 30, 10 -> 1; then the same Combine again.
+  const auto entries = ValueImages({20, 30, 10});
+  const std::vector<int32_t> request_of = {0, 0, 0};
+  const std::vector<int64_t> counts = {1, 1, 1};
+  ASSERT_TRUE(agg->SupplyWholeMaps(request_of.data(), 3, entries.bytes.data(),
+                                   entries.offsets.data(), counts.data())
+                  .ok());
+  ASSERT_TRUE(
+      agg->Combine(state.bytes.data(), state.offsets.data(), values.data(), present.data()).ok());
+  EXPECT_TRUE(agg->whole_map_groups().empty());
+  // 30 leaves the map (~0), 25 is put at -1.
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{~0, 1}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{0, -1}));
+  const batch::BinaryRowBuffer accs = agg->accs();
+  const batch::BinaryRowBuffer keys = agg->keys();
+  const std::vector<int64_t> ends = {10'000};
+  ASSERT_TRUE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, accs.bytes.data(),
+                        accs.offsets.data())
+                  .ok());
+  // COUNT(*) 3 - 2; MAX: 20, found by the rescan.
+  EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 1, 20, 0, 10000, 9999]"}));
+}
+
+TEST(WindowAggregateTest, HopMergesEachSliceWithItsOwnMapAsFlinkDoes) {
+  // HOP(size 3 s, slide 1 s), MAX(v) over an updating input: slice 1,000 sees 10 and 30, slice
+  // 2,000 sees -U 30 (a count of -1 there) and 5.
+  const auto plan = MaxWithRetractPlan(Node::HOP, 3'000, 1'000);
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 100, 10}, {1, 200, 30}, {1, 1'500, 30, 1}, {1, 1'600, 5}}, INT64_MIN);
+  ASSERT_EQ(agg->namespaces(), (std::vector<int64_t>{1'000, 2'000}));
+  const std::vector<int64_t> zeros = {0, 0, 0, 0};
+  const std::vector<uint8_t> absent = {0, 0, 0, 0};
+  const std::vector<int32_t> no_state = {0, 0, 0};
+  const uint8_t none = 0;
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), zeros.data(), absent.data()).ok());
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1, -1, 1}));
+  const batch::BinaryRowBuffer accs = agg->accs();
+  const batch::BinaryRowBuffer keys = agg->keys();
+
+  // The window ending at 3,000 merges slices 3,000 (none), 2,000 and 1,000 into a fresh
+  // accumulator: 2,000's maximum 5 first; then 1,000's 30 is beyond it and becomes the maximum,
+  // while 30's counts add up to 0 (removed, no rescan: it was not positive before). Flink emits
+  // 30.
+  std::vector<uint8_t> acc_bytes;
+  std::vector<int32_t> acc_offsets;
+  Concat(accs, {9, 1, 0}, &acc_bytes, &acc_offsets);
+  const auto images = ValueImages({30, 5, 10, 30});
+  const std::vector<int32_t> fire_of = {0, 0, 0, 0};
+  const std::vector<int32_t> map_of = {0, 0, 0, 0};
+  const std::vector<int64_t> masks = {-1, 1, 1, 1};
+  const std::vector<int32_t> slice_of = {1, 1, 2, 2};
+  ASSERT_TRUE(agg->SetFireEntries(fire_of.data(), map_of.data(), masks.data(), 4,
+                                  images.bytes.data(), images.offsets.data(), nullptr, nullptr,
+                                  slice_of.data())
+                  .ok());
+  const std::vector<int64_t> ends = {3'000};
+  ASSERT_TRUE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, acc_bytes.data(),
+                        acc_offsets.data())
+                  .ok());
+  EXPECT_TRUE(agg->whole_map_groups().empty());
+  EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 2, 30, 0, 3000, 2999]"}));
+}
+
+TEST(WindowAggregateTest, CumulateMergeRescansTheFirstSlicesWholeMap) {
+  // CUMULATE(step 1 s, max size 3 s), MAX(v) over an updating input: the first slice sees 10 and
+  // 30, the second -U 30.
+  const auto plan = MaxWithRetractPlan(Node::CUMULATE, 3'000, 1'000);
+  auto agg = Make(plan);
+  Prepare(agg.get(), {{1, 100, 10}, {1, 200, 30}, {1, 1'500, 30, 1}}, INT64_MIN);
+  const std::vector<int64_t> zeros = {0, 0, 0};
+  const std::vector<uint8_t> absent = {0, 0, 0};
+  const std::vector<int32_t> no_state = {0, 0, 0};
+  const uint8_t none = 0;
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), zeros.data(), absent.data()).ok());
+  const batch::BinaryRowBuffer accs = agg->accs();
+  const batch::BinaryRowBuffer keys = agg->keys();
+
+  // The window ending at 2,000 merges the current slice's map into the first slice's: 30's
+  // count there falls 1 -> 0, the maximum goes, and Flink scans the first slice's whole map.
+  std::vector<uint8_t> acc_bytes;
+  std::vector<int32_t> acc_offsets;
+  Concat(accs, {0, 1}, &acc_bytes, &acc_offsets);
+  const auto images = ValueImages({30});
+  const std::vector<int32_t> fire_of = {0};
+  const std::vector<int32_t> map_of = {0};
+  const std::vector<int64_t> masks = {-1};
+  const std::vector<int64_t> bases = {1};
+  const std::vector<uint8_t> base_present = {1};
+  ASSERT_TRUE(agg->SetFireEntries(fire_of.data(), map_of.data(), masks.data(), 1,
+                                  images.bytes.data(), images.offsets.data(), bases.data(),
+                                  base_present.data())
+                  .ok());
+  const std::vector<int64_t> ends = {2'000};
+  ASSERT_TRUE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, acc_bytes.data(),
+                        acc_offsets.data())
+                  .ok());
+  ASSERT_EQ(agg->whole_map_groups(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(agg->output().num_rows(), 0);
+  const auto first = ValueImages({10, 30});
+  const std::vector<int32_t> request_of = {0, 0};
+  const std::vector<int64_t> counts = {1, 1};
+  ASSERT_TRUE(agg->SupplyWholeMaps(request_of.data(), 2, first.bytes.data(), first.offsets.data(),
+                                   counts.data())
+                  .ok());
+  ASSERT_TRUE(agg->Fire(keys.bytes.data(), keys.offsets.data(), ends.data(), 1, acc_bytes.data(),
+                        acc_offsets.data())
+                  .ok());
+  EXPECT_TRUE(agg->whole_map_groups().empty());
+  EXPECT_EQ(Output(agg->output(), plan), (std::vector<std::string>{"[1, 1, 10, 0, 2000, 1999]"}));
+  // 30 leaves the first slice's map.
+  EXPECT_EQ(agg->merged_values(), (std::vector<int64_t>{0}));
+  EXPECT_EQ(agg->merged_writes(), (std::vector<uint8_t>{WindowAggregate::kMergedRemove}));
+}
+
+TEST(WindowAggregateTest, TwoPhasesRefuseMinMaxOverAnUpdatingInput) {
+  // Merging partial accumulators of MIN/MAX over an updating input depends on where they were
+  // cut (a partial's value is kept when the other side's map size is 0): LOCAL and GLOBAL refuse.
+  for (const auto mode : {Node::LOCAL, Node::GLOBAL}) {
+    auto plan = MaxWithRetractPlan(Node::TUMBLE, 10'000, 10'000);
+    plan.mutable_operators(0)->mutable_window_aggregate()->set_mode(mode);
+    const auto made = WindowAggregate::Make(plan, 1 << 20);
+    ASSERT_FALSE(made.ok());
+    EXPECT_NE(made.status().ToString().find("agg-phase-strategy=ONE_PHASE"), std::string::npos)
+        << made.status().ToString();
+  }
 }
 
 TEST(WindowAggregateTest, HopFiresMergedSlicesWithWindowProperties) {

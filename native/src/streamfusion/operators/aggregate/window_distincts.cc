@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "streamfusion/operators/aggregate/agg_kernels.h"
@@ -40,7 +41,29 @@ Status WindowDistincts::Init(const plan::GroupAggregateNode& aggregate,
     }
     maps_.push_back(std::move(d));
   }
+  for (int i = 0; i < aggregate.calls_size(); ++i) {
+    const plan::AggregateCall& call = aggregate.calls(i);
+    if (call.kind() != plan::AggregateCall::MIN_WITH_RETRACT &&
+        call.kind() != plan::AggregateCall::MAX_WITH_RETRACT) {
+      continue;
+    }
+    if (call.args_size() != 1 || call.args(0) < 0 ||
+        call.args(0) >= static_cast<int32_t>(aggregated_type.size())) {
+      return InternalError("MIN/MAX call ", i, " without its argument");
+    }
+    Extreme x;
+    x.call = i;
+    x.arg = call.args(0);
+    x.type = aggregated_type[static_cast<size_t>(x.arg)].type;
+    extremes_.push_back(std::move(x));
+  }
   return Status::OK();
+}
+
+std::vector<int32_t> WindowDistincts::LanesOfMaps() const {
+  std::vector<int32_t> lanes(maps_.size() + extremes_.size(), 1);
+  for (size_t m = 0; m < maps_.size(); ++m) lanes[m] = maps_[m].lanes;
+  return lanes;
 }
 
 void WindowDistincts::AppendAccFields(type::RowType* acc_type) const {
@@ -65,6 +88,169 @@ void WindowDistincts::Clear() {
   lookups_.groups.clear();
   lookups_.maps.clear();
   lookups_.values.Clear();
+}
+
+void WindowDistincts::ResetWholeMaps(int32_t num_groups) {
+  whole_groups_.clear();
+  whole_maps_.clear();
+  for (Extreme& x : extremes_) {
+    x.complete.assign(static_cast<size_t>(num_groups), 0);
+    x.supplied.Clear();
+    x.supplied_group.clear();
+    x.supplied_count.clear();
+  }
+}
+
+Status WindowDistincts::AddExtremeRows(const type::RowType& row_type,
+                                       const arrow::RecordBatch& rows,
+                                       const std::vector<int32_t>& group_of_row,
+                                       int32_t num_groups) {
+  ResetWholeMaps(num_groups);
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    Extreme& x = extremes_[e];
+    batch::BinaryRowBuffer images;
+    images.offsets.push_back(0);
+    SF_RETURN_NOT_OK(EncodeValueImages(row_type, rows, x.arg, &images));
+    // Flink's functions ignore NULL arguments: their maps never hold a NULL value.
+    AddDistinctLookups(static_cast<int32_t>(maps_.size() + e), 1, images, group_of_row,
+                       rows.column_data(x.arg).get(), &lookups_, &x.lookup_of_row);
+    x.row_entries.clear();
+  }
+  return Status::OK();
+}
+
+Status WindowDistincts::BindExtreme(size_t e, const DistinctLookups& entries, const int64_t* counts,
+                                    int32_t num_groups, bool whole, bool merges, AggKernel* kernel,
+                                    arrow::MemoryPool* pool) {
+  Extreme& x = extremes_[e];
+  const auto map = static_cast<int32_t>(maps_.size() + e);
+  const size_t n = entries.groups.size();
+  const size_t total = n + x.supplied_group.size();
+  x.counts.assign(total, 0);
+  x.dirty.assign(total, 0);
+  x.group_of_entry.assign(entries.groups.begin(), entries.groups.end());
+  x.group_of_entry.insert(x.group_of_entry.end(), x.supplied_group.begin(), x.supplied_group.end());
+  x.value_of_entry.assign(total, -1);
+  ValueCountView& v = x.view;
+  v.entries_of_key.assign(static_cast<size_t>(num_groups), {});
+  batch::BinaryRowBuffer images;
+  images.offsets.push_back(0);
+  int32_t count = 0;
+  struct PairHash {
+    size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
+      return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
+    }
+  };
+  std::unordered_set<std::pair<int32_t, std::string_view>, PairHash> known;
+  auto add = [&](size_t p, int32_t group, std::string_view image, int64_t value) {
+    if (group < 0 || group >= num_groups) return false;
+    if (!known.emplace(group, image).second) return true;
+    x.counts[p] = value;
+    x.value_of_entry[p] = count++;
+    images.Append(image);
+    v.entries_of_key[static_cast<size_t>(group)].push_back(static_cast<int32_t>(p));
+    return true;
+  };
+  for (size_t p = 0; p < n; ++p) {
+    if (entries.maps[p] != map) continue;
+    if (!add(p, entries.groups[p], entries.values.Image(p), counts == nullptr ? 0 : counts[p])) {
+      return InternalError("A MIN/MAX map entry of group ", entries.groups[p], " outside the ",
+                           num_groups, " groups");
+    }
+  }
+  // A supplied entry that the batch already reads is the same state entry: the lookup stays.
+  for (size_t i = 0; i < x.supplied_group.size(); ++i) {
+    if (!add(n + i, x.supplied_group[i], x.supplied.Image(i), x.supplied_count[i])) {
+      return InternalError("A supplied MIN/MAX map entry outside the groups");
+    }
+  }
+  const type::RowType value_type{type::Field{"value", x.type}};
+  SF_ASSIGN_OR_RAISE(x.values, batch::DecodeBinaryRows(value_type, images.bytes.data(),
+                                                       images.offsets.data(), count, pool));
+  v.values = x.values->column_data(0).get();
+  v.value_of_entry = x.value_of_entry.data();
+  v.entry_of_row = x.lookup_of_row.data();
+  v.key_of_entry = x.group_of_entry.data();
+  v.counts = x.counts.data();
+  v.dirty = x.dirty.data();
+  v.complete = whole ? std::vector<uint8_t>(static_cast<size_t>(num_groups), 1) : x.complete;
+  v.complete.resize(static_cast<size_t>(num_groups), 0);
+  v.requests.clear();
+  v.cleared_after = nullptr;
+  v.row_entries = merges ? &x.row_entries : nullptr;
+  kernel->BindView(&v);
+  return Status::OK();
+}
+
+bool WindowDistincts::NeedsWholeMaps() {
+  whole_groups_.clear();
+  whole_maps_.clear();
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    std::vector<int32_t> groups = extremes_[e].view.requests;
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    for (const int32_t g : groups) {
+      whole_groups_.push_back(g);
+      whole_maps_.push_back(static_cast<int32_t>(maps_.size() + e));
+    }
+  }
+  return !whole_groups_.empty();
+}
+
+Status WindowDistincts::SupplyWholeMaps(const int32_t* request_of, int32_t count,
+                                        const uint8_t* images, const int32_t* offsets,
+                                        const int64_t* counts, arrow::MemoryPool* pool) {
+  const auto requests = static_cast<int32_t>(whole_groups_.size());
+  if (requests == 0) return InternalError("Whole MIN/MAX maps supplied without requests");
+  std::vector<batch::BinaryRowBuffer> raw(extremes_.size());
+  std::vector<std::vector<int32_t>> entries_of(extremes_.size());
+  for (int32_t i = 0; i < count; ++i) {
+    if (request_of[i] < 0 || request_of[i] >= requests) {
+      return InternalError("Supplied map entry ", i, " of request ", request_of[i], " outside the ",
+                           requests, " requests");
+    }
+    if (offsets[i + 1] < offsets[i]) return InternalError("Supplied map entries' offsets");
+    const auto e =
+        static_cast<size_t>(whole_maps_[static_cast<size_t>(request_of[i])]) - maps_.size();
+    raw[e].Append(std::string_view(reinterpret_cast<const char*>(images + offsets[i]),
+                                   static_cast<size_t>(offsets[i + 1] - offsets[i])));
+    entries_of[e].push_back(i);
+  }
+  for (size_t e = 0; e < extremes_.size(); ++e) {
+    Extreme& x = extremes_[e];
+    const auto n = static_cast<int32_t>(entries_of[e].size());
+    if (n == 0) continue;
+    // The canonical images the batch's own lookups have (decoded and encoded again).
+    batch::BinaryRowBuffer canonical;
+    SF_RETURN_NOT_OK(CanonicalValueImages(x.type, raw[e], n, pool, &canonical).status());
+    for (int32_t j = 0; j < n; ++j) {
+      const int32_t i = entries_of[e][static_cast<size_t>(j)];
+      x.supplied.Append(canonical.Image(static_cast<size_t>(j)));
+      x.supplied_group.push_back(whole_groups_[static_cast<size_t>(request_of[i])]);
+      x.supplied_count.push_back(counts[i]);
+    }
+  }
+  for (int32_t q = 0; q < requests; ++q) {
+    Extreme& x = extremes_[static_cast<size_t>(whole_maps_[static_cast<size_t>(q)]) - maps_.size()];
+    x.complete[static_cast<size_t>(whole_groups_[static_cast<size_t>(q)])] = 1;
+  }
+  whole_groups_.clear();
+  whole_maps_.clear();
+  return Status::OK();
+}
+
+void WindowDistincts::AppendExtremeWrites() {
+  // Flink puts a changed count and removes a count back at 0 (accumulate, retract and merge
+  // alike); a rescan only reads.
+  for (const Extreme& x : extremes_) {
+    const size_t n = lookups_.groups.size();
+    for (size_t p = 0; p < n && p < x.dirty.size(); ++p) {
+      if (!x.dirty[p] || x.value_of_entry[p] < 0) continue;
+      const auto lookup = static_cast<int32_t>(p);
+      updated_lookups_.push_back(x.counts[p] == 0 ? ~lookup : lookup);
+      updated_values_.push_back(x.counts[p]);
+    }
+  }
 }
 
 Status WindowDistincts::AddSightings(size_t m, const type::RowType& row_type,
@@ -209,6 +395,10 @@ Status WindowDistincts::Gate(const arrow::RecordBatch* rows, const std::vector<i
   // count map loses a value whose count is 0 (Flink's foreachMerge and accumulate/retract
   // alike), a long[] one whose counts all are after a row (its merge never removes): ~p.
   for (size_t p = 0; p < lookups && from_state;) {
+    if (lookups_.maps[p] >= static_cast<int32_t>(maps_.size())) {
+      ++p;  // a MIN/MAX map's entry: written after the kernels ran (AppendExtremeWrites)
+      continue;
+    }
     const Map& d = maps_[static_cast<size_t>(lookups_.maps[p])];
     const auto width = static_cast<size_t>(d.lanes);
     const bool zero = std::all_of(results_.begin() + static_cast<std::ptrdiff_t>(p),
@@ -229,9 +419,7 @@ Result<std::shared_ptr<arrow::Array>> WindowDistincts::EncodeViews(size_t m, int
   // Each group's entries that a row put (a value not 0), in first appearance.
   std::vector<int32_t> groups(static_cast<size_t>(num_groups));
   std::iota(groups.begin(), groups.end(), 0);
-  std::vector<int32_t> lanes_of_map;
-  for (const Map& d : maps_) lanes_of_map.push_back(d.lanes);
-  return EncodeDistinctViews(lookups_, results_.data(), lanes_of_map, static_cast<int32_t>(m),
+  return EncodeDistinctViews(lookups_, results_.data(), LanesOfMaps(), static_cast<int32_t>(m),
                              maps_[m].key_type, num_groups, groups, pool);
 }
 

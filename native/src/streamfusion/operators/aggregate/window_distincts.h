@@ -14,6 +14,13 @@
 // group's namespace. Gate then opens a call's gate where its value is newly seen (a bit newly set,
 // a count turning positive) or, counting, falls back to at most 0 (the call retracts it), and
 // lists the entries to write: changed values, and counts back at 0 to remove.
+//
+// MIN/MAX over an updating input (Min/MaxWithRetractAggFunction) keep a state-backed MapView
+// value -> count per window namespace too (MapState "agg<i>$map", no NULL value): map size() + e
+// of the lookups for extreme e, read and written as the DISTINCT maps' entries are. The call's
+// kernel counts through a ValueCountView of the batch's lookups; when a retraction removes a
+// group's extreme, Flink scans the group's whole map: the batch then ends with whole-map requests
+// (NeedsWholeMaps), the JVM reads those maps (SupplyWholeMaps) and runs the batch again.
 
 #include <cstdint>
 #include <memory>
@@ -23,6 +30,7 @@
 #include "arrow/record_batch.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
+#include "streamfusion/operators/aggregate/agg_kernels.h"
 #include "streamfusion/operators/aggregate/distinct_view.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
@@ -48,10 +56,38 @@ class WindowDistincts {
     std::shared_ptr<arrow::RecordBatch> entry_rows;  // the entries' values as aggregated rows
   };
 
+  // A MIN/MAX over an updating input and what a batch (or a fire) knows of its maps.
+  struct Extreme {
+    int32_t call = 0;
+    int32_t arg = 0;  // the argument's field in the aggregated input
+    type::LogicalType type;
+    std::vector<int32_t> lookup_of_row;  // per row: its value's lookup, -1 for none (NULL)
+    // A fire's merges: per state row, the (entry, count) pairs of the slice accumulator's map.
+    std::vector<std::vector<std::pair<int32_t, int64_t>>> row_entries;
+    // Whole maps the JVM read: per group, whether it did, and their entries.
+    std::vector<uint8_t> complete;
+    batch::BinaryRowBuffer supplied;
+    std::vector<int32_t> supplied_group;
+    std::vector<int64_t> supplied_count;
+    // The bound view: entries [0, n) as given to BindExtreme, then the supplied ones.
+    ValueCountView view;
+    std::vector<int64_t> counts;
+    std::vector<uint8_t> dirty;
+    std::vector<int32_t> group_of_entry;
+    std::vector<int32_t> value_of_entry;
+    std::shared_ptr<arrow::RecordBatch> values;
+  };
+
   // The maps of `aggregate`, whose calls read rows of `aggregated_type`.
   Status Init(const plan::GroupAggregateNode& aggregate, const type::RowType& aggregated_type);
+  // No DISTINCT map (MIN/MAX maps aside).
   bool empty() const { return maps_.empty(); }
+  // The number of DISTINCT maps.
   size_t size() const { return maps_.size(); }
+  // Any state-backed map, DISTINCT or MIN/MAX.
+  bool has_maps() const { return !maps_.empty() || !extremes_.empty(); }
+  size_t num_extremes() const { return extremes_.size(); }
+  Extreme& extreme(size_t e) { return extremes_[e]; }
   Map& map(size_t m) { return maps_[m]; }
   const Map& map(size_t m) const { return maps_[m]; }
   // The map whose values gate call `call`, -1 if none.
@@ -110,8 +146,40 @@ class WindowDistincts {
   void ResetGate(int32_t call, size_t n);
   Result<bool> SeeValue(const Map& map, size_t lane, int64_t seen, int64_t* value, size_t at);
 
+  // MIN/MAX maps (one phase: Flink's merges of partial accumulators depend on where they were
+  // cut). A lookup per (group, value) of the rows (`rows` of `row_type`; NULL values and rows of
+  // group < 0 have none).
+  Status AddExtremeRows(const type::RowType& row_type, const arrow::RecordBatch& rows,
+                        const std::vector<int32_t>& group_of_row, int32_t num_groups);
+  // Binds extreme e's kernel to a view of `entries` (those of map size() + e; entry p's count
+  // counts[p], 0 when `counts` is null) and the whole maps supplied since, over `num_groups`
+  // groups; all of them whole when `whole` (a fire's heap map, empty first). `merges`: the kernel
+  // merges accumulators whose maps' entries are in row_entries (a fire's slices).
+  Status BindExtreme(size_t e, const DistinctLookups& entries, const int64_t* counts,
+                     int32_t num_groups, bool whole, bool merges, AggKernel* kernel,
+                     arrow::MemoryPool* pool);
+  // After Combine (or Fire) ran the kernels: the groups (and maps) whose whole map a rescan
+  // needs; true when there are any (the batch must run again after SupplyWholeMaps).
+  bool NeedsWholeMaps();
+  const std::vector<int32_t>& whole_groups() const { return whole_groups_; }
+  const std::vector<int32_t>& whole_maps() const { return whole_maps_; }
+  // Every entry of the requested maps: entry i answers request request_of[i], its value is the
+  // one-field row images[offsets[i], offsets[i + 1]) and its count counts[i].
+  Status SupplyWholeMaps(const int32_t* request_of, int32_t count, const uint8_t* images,
+                         const int32_t* offsets, const int64_t* counts, arrow::MemoryPool* pool);
+  // Forgets the supplied whole maps (a new batch or fire of `num_groups` groups).
+  void ResetWholeMaps(int32_t num_groups);
+  // After Combine: appends the MIN/MAX entries the kernels changed to updated_lookups().
+  void AppendExtremeWrites();
+
  private:
+  // The lanes of every map of the lookups (MIN/MAX maps: 1).
+  std::vector<int32_t> LanesOfMaps() const;
+
   std::vector<Map> maps_;
+  std::vector<Extreme> extremes_;
+  std::vector<int32_t> whole_groups_;
+  std::vector<int32_t> whole_maps_;
   std::vector<int32_t> map_of_call_;
   std::vector<std::vector<uint8_t>> gates_;  // per call: rows, then entries
   std::vector<std::vector<int8_t>> ops_;     // per call: a merge's accumulate or retract

@@ -85,6 +85,11 @@ class WindowAggregateParityTest {
         return BASE + 700L * i - (i % 5 == 3 ? 9_000 : 0);
     }
 
+    /** A change's own time in {@link #MOVED}: a retraction or update 2.1 s after its row's. */
+    private static long changeTime(Row row) {
+        return eventTime(row) + (row.getKind() == RowKind.INSERT ? 0 : 2_100);
+    }
+
     private static void registerEvents(StreamTableEnvironment tEnv) {
         List<Row> rows = new ArrayList<>();
         for (int copy = 0; copy < COPIES; copy++) {
@@ -95,16 +100,15 @@ class WindowAggregateParityTest {
             }
         }
         StreamExecutionEnvironment env = ((StreamTableEnvironmentImpl) tEnv).execEnv();
-        tEnv.createTemporaryView(EV, tEnv.fromDataStream(withEventTimes(env, rows), ROWTIME));
+        tEnv.createTemporaryView(
+                EV,
+                tEnv.fromDataStream(
+                        withTimes(env, rows, WindowAggregateParityTest::eventTime, 1_000),
+                        ROWTIME));
         tEnv.createTemporaryView(
                 BRIDGED,
                 tEnv.fromDataStream(
-                        env.fromData(rows, TestData.typeInfo())
-                                .assignTimestampsAndWatermarks(
-                                        WatermarkStrategy.<Row>forGenerator(ctx -> new Punctuated())
-                                                .withTimestampAssigner(
-                                                        (row, previous) -> bridgingTime(row)))
-                                .setParallelism(1),
+                        withTimes(env, rows, WindowAggregateParityTest::bridgingTime, 1_000),
                         ROWTIME));
         // The same events as a changelog (a CDC source): every fourth row deleted right after
         // it came, every fourth updated (-U, then +U with another i64 and s), at its own time.
@@ -130,7 +134,18 @@ class WindowAggregateParityTest {
         tEnv.createTemporaryView(
                 CHANGES,
                 tEnv.fromChangelogStream(
-                        withEventTimes(env, changes), ROWTIME, ChangelogMode.all()));
+                        withTimes(env, changes, WindowAggregateParityTest::eventTime, 1_000),
+                        ROWTIME,
+                        ChangelogMode.all()));
+        // The same changelog with each change at its own time, as a CDC source whose rowtime is
+        // the change's (a Kafka record's timestamp): -U/+U/-D 2.1 s after the row, in a later
+        // slice than the value they retract (a watermark 3 s behind keeps them in time).
+        tEnv.createTemporaryView(
+                MOVED,
+                tEnv.fromChangelogStream(
+                        withTimes(env, changes, WindowAggregateParityTest::changeTime, 3_000),
+                        ROWTIME,
+                        ChangelogMode.all()));
         // HOP windows per b, whose window_time is a rowtime for windows over them.
         tEnv.createTemporaryView(
                 HOPPED,
@@ -144,13 +159,25 @@ class WindowAggregateParityTest {
                                 + hop("2", "6") + " GROUP BY b, window_start, window_end"));
     }
 
-    /** Rows at their event times, with a watermark 1 s behind the latest after every row. */
-    private static DataStream<Row> withEventTimes(StreamExecutionEnvironment env, List<Row> rows) {
+    /**
+     * Rows at {@code time}, with a watermark {@code watermarkDelay} ms behind the latest after
+     * every row.
+     */
+    private static DataStream<Row> withTimes(
+            StreamExecutionEnvironment env,
+            List<Row> rows,
+            SerializableFunction<Row, Long> time,
+            long watermarkDelay) {
         return env.fromData(rows, TestData.typeInfo())
                 .assignTimestampsAndWatermarks(
-                        WatermarkStrategy.<Row>forGenerator(ctx -> new Punctuated())
-                                .withTimestampAssigner((row, previous) -> eventTime(row)))
+                        WatermarkStrategy.<Row>forGenerator(ctx -> new Punctuated(watermarkDelay))
+                                .withTimestampAssigner((row, previous) -> time.apply(row)))
                 .setParallelism(1);
+    }
+
+    /** A function the watermark strategy can ship with the job. */
+    private interface SerializableFunction<T, R> extends java.io.Serializable {
+        R apply(T value);
     }
 
     /** The stream's event time as the column "rowtime", with the stream's watermarks. */
@@ -165,13 +192,15 @@ class WindowAggregateParityTest {
     /** {@link #EV}'s rows at {@link #bridgingTime}: sessions that merge. */
     private static final String BRIDGED = "bridged";
 
+    /** {@link #CHANGES} with its retractions 2.1 s after the rows they retract. */
+    private static final String MOVED = "moved";
+
     /** {@link #EV} as a changelog: rows deleted and updated after they came. */
     private static final String CHANGES = "changes";
 
     /** HOP window counts per b, keeping their windows (window_start, window_end) as q5 does. */
     private static final String HOP_COUNTS = "hop_counts";
 
-    /** A watermark 1 s behind the highest event time so far, after every row. */
     /**
      * Rows in threes, 4 s apart: at 0 and 1.5 s (two 1 s sessions), then at 0.9 s, within the
      * watermark's 1 s delay, bridging them: the two sessions (each in state) merge.
@@ -181,13 +210,20 @@ class WindowAggregateParityTest {
         return BASE + 4_000L * (i / 3) + new long[] {0, 1_500, 900}[i % 3];
     }
 
+    /** A watermark {@code delay} ms behind the highest event time so far, after every row. */
     private static final class Punctuated implements WatermarkGenerator<Row> {
-        private long max = Long.MIN_VALUE + 1_000;
+        private final long delay;
+        private long max;
+
+        Punctuated(long delay) {
+            this.delay = delay;
+            this.max = Long.MIN_VALUE + delay;
+        }
 
         @Override
         public void onEvent(Row event, long eventTimestamp, WatermarkOutput output) {
             max = Math.max(max, eventTimestamp);
-            output.emitWatermark(new Watermark(max - 1_000));
+            output.emitWatermark(new Watermark(max - delay));
         }
 
         @Override
@@ -220,7 +256,8 @@ class WindowAggregateParityTest {
                                                         || d.operator.startsWith(
                                                                 "GlobalWindowAggregate("))
                                                 && !d.operator.contains("SESSION"));
-        // Windows with DISTINCT maps keep Flink state (EXPLAIN's note says where windows live).
+        // Windows with DISTINCT maps, or MIN/MAX over the changelog (maps too), keep Flink state
+        // (EXPLAIN's note says where windows live).
         boolean nativeState =
                 lastDecisions.stream()
                         .anyMatch(
@@ -231,8 +268,11 @@ class WindowAggregateParityTest {
         assertThat(NativeMetrics.nativeStateRows() > stateRows)
                 .as("native window state for %s", sql)
                 .isEqualTo(nativeState);
-        assertThat(nativeState).as("native state only where sliced").isEqualTo(
-                sliced && !sql.contains("DISTINCT"));
+        boolean maps =
+                sql.contains("DISTINCT")
+                        || ((sql.contains(CHANGES) || sql.contains(MOVED))
+                                && (sql.contains("MIN(") || sql.contains("MAX(")));
+        assertThat(nativeState).as("native state only where sliced").isEqualTo(sliced && !maps);
         if (sql.matches("(?s).*TABLE\\((TUMBLE|HOP|CUMULATE)\\(TABLE " + EV + ",.*")) {
             assertThat(sliced).as("a sliced window aggregation for %s", sql).isTrue();
         }
@@ -279,12 +319,17 @@ class WindowAggregateParityTest {
 
     /** A TUMBLE (2 s), HOP (2 s / 6 s) or CUMULATE (2 s / 6 s) TVF over {@link #CHANGES}. */
     private static String changesWindow(String window) {
+        return changesWindow(window, CHANGES);
+    }
+
+    /** As above over {@code table}. */
+    private static String changesWindow(String window, String table) {
         return window.equals("TUMBLE")
-                ? "TUMBLE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND)"
+                ? "TUMBLE(TABLE " + table + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND)"
                 : window.equals("HOP")
-                        ? "HOP(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
+                        ? "HOP(TABLE " + table + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
                                 + " INTERVAL '6' SECOND)"
-                        : "CUMULATE(TABLE " + CHANGES + ", DESCRIPTOR(rowtime), INTERVAL '2'"
+                        : "CUMULATE(TABLE " + table + ", DESCRIPTOR(rowtime), INTERVAL '2'"
                                 + " SECOND, INTERVAL '6' SECOND)";
     }
 
@@ -330,6 +375,40 @@ class WindowAggregateParityTest {
                 "SELECT " + WINDOW + ", COUNT(DISTINCT i8 % 2), COUNT(DISTINCT i8 % 2) FILTER"
                         + " (WHERE i32 > 0), COUNT(DISTINCT s) FROM TABLE(" + tvf + ") GROUP BY "
                         + WINDOW);
+    }
+
+    /**
+     * MIN/MAX over an updating input (Min/MaxWithRetractAggFunction): a map value -> count per
+     * slice in Flink state; a retraction of a window's extreme scans the whole map (an updated
+     * row's old i64 is often its key's maximum), HOP windows and CUMULATE steps merge the slices'
+     * maps. Numbers, strings and timestamps, in one phase (two are refused: see {@link
+     * #unsupportedWindowsAreRefusedWithAReason}).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"TUMBLE", "HOP", "CUMULATE"})
+    void minMaxOverAnUpdatingInputMatch(String window) {
+        String tvf = changesWindow(window);
+        String sql =
+                "SELECT id % 2, " + WINDOW + ", MAX(i64), MIN(i64), MIN(s), MAX(s), MAX(ts),"
+                        + " MIN(i32) FILTER (WHERE b), COUNT(*) FROM TABLE(" + tvf + ") GROUP BY"
+                        + " id % 2, " + WINDOW;
+        long loads = NativeMetrics.wholeMapLoads();
+        assertWindowParity(onePhase(), sql);
+        assertThat(lastDecisions)
+                .as("retracting MIN/MAX")
+                .anyMatch(d -> d.isNative && d.operator.contains("MAX_RETRACT("));
+        assertThat(NativeMetrics.wholeMapLoads()).as("rescans of whole maps").isGreaterThan(loads);
+        // One group: the extremes of few rows come and go.
+        assertWindowParity(
+                onePhase(),
+                "SELECT " + WINDOW + ", MAX(i64), MIN(i8), MAX(d38) FROM TABLE(" + tvf
+                        + ") GROUP BY " + WINDOW);
+        // Retractions in later slices: negative counts there; a HOP window or a CUMULATE step
+        // merges them into counts of other slices (an extreme may fall to 0 and be rescanned).
+        String moved =
+                "SELECT id % 2, " + WINDOW + ", MAX(i64), MIN(i64), MAX(s), MIN(i8), COUNT(*) FROM"
+                        + " TABLE(" + changesWindow(window, MOVED) + ") GROUP BY id % 2, " + WINDOW;
+        assertWindowParity(onePhase(), moved);
     }
 
     /**
@@ -924,7 +1003,10 @@ class WindowAggregateParityTest {
                         + " INTERVAL '4' SECOND, INTERVAL '1' SECOND)) GROUP BY window_start,"
                         + " window_end|ignore the offset",
                 "SELECT COUNT(*), SUM(f64) FROM ev GROUP BY SESSION(rowtime, INTERVAL '2' SECOND)"
-                        + "|hash-set order"
+                        + "|hash-set order",
+                "SELECT window_end, MAX(i64) FROM TABLE(HOP(TABLE changes, DESCRIPTOR(rowtime),"
+                        + " INTERVAL '2' SECOND, INTERVAL '6' SECOND)) GROUP BY window_start,"
+                        + " window_end|partial accumulators depend on where Flink flushes"
             })
     void unsupportedWindowsAreRefusedWithAReason(String spec) {
         String sql = spec.substring(0, spec.indexOf('|'));

@@ -36,6 +36,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGro
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.utils.AggregateInfo;
 import org.apache.flink.table.planner.plan.utils.AggregateInfoList;
 import org.apache.flink.table.planner.plan.utils.AggregateUtil;
@@ -408,10 +409,14 @@ public final class GroupAggregateConverter {
         String name = proto.getKind() == Kind.MIN_WITH_RETRACT ? "MIN" : "MAX";
         if (callMaps == null) {
             throw new UnsupportedNativeException(
-                    name + " over retracting input in a window aggregation is not native yet");
+                    name
+                            + " over retracting input in a session or legacy group window"
+                            + " aggregation is not native yet");
         }
-        // LocalGroupAggregate keeps the map on the heap and sends it on in the accumulator.
-        boolean local = node instanceof StreamExecLocalGroupAggregate;
+        // The local phases keep the map on the heap and send it on in the accumulator.
+        boolean local =
+                node instanceof StreamExecLocalGroupAggregate
+                        || node instanceof StreamExecLocalWindowAggregate;
         DataType[] accs = info.externalAccTypes();
         if (accs.length != 1
                 || info.viewSpecs().length != (local ? 0 : 1)

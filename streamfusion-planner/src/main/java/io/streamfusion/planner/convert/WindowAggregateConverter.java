@@ -346,8 +346,9 @@ public final class WindowAggregateConverter {
         List<LogicalType> accTypes = new ArrayList<>();
         List<DistinctState> distincts = new ArrayList<>();
         GroupAggregateConverter.checkDistincts(node, infos, !local);
-        window.setAggregate(aggregateOf(node, name, infos, accTypes, distincts));
-        boolean hasDistinct = infos.distinctInfos().length > 0;
+        window.setAggregate(aggregateOf(node, name, infos, accTypes, distincts, true));
+        // DISTINCT and MIN/MAX over an updating input keep state-backed maps.
+        boolean hasDistinct = infos.distinctInfos().length > 0 || !distincts.isEmpty();
         boolean nativeState =
                 !hasDistinct
                         && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);
@@ -357,7 +358,8 @@ public final class WindowAggregateConverter {
                 && config.get(StreamFusionOptions.WINDOW_STATE) == WindowState.NATIVE) {
             throw new UnsupportedNativeException(
                     name
-                            + " with DISTINCT aggregates in native window state is not native yet"
+                            + " with DISTINCT (or MIN/MAX over an updating input) in native window"
+                            + " state is not native yet"
                             + " (streamfusion.window.state AUTO or FLINK keeps them in Flink"
                             + " state)");
         }
@@ -395,7 +397,8 @@ public final class WindowAggregateConverter {
     /**
      * The grouping and calls of a window aggregation, Flink's accumulator types appended to
      * {@code accTypes}; its DISTINCT maps (whose state-backed maps go to {@code distincts}), or
-     * with {@code distincts} null a refusal of DISTINCT.
+     * with {@code distincts} null a refusal of DISTINCT. With {@code extremes}, MIN/MAX over an
+     * updating input (their state-backed maps after the DISTINCT maps); else refused.
      */
     static GroupAggregateNode.Builder aggregateOf(
             ExecNodeBase<?> node,
@@ -403,6 +406,17 @@ public final class WindowAggregateConverter {
             AggregateInfoList infos,
             List<LogicalType> accTypes,
             @Nullable List<DistinctState> distincts)
+            throws UnsupportedNativeException {
+        return aggregateOf(node, name, infos, accTypes, distincts, false);
+    }
+
+    static GroupAggregateNode.Builder aggregateOf(
+            ExecNodeBase<?> node,
+            String name,
+            AggregateInfoList infos,
+            List<LogicalType> accTypes,
+            @Nullable List<DistinctState> distincts,
+            boolean extremes)
             throws UnsupportedNativeException {
         if (distincts == null && infos.distinctInfos().length > 0) {
             throw new UnsupportedNativeException(
@@ -413,9 +427,20 @@ public final class WindowAggregateConverter {
         for (int key : grouping) {
             agg.addGrouping(key);
         }
-        GroupAggregateConverter.addCalls(node, agg, infos, accTypes);
+        List<DistinctState> callMaps = new ArrayList<>();
+        GroupAggregateConverter.addCalls(node, agg, infos, accTypes, extremes ? callMaps : null);
+        for (DistinctState map : callMaps) {
+            if (map.kind != DistinctState.COUNTS) {
+                // Flink's planner keeps them out of windows that merge; a TUMBLE window's
+                // FIRST_VALUE/LAST_VALUE over an updating input is not native.
+                throw new UnsupportedNativeException(
+                        "FIRST_VALUE/LAST_VALUE over retracting input in a window aggregation is"
+                                + " not native yet");
+            }
+        }
         if (distincts != null) {
             GroupAggregateConverter.addDistincts(infos, agg, accTypes, distincts);
+            distincts.addAll(callMaps);
         }
         return agg;
     }

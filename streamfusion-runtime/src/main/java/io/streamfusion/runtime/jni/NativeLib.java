@@ -246,7 +246,9 @@ public final class NativeLib {
      * merge visits them; entry e of fire {@code fireOf[e]} and map {@code mapOf[e]}, bitmask
      * {@code masks[e]}, value a one-field row image ({@code images[offsets[e] .. offsets[e+1])}).
      * CUMULATE (the current slice's map merging into the first slice's) also passes each entry's
-     * value in the first slice's map: {@code bases[e]} where {@code basePresent[e]} is 1.
+     * value in the first slice's map: {@code bases[e]} where {@code basePresent[e]} is 1. The maps
+     * of MIN/MAX over an updating input follow the DISTINCT maps (a count per entry); for HOP
+     * {@code slices[e]} is then each entry's slice, latest first (null otherwise).
      */
     public static native void windowAggregateSetFireEntries(
             long handle,
@@ -257,7 +259,30 @@ public final class NativeLib {
             byte[] images,
             int[] offsets,
             @Nullable long[] bases,
-            @Nullable byte[] basePresent);
+            @Nullable byte[] basePresent,
+            @Nullable int[] slices);
+
+    /**
+     * MIN/MAX over an updating input, after {@link #windowAggregateCombine} or {@link
+     * #windowAggregateFire}: returns the number of whole maps a rescan needs (the step is then not
+     * done) and, when {@code groups} is not null, copies each one's group (for a fire: the fire)
+     * and map.
+     */
+    public static native int windowAggregateWholeMaps(
+            long handle, @Nullable int[] groups, @Nullable int[] maps);
+
+    /**
+     * Every entry of the maps {@link #windowAggregateWholeMaps} asked for: entry i of request
+     * {@code requestOf[i]}, its value a one-field row image ({@code images[offsets[i] ..
+     * offsets[i+1])}) and its count {@code counts[i]}; the step then runs again.
+     */
+    public static native void windowAggregateSupplyWholeMaps(
+            long handle,
+            int[] requestOf,
+            int count,
+            byte[] images,
+            int[] offsets,
+            long[] counts);
 
     /**
      * After a {@link #windowAggregateFire} of CUMULATE windows with DISTINCT aggregates: each fire

@@ -66,12 +66,43 @@ public final class NativeWindowAggregate extends NativeHandle {
             byte[] distinctPresent,
             int[] newOffsets) {
         long h = handle();
-        byte[] out =
-                new byte
-                        [NativeLib.windowAggregateCombine(
-                                h, accs, accOffsets, distinctValues, distinctPresent)];
+        int bytes =
+                NativeLib.windowAggregateCombine(
+                        h, accs, accOffsets, distinctValues, distinctPresent);
+        if (NativeLib.windowAggregateWholeMaps(h, null, null) > 0) {
+            return null;
+        }
+        byte[] out = new byte[bytes];
         NativeLib.windowAggregateCopyAccs(h, out, newOffsets);
         return out;
+    }
+
+    /**
+     * The whole MIN/MAX maps a {@link #combine} or {@link #fire} that returned null needs: each
+     * request's group (or fire) and map.
+     */
+    public static final class WholeMaps {
+        public final int[] groups;
+        public final int[] maps;
+
+        private WholeMaps(int count) {
+            groups = new int[count];
+            maps = new int[count];
+        }
+    }
+
+    public WholeMaps wholeMaps() {
+        long h = handle();
+        WholeMaps requests = new WholeMaps(NativeLib.windowAggregateWholeMaps(h, null, null));
+        NativeLib.windowAggregateWholeMaps(h, requests.groups, requests.maps);
+        return requests;
+    }
+
+    /** The entries of {@link #wholeMaps}: see {@link NativeLib#windowAggregateSupplyWholeMaps}. */
+    public void supplyWholeMaps(
+            int[] requestOf, int count, byte[] images, int[] offsets, long[] counts) {
+        NativeLib.windowAggregateSupplyWholeMaps(
+                handle(), requestOf, count, images, offsets, counts);
     }
 
     /** The distinct-map entries of a batch: group, map and value image of each. */
@@ -151,9 +182,10 @@ public final class NativeWindowAggregate extends NativeHandle {
             byte[] images,
             int[] offsets,
             @Nullable long[] bases,
-            @Nullable byte[] basePresent) {
+            @Nullable byte[] basePresent,
+            @Nullable int[] slices) {
         NativeLib.windowAggregateSetFireEntries(
-                handle(), fireOf, mapOf, masks, count, images, offsets, bases, basePresent);
+                handle(), fireOf, mapOf, masks, count, images, offsets, bases, basePresent, slices);
     }
 
     /** See {@link NativeLib#windowAggregateMergedEntries}. */
@@ -179,7 +211,10 @@ public final class NativeWindowAggregate extends NativeHandle {
         }
     }
 
-    /** Fires {@code numFires} windows (see {@link NativeLib#windowAggregateFire}). */
+    /**
+     * Fires {@code numFires} windows (see {@link NativeLib#windowAggregateFire}); null when a
+     * rescan needs whole maps first ({@link #wholeMaps}).
+     */
     public Fired fire(
             byte[] keys,
             int[] keyOffsets,
@@ -191,6 +226,9 @@ public final class NativeWindowAggregate extends NativeHandle {
         int[] fireSizes = new int[3];
         NativeLib.windowAggregateFire(
                 h, keys, keyOffsets, windowEnds, numFires, accs, accOffsets, fireSizes);
+        if (NativeLib.windowAggregateWholeMaps(h, null, null) > 0) {
+            return null;
+        }
         Fired fired = new Fired(fireSizes[0], fireSizes[1], fireSizes[2], numFires);
         NativeLib.windowAggregateCopyOutput(h, fired.bytes, fired.offsets);
         if (fireSizes[2] > 0) {

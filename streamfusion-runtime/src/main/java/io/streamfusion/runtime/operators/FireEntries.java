@@ -14,13 +14,18 @@ import java.util.Arrays;
  * merges its slices' maps; a CUMULATE window merges its current slice's map into its first
  * slice's, so its entries also carry the first slice's value ({@link #addMerged}) and the value
  * itself, to be put back after the fire. A map's {@code long[]} value (several DISTINCT calls
- * counting) is as many consecutive entries as it has lanes, one count each.
+ * counting) is as many consecutive entries as it has lanes, one count each. The maps of MIN/MAX
+ * over an updating input (value to count) follow the DISTINCT maps; a HOP window's entries carry
+ * their slice ({@link #slice} when added), whose accumulator merges them.
  */
 final class FireEntries {
     final ImageBuffer values = new ImageBuffer();
     int[] fires = new int[64];
     int[] maps = new int[64];
     long[] masks = new long[64];
+    int[] slices = new int[64];
+    /** The slice of the entries added next (HOP: 0 for the latest). */
+    int slice;
     /** CUMULATE: the first slice's value of each entry, 1 in basePresent where it has one. */
     long[] bases;
     byte[] basePresent;
@@ -38,7 +43,9 @@ final class FireEntries {
             fires = Arrays.copyOf(fires, e * 2);
             maps = Arrays.copyOf(maps, e * 2);
             masks = Arrays.copyOf(masks, e * 2);
+            slices = Arrays.copyOf(slices, e * 2);
         }
+        slices[e] = slice;
         fires[e] = fire;
         maps[e] = map;
         masks[e] = mask;
@@ -79,7 +86,10 @@ final class FireEntries {
         }
     }
 
-    /** Hands the entries to the native aggregation before its next fire. */
+    /**
+     * Hands the entries to the native aggregation before its next fire: CUMULATE's {@code
+     * merged} ones with their first slices' values, HOP's with their slices.
+     */
     void sendTo(NativeWindowAggregate agg, boolean merged) {
         agg.setFireEntries(
                 fires,
@@ -89,6 +99,7 @@ final class FireEntries {
                 values.bytes(),
                 values.offsets(),
                 merged ? bases == null ? new long[0] : bases : null,
-                merged ? basePresent == null ? new byte[0] : basePresent : null);
+                merged ? basePresent == null ? new byte[0] : basePresent : null,
+                merged ? null : slices);
     }
 }

@@ -275,6 +275,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
             if (window == Window.HOP && distinctMaps != null) {
                 // The window merges its slices' DISTINCT maps, latest slice first.
                 for (int s = 0; s < slicesPerWindow; s++) {
+                    fireEntries.slice = s;
                     distinctMaps.appendEntries(windowEnd - s * slice, fire, fireEntries);
                 }
             }
@@ -311,9 +312,8 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         if (windowEnd + slice <= last) {
             registerTimer(windowEnd + slice);
         }
-        if (windowEnd == last) {
-            clear(first);
-        }
+        // The cycle's last window clears its first slice once drained (a MIN/MAX merge may scan
+        // the first slice's whole map).
         if (windowEnd != first) {
             clear(windowEnd);
         }
@@ -361,16 +361,24 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         if (distinctMaps != null && window != Window.TUMBLE) {
             fireEntries.sendTo(agg, window == Window.CUMULATE);
         }
-        NativeWindowAggregate.Fired fired =
-                agg.fire(
-                        fires.keys.bytes(),
-                        fires.keys.offsets(),
-                        fires.windowEnds,
-                        n,
-                        fires.accs.bytes(),
-                        fires.accs.offsets());
+        // Draining may happen inside a timer callback, whose key must stay set.
+        Object current = getCurrentKey();
+        NativeWindowAggregate.Fired fired;
+        while ((fired =
+                        agg.fire(
+                                fires.keys.bytes(),
+                                fires.keys.offsets(),
+                                fires.windowEnds,
+                                n,
+                                fires.accs.bytes(),
+                                fires.accs.offsets()))
+                == null) {
+            // CUMULATE, MIN/MAX over an updating input: a merge lost the extreme of a first
+            // slice's map, which Flink then scans whole.
+            distinctMaps.supplyWholeMaps(
+                    agg, f -> fires.keyRows.get(f), f -> fires.firstSlices[f]);
+        }
         if (window == Window.CUMULATE) {
-            Object current = getCurrentKey();
             for (int f = 0; f < n; f++) {
                 if (!fires.keepsState[f]) {
                     continue;
@@ -387,10 +395,15 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
             if (distinctMaps != null) {
                 writeMergedEntries();
             }
-            // Draining may happen inside a timer callback, whose key must stay set.
-            if (current != null) {
-                setCurrentKey(current);
+            for (int f = 0; f < n; f++) {
+                if (!fires.keepsState[f]) {
+                    setCurrentKey(fires.keyRows.get(f));
+                    clear(fires.firstSlices[f]);
+                }
             }
+        }
+        if (current != null) {
+            setCurrentKey(current);
         }
         fires.clear();
         fireEntries.clear();

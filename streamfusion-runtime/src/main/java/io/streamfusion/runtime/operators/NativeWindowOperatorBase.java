@@ -127,13 +127,17 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
             newAccs = agg.combine(scratch.bytes(), scratch.offsets(), newOffsets);
         } else {
             distinctMaps.read(agg.lookups(), keys, namespaces);
-            newAccs =
-                    agg.combine(
-                            scratch.bytes(),
-                            scratch.offsets(),
-                            distinctMaps.masks,
-                            distinctMaps.present,
-                            newOffsets);
+            while ((newAccs =
+                            agg.combine(
+                                    scratch.bytes(),
+                                    scratch.offsets(),
+                                    distinctMaps.masks,
+                                    distinctMaps.present,
+                                    newOffsets))
+                    == null) {
+                // MIN/MAX over an updating input lost a group's extreme: Flink scans the whole map.
+                distinctMaps.supplyWholeMaps(agg, g -> keys[g], g -> namespaces[g]);
+            }
             distinctMaps.write(agg.updated(), keys, namespaces);
         }
         int accArity = accSerializer.getArity();

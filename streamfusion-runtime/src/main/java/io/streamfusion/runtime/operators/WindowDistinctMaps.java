@@ -1,6 +1,7 @@
 package io.streamfusion.runtime.operators;
 
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
+import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -27,6 +28,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * The DISTINCT maps of a window aggregation in Flink's layout (PerWindowStateDataViewStore): per
@@ -36,7 +38,9 @@ import java.util.function.Consumer;
  * value) entries a batch touches; this reads them before the batch is combined and writes the
  * changed ones after. A map of several DISTINCT calls counting (HOP and CUMULATE windows) holds a
  * {@code long[]} of a count per call: natively its lanes, whose lookups and fire entries come
- * consecutively.
+ * consecutively. The MapViews of MIN/MAX over an updating input (value to count, no NULL value)
+ * follow the DISTINCT maps and are read and written alike; a rescan reads a whole map ({@link
+ * #supplyWholeMaps}).
  *
  * @param <N> the state namespace (the slice end, or a {@code TimeWindow})
  */
@@ -138,6 +142,43 @@ final class WindowDistinctMaps<N> {
                 }
             }
         }
+    }
+
+    /**
+     * MIN/MAX over an updating input: reads every entry of the maps a native combine or fire asked
+     * for (request q of group or fire g: the map in {@code namespaceOf.apply(g)} under key {@code
+     * keyOf.apply(g)}) and hands them over; the step then runs again.
+     */
+    void supplyWholeMaps(
+            NativeWindowAggregate agg, IntFunction<RowData> keyOf, IntFunction<N> namespaceOf)
+            throws Exception {
+        NativeWindowAggregate.WholeMaps requests = agg.wholeMaps();
+        NativeMetrics.addWholeMapLoads(requests.groups.length);
+        ImageBuffer images = new ImageBuffer();
+        int[] requestOf = new int[16];
+        long[] counts = new long[16];
+        int n = 0;
+        for (int q = 0; q < requests.groups.length; q++) {
+            int m = requests.maps[q];
+            int g = requests.groups[q];
+            setKey.accept(keyOf.apply(g));
+            maps[m].setCurrentNamespace(namespaceOf.apply(g));
+            Iterable<Map.Entry<Object, Object>> entries = maps[m].entries();
+            if (entries == null) {
+                continue;
+            }
+            for (Map.Entry<Object, Object> entry : entries) {
+                if (n == requestOf.length) {
+                    requestOf = Arrays.copyOf(requestOf, n * 2);
+                    counts = Arrays.copyOf(counts, n * 2);
+                }
+                requestOf[n] = q;
+                counts[n] = (Long) entry.getValue();
+                images.append(row(m, entry.getKey()), valueSerializers[m]);
+                n++;
+            }
+        }
+        agg.supplyWholeMaps(requestOf, n, images.bytes(), images.offsets(), counts);
     }
 
     /** Puts the entries a combine changed, and removes those it emptied (as ~p). */
