@@ -170,6 +170,10 @@ public final class NexmarkBenchmark {
         return result;
     }
 
+    /** {@code SET 'key' = 'value'} in a query's file. */
+    private static final Pattern SET =
+            Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'\\s*");
+
     /**
      * A table environment of {@code engine} with the query's tables, views and functions
      * registered; returns the query's INSERT statement, not yet executed.
@@ -178,8 +182,12 @@ public final class NexmarkBenchmark {
         String insert = null;
         Map<String, String> vars = NexmarkQueries.variables(events, tps, output, sideInput);
         for (String statement : NexmarkQueries.statements(query, vars)) {
+            Matcher set = SET.matcher(statement);
             if (statement.regionMatches(true, 0, "INSERT INTO", 0, 11)) {
                 insert = statement;
+            } else if (set.matches()) {
+                // A query's own option (the SQL client's SET, which executeSql does not take).
+                tEnv.getConfig().getConfiguration().setString(set.group(1), set.group(2));
             } else {
                 tEnv.executeSql(statement);
             }
