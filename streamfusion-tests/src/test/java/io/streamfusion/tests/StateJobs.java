@@ -36,6 +36,8 @@ final class StateJobs {
         static final AtomicBoolean ARMED = new AtomicBoolean();
         /** Calls per id, over all attempts of a job. */
         static final Map<Long, Integer> CALLS = new ConcurrentHashMap<>();
+        /** The rows seen when the failure was injected (a restart from scratch replays them). */
+        static volatile int seenAtFailure = -1;
         static volatile long failAt = -1;
 
         public Long eval(Long id) {
@@ -43,6 +45,7 @@ final class StateJobs {
                 CALLS.merge(id, 1, Integer::sum);
             }
             if (id != null && id == failAt && ARMED.compareAndSet(true, false)) {
+                seenAtFailure = CALLS.size();
                 throw new IllegalStateException("injected failure at row " + id);
             }
             return id;
@@ -161,17 +164,21 @@ final class StateJobs {
     }
 
     /**
-     * Asserts that fail_once failed the job and that the job restored from a recent checkpoint:
-     * every one of the source's {@code rows} was seen, and fewer than 6,000 more often than the
-     * least-seen one (the rows replayed). A restore from the last checkpoint replays a few
-     * hundred; a restart from scratch about 16,000 (the two source subtasks' rows before the
-     * failure, which is at the 8,000th row of the second).
+     * Asserts that fail_once failed the job and that the job restored from a completed
+     * checkpoint: every one of the source's {@code rows} was seen, and the rows seen more often
+     * than the least-seen one (the replay) are fewer than those seen when the failure was
+     * injected - a restart from scratch replays them all (about 16,000: the two source subtasks'
+     * rows before the failure, at the 8,000th row of the second), a restore from the last
+     * checkpoint a few hundred. (A fixed bound of 6,000 failed once with RocksDB and FIRST_VALUE
+     * over retraction, whose slow checkpoints left 7,204 rows to replay of more seen.)
      */
     static void assertRestoredFromCheckpoint(int rows) {
         assertThat(FailOnce.ARMED.get()).as("the injected failure happened").isFalse();
         int once = FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
         long replayed = FailOnce.CALLS.values().stream().filter(c -> c > once).count();
         assertThat(FailOnce.CALLS).hasSize(rows);
-        assertThat(replayed).isLessThan(6_000);
+        assertThat(replayed)
+                .as("rows replayed, of %s seen at the failure", FailOnce.seenAtFailure)
+                .isLessThan(FailOnce.seenAtFailure);
     }
 }
