@@ -301,13 +301,8 @@ Status DecodeDistinctView(const type::LogicalType& key_type, int32_t lanes, cons
 void AddDistinctLookups(int32_t map, int32_t lanes, const batch::BinaryRowBuffer& images,
                         const std::vector<int32_t>& group_of, const arrow::ArrayData* nulls,
                         DistinctLookups* lookups, std::vector<int32_t>* of) {
-  struct PairHash {
-    size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
-      return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
-    }
-  };
   const size_t n = group_of.size();
-  std::unordered_map<std::pair<int32_t, std::string_view>, int32_t, PairHash> index;
+  std::unordered_map<std::pair<int32_t, std::string_view>, int32_t, GroupValueHash> index;
   index.reserve(n);
   of->resize(n);
   if (lookups->values.offsets.empty()) lookups->values.offsets.push_back(0);

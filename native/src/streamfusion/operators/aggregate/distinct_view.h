@@ -58,6 +58,13 @@ Status DecodeDistinctView(const type::LogicalType& key_type, int32_t lanes, cons
 
 // The distinct-map entries a batch reads ("lookups"): entry p is value image values row p of
 // group groups[p] in map maps[p], one per distinct (group, value) in order of first appearance.
+// Hashes a (group, value image) pair: a lookup's identity.
+struct GroupValueHash {
+  size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
+    return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
+  }
+};
+
 struct DistinctLookups {
   std::vector<int32_t> groups;
   std::vector<int32_t> maps;

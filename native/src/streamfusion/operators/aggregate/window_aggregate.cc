@@ -288,7 +288,6 @@ Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int
 
 Status WindowAggregate::PrepareDistinctLookups() {
   distincts_.Clear();
-  const auto num_groups = static_cast<int32_t>(namespaces_.size());
   for (size_t m = 0; m < distincts_.size(); ++m) {
     if (mode_ != Node::GLOBAL) {
       SF_RETURN_NOT_OK(distincts_.AddSightings(m, input_type_, input_.get(), group_of_row_, {}, {},
@@ -315,7 +314,7 @@ Status WindowAggregate::PrepareDistinctLookups() {
                                              pool_.get()));
   }
   // MIN/MAX over an updating input (one phase only): the rows' values.
-  return distincts_.AddExtremeRows(input_type_, *input_, group_of_row_, num_groups);
+  return distincts_.AddExtremeRows(input_type_, *input_, group_of_row_);
 }
 
 Status WindowAggregate::SupplyWholeMaps(const int32_t* request_of, int32_t count,
@@ -330,7 +329,7 @@ Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* ma
                                        const uint8_t* base_present, const int32_t* slice_of) {
   const size_t maps = distincts_.size() + distincts_.num_extremes();
   fire_entries_.assign(maps, FireEntries{});
-  fire_pending_ = false;
+  distincts_.ResetWholeMaps();  // new fires: whole maps supplied for the last ones are stale
   if (window_ == Node::CUMULATE && count > 0 && (bases == nullptr || base_present == nullptr)) {
     return InternalError("A CUMULATE window's DISTINCT entries without their first slice's");
   }
@@ -357,9 +356,6 @@ Status WindowAggregate::SetFireEntries(const int32_t* fire_of, const int32_t* ma
 }
 
 Status WindowAggregate::GateFireEntries(int32_t num_fires) {
-  if (fire_entries_.size() != distincts_.size() + distincts_.num_extremes()) {
-    return InternalError("A window with DISTINCT aggregates fired without its map entries");
-  }
   // SliceSharedSyncStateWindowAggProcessor merges every slice into a fresh accumulator whose
   // DISTINCT maps are on the heap: per fire, an entry's calls accumulate where its bit is newly
   // set (DistinctAggCodeGen.merge), in the order the slices and their maps are visited.
@@ -424,9 +420,6 @@ Status WindowAggregate::GateFireEntries(int32_t num_fires) {
 
 Status WindowAggregate::BindFireExtremes(int32_t num_fires, const std::vector<int32_t>& acc_row,
                                          int64_t num_rows) {
-  if (fire_entries_.size() != distincts_.size() + distincts_.num_extremes()) {
-    return InternalError("A window with MIN/MAX maps fired without their entries");
-  }
   const auto slices = static_cast<size_t>(slices_per_window_);
   for (size_t e = 0; e < distincts_.num_extremes(); ++e) {
     WindowDistincts::Extreme& x = distincts_.extreme(e);
@@ -608,12 +601,14 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   }
   std::vector<uint8_t> fresh(fires);
   for (size_t f = 0; f < fires; ++f) fresh[f] = base[f] < 0 ? 1 : 0;
-  const bool merges_maps = window_ == Node::HOP || window_ == Node::CUMULATE;
-  if (!distincts_.empty() && merges_maps) {
-    SF_RETURN_NOT_OK(GateFireEntries(num_fires));
+  // HOP and CUMULATE windows merge their slices' DISTINCT and MIN/MAX maps.
+  const bool merges_maps =
+      (window_ == Node::HOP || window_ == Node::CUMULATE) && distincts_.has_maps();
+  if (merges_maps && fire_entries_.size() != distincts_.size() + distincts_.num_extremes()) {
+    return InternalError("A window with DISTINCT or MIN/MAX maps fired without their entries");
   }
-  if (distincts_.num_extremes() > 0 && merges_maps) {
-    if (!fire_pending_) distincts_.ResetWholeMaps(num_fires);
+  if (merges_maps) {
+    SF_RETURN_NOT_OK(GateFireEntries(num_fires));
     SF_RETURN_NOT_OK(BindFireExtremes(num_fires, acc_row, decoded.num_rows()));
   }
   std::vector<uint8_t> ignored(fires, 0);
@@ -636,8 +631,7 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
                     /*merge_offset=*/0, acc_offset_[i]};
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(decoded, plan, ignored.data()));
   }
-  fire_pending_ = merges_maps && distincts_.NeedsWholeMaps();
-  if (fire_pending_) {
+  if (merges_maps && distincts_.NeedsWholeMaps()) {
     // A CUMULATE rescan needs the first slices' whole maps: the JVM supplies them, fires again.
     output_.Clear();
     new_accs_.Clear();

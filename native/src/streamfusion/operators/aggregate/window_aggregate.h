@@ -237,7 +237,6 @@ class WindowAggregate {
   std::vector<FireEntries> fire_entries_;
   std::vector<int64_t> merged_values_;  // CUMULATE: per fire entry, after Fire
   std::vector<uint8_t> merged_writes_;
-  bool fire_pending_ = false;  // the last Fire awaits whole maps
 };
 
 }  // namespace streamfusion::operators

@@ -90,11 +90,11 @@ void WindowDistincts::Clear() {
   lookups_.values.Clear();
 }
 
-void WindowDistincts::ResetWholeMaps(int32_t num_groups) {
+void WindowDistincts::ResetWholeMaps() {
   whole_groups_.clear();
   whole_maps_.clear();
   for (Extreme& x : extremes_) {
-    x.complete.assign(static_cast<size_t>(num_groups), 0);
+    x.complete.clear();
     x.supplied.Clear();
     x.supplied_group.clear();
     x.supplied_count.clear();
@@ -103,9 +103,8 @@ void WindowDistincts::ResetWholeMaps(int32_t num_groups) {
 
 Status WindowDistincts::AddExtremeRows(const type::RowType& row_type,
                                        const arrow::RecordBatch& rows,
-                                       const std::vector<int32_t>& group_of_row,
-                                       int32_t num_groups) {
-  ResetWholeMaps(num_groups);
+                                       const std::vector<int32_t>& group_of_row) {
+  ResetWholeMaps();
   for (size_t e = 0; e < extremes_.size(); ++e) {
     Extreme& x = extremes_[e];
     batch::BinaryRowBuffer images;
@@ -136,12 +135,7 @@ Status WindowDistincts::BindExtreme(size_t e, const DistinctLookups& entries, co
   batch::BinaryRowBuffer images;
   images.offsets.push_back(0);
   int32_t count = 0;
-  struct PairHash {
-    size_t operator()(const std::pair<int32_t, std::string_view>& p) const {
-      return std::hash<std::string_view>()(p.second) * 31 + static_cast<size_t>(p.first);
-    }
-  };
-  std::unordered_set<std::pair<int32_t, std::string_view>, PairHash> known;
+  std::unordered_set<std::pair<int32_t, std::string_view>, GroupValueHash> known;
   auto add = [&](size_t p, int32_t group, std::string_view image, int64_t value) {
     if (group < 0 || group >= num_groups) return false;
     if (!known.emplace(group, image).second) return true;
@@ -173,8 +167,9 @@ Status WindowDistincts::BindExtreme(size_t e, const DistinctLookups& entries, co
   v.key_of_entry = x.group_of_entry.data();
   v.counts = x.counts.data();
   v.dirty = x.dirty.data();
+  // Groups beyond those the supplies saw have no whole map yet.
+  x.complete.resize(static_cast<size_t>(num_groups), 0);
   v.complete = whole ? std::vector<uint8_t>(static_cast<size_t>(num_groups), 1) : x.complete;
-  v.complete.resize(static_cast<size_t>(num_groups), 0);
   v.requests.clear();
   v.cleared_after = nullptr;
   v.row_entries = merges ? &x.row_entries : nullptr;

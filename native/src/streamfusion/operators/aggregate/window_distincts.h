@@ -150,7 +150,7 @@ class WindowDistincts {
   // cut). A lookup per (group, value) of the rows (`rows` of `row_type`; NULL values and rows of
   // group < 0 have none).
   Status AddExtremeRows(const type::RowType& row_type, const arrow::RecordBatch& rows,
-                        const std::vector<int32_t>& group_of_row, int32_t num_groups);
+                        const std::vector<int32_t>& group_of_row);
   // Binds extreme e's kernel to a view of `entries` (those of map size() + e; entry p's count
   // counts[p], 0 when `counts` is null) and the whole maps supplied since, over `num_groups`
   // groups; all of them whole when `whole` (a fire's heap map, empty first). `merges`: the kernel
@@ -167,8 +167,8 @@ class WindowDistincts {
   // one-field row images[offsets[i], offsets[i + 1]) and its count counts[i].
   Status SupplyWholeMaps(const int32_t* request_of, int32_t count, const uint8_t* images,
                          const int32_t* offsets, const int64_t* counts, arrow::MemoryPool* pool);
-  // Forgets the supplied whole maps (a new batch or fire of `num_groups` groups).
-  void ResetWholeMaps(int32_t num_groups);
+  // Forgets the supplied whole maps (a new batch, or a new set of fires).
+  void ResetWholeMaps();
   // After Combine: appends the MIN/MAX entries the kernels changed to updated_lookups().
   void AppendExtremeWrites();
 

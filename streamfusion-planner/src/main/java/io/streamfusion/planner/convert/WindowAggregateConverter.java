@@ -348,11 +348,11 @@ public final class WindowAggregateConverter {
         GroupAggregateConverter.checkDistincts(node, infos, !local);
         window.setAggregate(aggregateOf(node, name, infos, accTypes, distincts, true));
         // DISTINCT and MIN/MAX over an updating input keep state-backed maps.
-        boolean hasDistinct = infos.distinctInfos().length > 0 || !distincts.isEmpty();
+        boolean keepsMaps = infos.distinctInfos().length > 0 || !distincts.isEmpty();
         boolean nativeState =
-                !hasDistinct
+                !keepsMaps
                         && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);
-        if (hasDistinct
+        if (keepsMaps
                 && !local
                 && eventTime
                 && config.get(StreamFusionOptions.WINDOW_STATE) == WindowState.NATIVE) {

@@ -380,10 +380,13 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         }
         if (window == Window.CUMULATE) {
             for (int f = 0; f < n; f++) {
+                setCurrentKey(fires.keyRows.get(f));
                 if (!fires.keepsState[f]) {
+                    // The cycle's last window: its first slice goes (a MIN/MAX merge may have
+                    // scanned its map, so not before the drain).
+                    clear(fires.firstSlices[f]);
                     continue;
                 }
-                setCurrentKey(fires.keyRows.get(f));
                 windowState.setCurrentNamespace(fires.firstSlices[f]);
                 windowState.update(
                         ImageBuffer.ownRow(
@@ -394,12 +397,6 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
             }
             if (distinctMaps != null) {
                 writeMergedEntries();
-            }
-            for (int f = 0; f < n; f++) {
-                if (!fires.keepsState[f]) {
-                    setCurrentKey(fires.keyRows.get(f));
-                    clear(fires.firstSlices[f]);
-                }
             }
         }
         if (current != null) {
@@ -412,8 +409,8 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     }
 
     /**
-     * CUMULATE: puts the first slices' DISTINCT map entries the fires merged into (not for a
-     * cycle's last window, whose first slice was cleared).
+     * CUMULATE: puts the first slices' DISTINCT and MIN/MAX map entries the fires merged into
+     * (not for a cycle's last window, whose first slice is cleared).
      */
     private void writeMergedEntries() throws Exception {
         int n = fireEntries.count();
