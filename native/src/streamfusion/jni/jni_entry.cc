@@ -1660,8 +1660,47 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowC
   });
 }
 
-// With DISTINCT aggregates, after sessionWindowMerge: the entries of the maps of the state
-// windows merged into each group (see SessionWindowAggregate::SetMergeEntries).
+// After sessionWindowCombine: the whole MIN/MAX maps a rescan needs (as windowAggregateWholeMaps);
+// 0 when the combine is done.
+JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowWholeMaps(
+    JNIEnv* env, jclass, jlong handle, jintArray groups, jintArray maps) {
+  return Guard<jint>(env, -1, [&]() -> Result<jint> {
+    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
+    if (groups != nullptr) {
+      SF_RETURN_NOT_OK(CopyToJava(env, groups, h->agg->whole_map_groups(), "whole map groups"));
+      SF_RETURN_NOT_OK(CopyToJava(env, maps, h->agg->whole_map_maps(), "whole map maps"));
+    }
+    return static_cast<jint>(h->agg->whole_map_groups().size());
+  });
+}
+
+// The entries of the maps sessionWindowWholeMaps asked for (as windowAggregateSupplyWholeMaps);
+// the combine then runs again.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSupplyWholeMaps(
+    JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
+    jintArray offsets, jlongArray counts) {
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
+    if (count < 0 || env->GetArrayLength(request_of) < count ||
+        env->GetArrayLength(counts) < count) {
+      return InternalError("sessionWindowSupplyWholeMaps: arrays shorter than ", count);
+    }
+    std::vector<int32_t> requests(static_cast<size_t>(count));
+    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
+    std::vector<int64_t> values(static_cast<size_t>(count));
+    env->GetLongArrayRegion(counts, 0, count, reinterpret_cast<jlong*>(values.data()));
+    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "sessionWindowSupplyWholeMaps",
+                                  [&](const uint8_t* data, const int32_t* offs) {
+                                    return h->agg->SupplyWholeMaps(requests.data(), count, data,
+                                                                   offs, values.data());
+                                  }));
+    return true;
+  });
+}
+
+// With DISTINCT or MIN/MAX maps, after sessionWindowMerge: the entries of the maps of the state
+// windows merged into each group, each tagged with its read (see
+// SessionWindowAggregate::SetMergeEntries).
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSetMergeEntries(
     JNIEnv* env, jclass, jlong handle, jintArray group_of, jintArray map_of, jlongArray masks,
     jint count, jbyteArray images, jintArray offsets) {

@@ -651,7 +651,8 @@ int JavaCompare(const T& a, const T& b) {
 //     drops when the count was positive before and is not after (a rescan when it was the
 //     extreme), rises when it becomes positive from at most 0; mapSize of other is not read
 // A NULL argument changes nothing. A map is the state's (the view) or, for the accumulators
-// that two-phase aggregation merges (LOCAL rows, GLOBAL's bundle), a heap map by entry.
+// that two-phase aggregation merges (LOCAL rows, GLOBAL's bundle) and a session's state windows
+// merged away during a batch, a heap map by entry.
 template <typename T, bool kMax>
 struct RetractableExtremePolicy {
   struct Acc {
@@ -693,17 +694,15 @@ struct RetractableExtremePolicy {
       acc.value = std::move(x);
       acc.valid = true;
     }
-    const int64_t count = JavaAdd(view->counts[p], 1);
-    view->counts[p] = count;
-    view->dirty[p] = 1;
+    const int64_t count = JavaAdd(Count(acc, p), 1);
+    SetCount(acc, p, count);
     if (count == 1) acc.map_size = JavaAdd(acc.map_size, 1);
   }
   void Retract(Acc& acc, int64_t row) const {
     if (!ReadValid(*arg.data, row)) return;
     const int32_t p = view->entry_of_row[row];
-    const int64_t count = JavaSub(view->counts[p], 1);
-    view->counts[p] = count;
-    view->dirty[p] = 1;
+    const int64_t count = JavaSub(Count(acc, p), 1);
+    SetCount(acc, p, count);
     if (count != 0) return;  // a negative count is kept and not counted in mapSize
     acc.map_size = JavaSub(acc.map_size, 1);
     if (acc.map_size == 0) {
@@ -1067,6 +1066,53 @@ class Kernel final : public AggKernel {
     return policy_.Store(accs_, pool, columns);
   }
 
+  Status Replay(const arrow::RecordBatch& input, const ReplayPlan& plan) override {
+    if constexpr (requires(P p) { p.InitHeap(); }) {
+      policy_.Bind(input);
+      const arrow::ArrayData* filter =
+          filter_arg_ < 0 ? nullptr : input.column_data(filter_arg_).get();
+      const auto keys = static_cast<int32_t>(accs_.size());
+      if (plan.kept > keys || plan.heap_entries->size() != accs_.size()) {
+        return InternalError("A replay of ", keys, " state windows keeping ", plan.kept);
+      }
+      for (int32_t k = 0; k < keys; ++k) {
+        Acc& acc = accs_[static_cast<size_t>(k)];
+        if (plan.fresh[k]) acc = policy_.Init();
+        if (k < plan.kept) continue;
+        acc.heap = true;
+        for (const auto& [p, count] : (*plan.heap_entries)[static_cast<size_t>(k)]) {
+          if (count != 0) acc.map[p] = count;
+        }
+      }
+      for (int64_t e = 0; e < plan.num_events; ++e) {
+        const int32_t k = plan.key[e];
+        const int32_t from = plan.from[e];
+        if (k < 0 || k >= keys || from >= keys || from == k) {
+          return InternalError("A replay event of state window ", k, " from ", from);
+        }
+        Acc& acc = accs_[static_cast<size_t>(k)];
+        if (from >= 0) {
+          // DefaultAccMergingConsumer: the merged state window's accumulator (always one with a
+          // heap map here: only the groups' final state windows read the view).
+          policy_.Combine(acc, accs_[static_cast<size_t>(from)]);
+          continue;
+        }
+        const int64_t r = plan.row[e];
+        const auto op = static_cast<RowOp>(plan.op[r]);
+        if (op == RowOp::kSkip || !FilterPasses(filter, r)) continue;
+        if (op == RowOp::kAccumulate) {
+          policy_.Accumulate(acc, r);
+        } else {
+          policy_.Retract(acc, r);
+        }
+      }
+      accs_.resize(static_cast<size_t>(plan.kept));
+      return Status::OK();
+    } else {
+      return AggKernel::Replay(input, plan);
+    }
+  }
+
   int32_t acc_width() const override { return P::kAccWidth; }
 
   static constexpr bool kHasView = requires(P p) { p.view; };
@@ -1313,17 +1359,16 @@ Result<std::shared_ptr<arrow::RecordBatch>> ArgumentRows(const type::RowType& ag
   return arrow::RecordBatch::Make(type::ToArrowSchema(aggregated_type), n, std::move(columns));
 }
 
-Status CheckWindowable(const plan::AggregateCall& call, bool merges, bool extremes) {
+Status AggKernel::Replay(const arrow::RecordBatch&, const ReplayPlan&) {
+  return InternalError("Only MIN/MAX over retracting input replays a session's events");
+}
+
+Status CheckWindowable(const plan::AggregateCall& call, bool merges) {
   if (merges && (call.kind() == plan::AggregateCall::FIRST_VALUE ||
                  call.kind() == plan::AggregateCall::LAST_VALUE)) {
     return Unsupported(
         "FIRST_VALUE/LAST_VALUE in a window aggregation that merges accumulators (Flink's have "
         "no merge)");
-  }
-  if (!extremes && (call.kind() == plan::AggregateCall::MIN_WITH_RETRACT ||
-                    call.kind() == plan::AggregateCall::MAX_WITH_RETRACT)) {
-    return Unsupported(
-        "MIN/MAX over retracting input in session window aggregation is not native yet");
   }
   if (call.kind() == plan::AggregateCall::FIRST_VALUE_WITH_RETRACT ||
       call.kind() == plan::AggregateCall::LAST_VALUE_WITH_RETRACT) {

@@ -92,6 +92,22 @@ struct ValueCountView {
   const std::vector<std::vector<std::pair<int32_t, int64_t>>>* row_entries = nullptr;
 };
 
+// A session batch's state windows in Flink's order of events (UnsliceSyncStateWindowAggProcessor,
+// record by record): adding a row's window may merge one state window into another
+// (MergingWindowSet.addWindow), then the row accumulates into its state window. Keys are the
+// state windows: [0, kept) the groups' final ones, whose maps are the view's; the others' maps
+// are on the heap, starting from `heap_entries` (a state window in state: its whole map).
+struct ReplayPlan {
+  const int32_t* key = nullptr;   // per event: the state window it changes
+  const int32_t* from = nullptr;  // per event: the state window merged into it, -1 for a row
+  const int32_t* row = nullptr;   // per row event: its input row
+  const int8_t* op = nullptr;     // per input row: its RowOp
+  int64_t num_events = 0;
+  const uint8_t* fresh = nullptr;  // per key: 1 to start from createAccumulators
+  const std::vector<std::vector<std::pair<int32_t, int64_t>>>* heap_entries = nullptr;
+  int32_t kept = 0;
+};
+
 class AggKernel {
  public:
   virtual ~AggKernel() = default;
@@ -122,6 +138,10 @@ class AggKernel {
   virtual void BindView(ValueCountView*) {}
   // The maps of FIRST_VALUE/LAST_VALUE over retracting input, before Run/RunBundle.
   virtual void BindOrderView(OrderView*) {}
+  // Replays `plan` (after Load, and BindView for MIN/MAX over retracting input, the only
+  // functions that take it: the others' merges are exact in any order); afterwards the kernel
+  // keeps the first plan.kept keys.
+  virtual Status Replay(const arrow::RecordBatch& input, const ReplayPlan& plan);
 };
 
 // RowKind.toByteValue()
@@ -215,10 +235,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> ArgumentRows(const type::RowType& ag
 
 // Refuses FIRST_VALUE and LAST_VALUE, which have no merge in Flink, in window aggregations whose
 // accumulators merge (`merges`: panes, shared slices, sessions, two phases; Flink's planner
-// rejects those too, so only one-phase TUMBLE windows run them), FIRST_VALUE/LAST_VALUE over
-// retracting input (their maps), and MIN/MAX over retracting input unless `extremes` (the
-// aggregation keeps their maps).
-Status CheckWindowable(const plan::AggregateCall& call, bool merges, bool extremes = false);
+// rejects those too, so only one-phase TUMBLE windows run them), and FIRST_VALUE/LAST_VALUE over
+// retracting input (their maps).
+Status CheckWindowable(const plan::AggregateCall& call, bool merges);
 
 // `check(call)` may refuse a call before its kernel is made.
 Result<AggregateCalls> MakeAggregateCalls(

@@ -37,6 +37,17 @@ struct StateWindow {
   int32_t parent;  // the state window it was merged into; itself while it is a target
 };
 
+// The bucket of a TimeWindow in a java.util.HashSet's first table (16 buckets): its hashCode()
+// (start plus the inverse of 2 * end + 1 modulo 2^32, in int arithmetic) spread as HashMap's
+// hash() does (h ^ h >>> 16).
+uint32_t HashBucket(const Window& w) {
+  const uint32_t x = static_cast<uint32_t>(w.end) * 2u + 1u;
+  uint32_t inverse = x * x * x;
+  for (int i = 0; i < 3; ++i) inverse *= 2u - x * inverse;
+  const uint32_t h = static_cast<uint32_t>(w.start) + inverse;
+  return (h ^ (h >> 16)) & 15u;
+}
+
 int32_t Root(std::vector<StateWindow>& states, int32_t s) {
   while (states[static_cast<size_t>(s)].parent != s) {
     auto& state = states[static_cast<size_t>(s)];
@@ -142,6 +153,10 @@ Status SessionWindowAggregate::Merge(const int64_t* windows, const int32_t* wind
   }
   row_times_ = proctime_ ? row_times : input_->column_data(time_field_)->GetValues<int64_t>(1);
   merge_entries_set_ = false;
+  slots_.clear();
+  event_key_.clear();
+  event_from_.clear();
+  event_row_.clear();
   groups_.clear();
   reads_.clear();
   removed_.clear();
@@ -180,6 +195,16 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
             [](const Window& a, const Window& b) { return Before(a, b.start, b.end); });
   initial = set;
 
+  // MIN/MAX over an updating input replay Flink's events over the key's state windows (slots
+  // from `base` on, one per entry of `states`).
+  const bool replay = distincts_.num_extremes() > 0;
+  const auto base = static_cast<int32_t>(slots_.size());
+  auto row_event = [&](int32_t r, int32_t state) {
+    if (!replay) return;
+    event_key_.push_back(base + state);
+    event_from_.push_back(-1);
+    event_row_.push_back(r);
+  };
   const int64_t* times = row_times_;
   std::vector<int32_t> state_of_row;  // per row of the key, -1: dropped
   const auto& rows = rows_of_key_[static_cast<size_t>(key)];
@@ -225,6 +250,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
                      [](const Window& a, const Window& b) { return Before(a, b.start, b.end); }),
                  Window{start, end, state});
       state_of_row.push_back(state);
+      row_event(r, state);
       continue;
     }
     if (JavaSub(result_end, 1) <= watermark) {
@@ -233,18 +259,23 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
       return InternalError("A session window [", result_start, ", ", result_end,
                            ") would merge behind the watermark ", watermark);
     }
-    // The target state window: the first merged window's that is in state, else the first's.
-    int32_t target = Root(states, set[merged[0]].state);
-    for (const size_t m : merged) {
-      const int32_t root = Root(states, set[m].state);
-      if (states[static_cast<size_t>(root)].in_state) {
-        target = root;
-        break;
-      }
+    // The target state window is that of the merged window that a java.util.HashSet of them
+    // (the ceiling added first) iterates first (MergingWindowSet.addWindow); the other one's
+    // accumulator merges into it.
+    size_t first = merged[0];
+    if (merged.size() == 2 && HashBucket(set[merged[1]]) < HashBucket(set[merged[0]])) {
+      first = merged[1];
     }
+    const int32_t target = Root(states, set[first].state);
     for (const size_t m : merged) {
       const int32_t root = Root(states, set[m].state);
-      if (root != target) states[static_cast<size_t>(root)].parent = target;
+      if (root == target) continue;
+      states[static_cast<size_t>(root)].parent = target;
+      if (replay) {
+        event_key_.push_back(base + target);
+        event_from_.push_back(base + root);
+        event_row_.push_back(-1);
+      }
     }
     std::sort(merged.begin(), merged.end());
     for (auto it = merged.rbegin(); it != merged.rend(); ++it) {
@@ -255,7 +286,9 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
                    [](const Window& a, const Window& b) { return Before(a, b.start, b.end); }),
                Window{result_start, result_end, target});
     state_of_row.push_back(target);
+    row_event(r, target);
   }
+  if (replay) slots_.resize(slots_.size() + states.size());
 
   // The net change. Windows are compared by bounds: an unchanged window keeps its state window.
   auto contains = [](const std::vector<Window>& windows, const Window& w) {
@@ -291,6 +324,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
       const StateWindow& state = states[static_cast<size_t>(root)];
       groups_.insert(groups_.end(), {key, window->start, window->end, state.start, state.end, 0, 0,
                                      state.in_state ? 1 : 0});
+      if (replay) slots_[static_cast<size_t>(base + root)].group = group;
     }
     group_of_row_[static_cast<size_t>(rows[i])] = group;
   }
@@ -303,6 +337,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
       if (group_of_state[s] == g) root = static_cast<int32_t>(s);
     }
     if (states[static_cast<size_t>(root)].in_state) {
+      if (replay) slots_[static_cast<size_t>(base + root)].read = num_reads();
       reads_.insert(reads_.end(), {info[3], info[4]});
     }
     for (size_t s = 0; s < states.size(); ++s) {
@@ -310,6 +345,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
           Root(states, static_cast<int32_t>(s)) != root) {
         continue;
       }
+      if (replay) slots_[static_cast<size_t>(base) + s].read = num_reads();
       reads_.insert(reads_.end(), {states[s].start, states[s].end});
       cleared_.insert(cleared_.end(), {key, states[s].start, states[s].end});
     }
@@ -318,25 +354,40 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
   return Status::OK();
 }
 
-Status SessionWindowAggregate::SetMergeEntries(const int32_t* group_of, const int32_t* map_of,
+Status SessionWindowAggregate::SetMergeEntries(const int32_t* read_of, const int32_t* map_of,
                                                const int64_t* masks, int32_t count,
                                                const uint8_t* images, const int32_t* offsets) {
   if (input_ == nullptr)
     return InternalError("SessionWindowAggregate::SetMergeEntries before Merge");
+  std::vector<int32_t> group_of_read(static_cast<size_t>(num_reads()), -1);
+  for (int32_t g = 0; g < num_groups(); ++g) {
+    const int64_t* info = &groups_[static_cast<size_t>(g) * kGroupWidth];
+    for (int64_t read = info[5]; read < info[6]; ++read) group_of_read[read] = g;
+  }
   const size_t maps = distincts_.size();
-  std::vector<batch::BinaryRowBuffer> raw(maps);
-  std::vector<std::vector<int32_t>> groups(maps);
+  const size_t extremes = distincts_.num_extremes();
+  std::vector<batch::BinaryRowBuffer> raw(maps + extremes);
+  std::vector<std::vector<int32_t>> groups(maps + extremes);
   std::vector<std::vector<int64_t>> values(maps);
   for (auto& buffer : raw) buffer.offsets.push_back(0);
+  extreme_entries_.assign(extremes, {});
   for (int32_t e = 0; e < count; ++e) {
     const int32_t m = map_of[e];
-    const int32_t group = group_of[e];
-    if (m < 0 || m >= static_cast<int32_t>(maps) || group < 0 || group >= num_groups()) {
-      return InternalError("A merge entry of map ", m, " and group ", group, " out of range");
+    const int32_t read = read_of[e];
+    if (m < 0 || m >= static_cast<int32_t>(maps + extremes) || read < 0 || read >= num_reads()) {
+      return InternalError("A merge entry of map ", m, " and read ", read, " out of range");
     }
+    const int32_t group = group_of_read[static_cast<size_t>(read)];
     const auto i = static_cast<size_t>(m);
     const std::string_view image(reinterpret_cast<const char*>(images + offsets[e]),
                                  static_cast<size_t>(offsets[e + 1] - offsets[e]));
+    if (i >= maps) {
+      // A MIN/MAX map's entry: its count, in the map of the state window read `read`.
+      raw[i].Append(image);
+      groups[i].push_back(group);
+      extreme_entries_[i - maps].emplace_back(read, masks[e]);
+      continue;
+    }
     // A long[] value comes as its lanes' consecutive entries (one value, one group).
     const size_t lane = values[i].size() % static_cast<size_t>(distincts_.map(i).lanes);
     if (lane == 0) {
@@ -353,7 +404,97 @@ Status SessionWindowAggregate::SetMergeEntries(const int32_t* group_of, const in
                                              std::move(groups[m]), std::move(values[m]),
                                              pool_.get()));
   }
+  const std::vector<batch::BinaryRowBuffer> extreme_raw(raw.begin() + maps, raw.end());
+  const std::vector<std::vector<int32_t>> extreme_groups(groups.begin() + maps, groups.end());
+  SF_RETURN_NOT_OK(distincts_.AddExtremeRows(input_type_, *input_, group_of_row_, &extreme_raw,
+                                             &extreme_groups, pool_.get()));
   merge_entries_set_ = true;
+  return Status::OK();
+}
+
+Status SessionWindowAggregate::ReplayExtremes(const arrow::RecordBatch* state,
+                                              const std::vector<int32_t>& acc_row,
+                                              const std::vector<int8_t>& op) {
+  const int32_t groups = num_groups();
+  // Kernel keys: each group's final state window (key g), then the other state windows the
+  // events touch, in order of first touch.
+  std::vector<int32_t> key_of_slot(slots_.size(), -1);
+  std::vector<int32_t> read_of_key(static_cast<size_t>(groups), -1);
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    if (slots_[s].group < 0) continue;
+    key_of_slot[s] = slots_[s].group;
+    read_of_key[static_cast<size_t>(slots_[s].group)] = slots_[s].read;
+  }
+  auto key_of = [&](int32_t slot) {
+    int32_t& key = key_of_slot[static_cast<size_t>(slot)];
+    if (key < 0) {
+      key = static_cast<int32_t>(read_of_key.size());
+      read_of_key.push_back(slots_[static_cast<size_t>(slot)].read);
+    }
+    return key;
+  };
+  std::vector<int32_t> keys;
+  std::vector<int32_t> from;
+  std::vector<int32_t> rows;
+  std::vector<uint8_t> touched(slots_.size(), 0);
+  for (size_t i = 0; i < event_key_.size(); ++i) {
+    const int32_t merged = event_from_[i];
+    // A merged state window without an accumulator is cleared, not merged (Flink: acc != null).
+    if (merged >= 0 && !touched[static_cast<size_t>(merged)]) {
+      const int32_t read = slots_[static_cast<size_t>(merged)].read;
+      if (read >= 0 && acc_row[static_cast<size_t>(read)] < 0) continue;
+    }
+    touched[static_cast<size_t>(event_key_[i])] = 1;
+    keys.push_back(key_of(event_key_[i]));
+    from.push_back(merged < 0 ? -1 : key_of(merged));
+    rows.push_back(event_row_[i]);
+  }
+  const size_t num_keys = read_of_key.size();
+  std::vector<int32_t> acc_row_of_key(num_keys, -1);
+  std::vector<uint8_t> fresh(num_keys, 1);
+  std::vector<int32_t> key_of_read(static_cast<size_t>(num_reads()), -1);
+  for (size_t k = 0; k < num_keys; ++k) {
+    const int32_t read = read_of_key[k];
+    if (read < 0) continue;
+    key_of_read[static_cast<size_t>(read)] = static_cast<int32_t>(k);
+    acc_row_of_key[k] = acc_row[static_cast<size_t>(read)];
+    fresh[k] = acc_row_of_key[k] < 0 ? 1 : 0;
+  }
+  for (size_t e = 0; e < distincts_.num_extremes(); ++e) {
+    WindowDistincts::Extreme& x = distincts_.extreme(e);
+    // The maps of the state windows in state that merge away: on the heap, whole.
+    std::vector<std::vector<std::pair<int32_t, int64_t>>> heap(num_keys);
+    for (size_t i = 0; i < extreme_entries_[e].size(); ++i) {
+      const auto [read, count] = extreme_entries_[e][i];
+      const int32_t key = key_of_read[static_cast<size_t>(read)];
+      if (key < static_cast<int32_t>(groups)) {
+        return InternalError("A MIN/MAX merge entry of read ", read, ", which does not merge");
+      }
+      heap[static_cast<size_t>(key)].emplace_back(x.lookup_of_entry[i], count);
+    }
+    AggKernel* kernel = kernels_[static_cast<size_t>(x.call)].get();
+    SF_RETURN_NOT_OK(kernel->Load(static_cast<int32_t>(num_keys), state, acc_row_of_key,
+                                  acc_offset_[static_cast<size_t>(x.call)]));
+    SF_RETURN_NOT_OK(distincts_.BindExtreme(e, distincts_.lookups(), distincts_.results().data(),
+                                            groups, /*whole=*/false, /*merges=*/false, kernel,
+                                            pool_.get()));
+    // A group's state window made by this batch has nothing in state: its map is whole.
+    for (int32_t g = 0; g < groups; ++g) {
+      if (groups_[static_cast<size_t>(g) * kGroupWidth + 7] == 0) {
+        x.view.complete[static_cast<size_t>(g)] = 1;
+      }
+    }
+    ReplayPlan plan;
+    plan.key = keys.data();
+    plan.from = from.data();
+    plan.row = rows.data();
+    plan.op = op.data();
+    plan.num_events = static_cast<int64_t>(keys.size());
+    plan.fresh = fresh.data();
+    plan.heap_entries = &heap;
+    plan.kept = groups;
+    SF_RETURN_NOT_OK(kernel->Replay(*input_, plan));
+  }
   return Status::OK();
 }
 
@@ -361,8 +502,8 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
                                        const int64_t* distinct_values,
                                        const uint8_t* distinct_present) {
   if (input_ == nullptr) return InternalError("SessionWindowAggregate::Combine before Prepare");
-  if (!distincts_.empty() && !merge_entries_set_) {
-    return InternalError("A session window with DISTINCT aggregates combined without its maps");
+  if (distincts_.has_maps() && !merge_entries_set_) {
+    return InternalError("A session window with DISTINCT or MIN/MAX maps combined without them");
   }
   const int32_t num_groups = this->num_groups();
   std::vector<int32_t> acc_row;
@@ -396,12 +537,17 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
   // Over an updating input -U/-D retract (UnsliceSyncStateWindowAggProcessor).
   const std::vector<int8_t> op = WindowRowOps(
       group_of_row_, input_->column_data(input_->num_columns() - 1)->GetValues<int8_t>(1));
-  if (!distincts_.empty()) {
+  if (distincts_.has_maps()) {
     SF_RETURN_NOT_OK(distincts_.Gate(input_.get(), op, distinct_values, distinct_present,
                                      /*from_state=*/true));
   }
   std::vector<uint8_t> ignored(static_cast<size_t>(num_groups), 0);
+  std::vector<uint8_t> replayed(kernels_.size(), 0);
+  for (size_t e = 0; e < distincts_.num_extremes(); ++e) {
+    replayed[static_cast<size_t>(distincts_.extreme(e).call)] = 1;
+  }
   for (size_t i = 0; i < kernels_.size(); ++i) {
+    if (replayed[i]) continue;  // ReplayExtremes
     SF_RETURN_NOT_OK(kernels_[i]->Load(num_groups, state.get(), base, acc_offset_[i]));
     const int32_t m = distincts_.map_of_call(i);
     if (m >= 0) {
@@ -427,6 +573,15 @@ Status SessionWindowAggregate::Combine(const uint8_t* accs, const int32_t* offse
     BundlePlan accumulate{group_of_row_.data(), op.data(),
                           merge_key.empty() ? fresh.data() : none.data(), static_cast<int64_t>(n)};
     SF_RETURN_NOT_OK(kernels_[i]->RunBundle(*input_, accumulate, ignored.data()));
+  }
+  if (distincts_.num_extremes() > 0) {
+    SF_RETURN_NOT_OK(ReplayExtremes(state.get(), acc_row, op));
+    if (distincts_.NeedsWholeMaps()) {
+      // A rescan needs a group's whole map: the JVM supplies it and combines again.
+      new_accs_.Clear();
+      return Status::OK();
+    }
+    distincts_.AppendExtremeWrites();
   }
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& kernel : kernels_) SF_RETURN_NOT_OK(kernel->Accs(pool_.get(), &columns));

@@ -20,9 +20,9 @@
 //      timers as Flink's trigger does on merge), and the state windows merged away.
 //   3. Combine(accs): each group's accumulator: its own state window's (if in state), the
 //      merged state windows' merged into it, then its rows accumulated; accs().
-// Which merged window's state window becomes the target is Flink's HashSet iteration order;
-// here it is the first of floor and ceiling that is in state. The results are the same for the
-// functions taken, whose merge is exact in any order (CheckExactMerge).
+// Which merged window's state window becomes the target is Flink's: that of the first of floor
+// and ceiling in a java.util.HashSet's iteration order. Combining a group's reads and then its rows
+// gives Flink's results for the functions whose merge is exact in any order (CheckExactMerge).
 // Firing a window is Fire(keys, windows, accumulators): key fields, the visible calls' values,
 // then the window properties (start, end, end - 1, NULL for proctime).
 // DISTINCT aggregates keep Flink's maps per state window (window_distincts.h), state-backed in
@@ -32,6 +32,16 @@
 // entries (SetMergeEntries) and reads the lookups of the rows' and entries' values in each group's
 // state window; Combine gates the calls and lists the entries to write; the JVM clears the merged
 // state windows' maps with their accumulators, and a fired window's with its own.
+// MIN/MAX over an updating input (Min/MaxWithRetractAggFunction) keep a state-backed map value ->
+// count per state window too (the maps after the DISTINCT ones), and their merge is not exact in
+// any order (which side's extreme is taken, a rescan over negative counts): Merge records Flink's
+// events over the batch's state windows (a state window merged into another, a row accumulated or
+// retracted), and Combine replays them in order (AggKernel::Replay). A group's final state window
+// counts through the lookups of the rows' and merged entries' values; the maps of the state
+// windows merged away are on the heap (from state: their whole maps, as merge entries). When a
+// retraction or merge removes a final state window's extreme, Flink scans its whole map: Combine
+// then ends with whole-map requests (whole_map_groups()), the JVM supplies them
+// (SupplyWholeMaps) and combines again.
 
 #include <cstdint>
 #include <memory>
@@ -92,16 +102,25 @@ class SessionWindowAggregate {
                  const int64_t* distinct_values = nullptr,
                  const uint8_t* distinct_present = nullptr);
 
-  // With DISTINCT aggregates, between Merge and Combine: the entries of the maps of the state
-  // windows merged into each group (its reads after its own state window), entry e of group
-  // group_of[e] and map map_of[e] with value image images[offsets[e], offsets[e + 1]) and value
-  // masks[e] (a long[] as its lanes' consecutive entries). Lists lookups(): the rows' values and
-  // the entries', each in its group's state window; Combine then takes lookup p's value as
-  // distinct_values[p] where distinct_present[p] is 1, and updated_lookups() / updated_values()
-  // are the entries to put (p) or remove (~p).
-  Status SetMergeEntries(const int32_t* group_of, const int32_t* map_of, const int64_t* masks,
+  // With DISTINCT or MIN/MAX maps, between Merge and Combine: the entries of the maps of the
+  // state windows merged into each group (its reads after its own state window), entry e of read
+  // read_of[e] and map map_of[e] with value image images[offsets[e], offsets[e + 1]) and value
+  // masks[e] (a MIN/MAX map's count; a long[] as its lanes' consecutive entries). Lists
+  // lookups(): the rows' values and the entries', each in its group's state window; Combine then
+  // takes lookup p's value as distinct_values[p] where distinct_present[p] is 1, and
+  // updated_lookups() / updated_values() are the entries to put (p) or remove (~p).
+  Status SetMergeEntries(const int32_t* read_of, const int32_t* map_of, const int64_t* masks,
                          int32_t count, const uint8_t* images, const int32_t* offsets);
-  bool has_distincts() const { return !distincts_.empty(); }
+  bool has_distincts() const { return distincts_.has_maps(); }
+  // After a Combine that ended early (accs() empty): the groups whose whole MIN/MAX map a rescan
+  // needs, and the maps; the JVM supplies their entries (as WindowAggregate::SupplyWholeMaps)
+  // and combines again.
+  const std::vector<int32_t>& whole_map_groups() const { return distincts_.whole_groups(); }
+  const std::vector<int32_t>& whole_map_maps() const { return distincts_.whole_maps(); }
+  Status SupplyWholeMaps(const int32_t* request_of, int32_t count, const uint8_t* images,
+                         const int32_t* offsets, const int64_t* counts) {
+    return distincts_.SupplyWholeMaps(request_of, count, images, offsets, counts, pool_.get());
+  }
   const DistinctLookups& lookups() const { return distincts_.lookups(); }
   const std::vector<int32_t>& updated_lookups() const { return distincts_.updated_lookups(); }
   const std::vector<int64_t>& updated_values() const { return distincts_.updated_values(); }
@@ -123,6 +142,10 @@ class SessionWindowAggregate {
   // Replays key k's rows (Flink's per-record addWindow) and appends the batch's net change.
   Status MergeKey(int32_t key, const int64_t* windows, int32_t count, int64_t watermark);
   Status EncodeAccs(int32_t num_groups);
+  // Combine's MIN/MAX over an updating input: Flink's events replayed (state: the reads'
+  // accumulators, row acc_row[i] for read i).
+  Status ReplayExtremes(const arrow::RecordBatch* state, const std::vector<int32_t>& acc_row,
+                        const std::vector<int8_t>& op);
 
   std::unique_ptr<memory::AccountingPool> pool_;
   type::RowType input_type_;
@@ -159,6 +182,20 @@ class SessionWindowAggregate {
 
   WindowDistincts distincts_;
   bool merge_entries_set_ = false;  // SetMergeEntries since the last Merge
+
+  // MIN/MAX over an updating input: the batch's state windows (slots, each key's in turn), and
+  // Flink's events over them in order: a row (event_row_) into event_key_, or the state window
+  // event_from_ merged into event_key_.
+  struct Slot {
+    int32_t group = -1;  // the group whose final state window it is
+    int32_t read = -1;   // in state: its read
+  };
+  std::vector<Slot> slots_;
+  std::vector<int32_t> event_key_;
+  std::vector<int32_t> event_from_;
+  std::vector<int32_t> event_row_;
+  // Per MIN/MAX map: its merge entries' (read, count).
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> extreme_entries_;
 };
 
 }  // namespace streamfusion::operators

@@ -57,8 +57,7 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan&
       AggregateCalls calls,
       MakeAggregateCalls(aggregate, aggregated_type, [&](const plan::AggregateCall& call) {
         SF_RETURN_NOT_OK(
-            CheckWindowable(call, node.window() != Node::TUMBLE || node.mode() != Node::ONE_PHASE,
-                            /*extremes=*/true));
+            CheckWindowable(call, node.window() != Node::TUMBLE || node.mode() != Node::ONE_PHASE));
         if (agg->mode_ != Node::ONE_PHASE &&
             (call.kind() == plan::AggregateCall::MIN_WITH_RETRACT ||
              call.kind() == plan::AggregateCall::MAX_WITH_RETRACT)) {

@@ -730,10 +730,12 @@ TEST(SessionWindowAggregateTest, RowsMergeSessionsInArrivalOrder) {
   // Key 1: [1000, 4000) and [5000, 8000) apart, then 3500 bridges them. Key 2: its own window.
   PrepareSession(agg.get(), {{1, 1'000, 1}, {1, 5'000, 2}, {2, 20'000, 3}, {1, 3'500, 4}}, {},
                  INT64_MIN);
-  // The target state window is the ceiling's ([5000, 8000)), the first merged.
-  EXPECT_EQ(agg->groups(), (std::vector<int64_t>{0, 1'000, 8'000, 5'000, 8'000, 0, 0, 0,  //
+  // The target state window is the floor's ([1000, 4000)): Flink's HashSet of the merged
+  // windows iterates it first (TimeWindow.hashCode() -549686103, bucket 6; the ceiling's
+  // 1923224841, bucket 14).
+  EXPECT_EQ(agg->groups(), (std::vector<int64_t>{0, 1'000, 8'000, 1'000, 4'000, 0, 0, 0,  //
                                                  1, 20'000, 23'000, 20'000, 23'000, 0, 0, 0}));
-  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 8'000, 5'000, 8'000,  //
+  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 8'000, 1'000, 4'000,  //
                                                 1, 20'000, 23'000, 20'000, 23'000}));
   EXPECT_TRUE(agg->removed().empty());
   EXPECT_TRUE(agg->cleared().empty());
@@ -832,12 +834,12 @@ TEST(SessionWindowAggregateTest, MergingSessionsMergeTheirDistinctMapsIntoTheTar
   PrepareSession(agg.get(), {{1, 3'900, 8}},
                  {1'000, 4'000, 1'000, 4'000, 5'000, 8'100, 5'000, 8'000}, 3'000);
   ASSERT_EQ(agg->reads(), (std::vector<int64_t>{5'000, 8'000, 1'000, 4'000}));
-  const std::vector<int32_t> group_of = {0};
+  const std::vector<int32_t> read_of = {1};  // [1000, 4000)'s map
   const std::vector<int32_t> map_of = {0};
   const std::vector<int64_t> masks = {1};
   const std::string_view five = first_lookups.values.Image(0);
   const std::vector<int32_t> offsets = {0, static_cast<int32_t>(five.size())};
-  ASSERT_TRUE(agg->SetMergeEntries(group_of.data(), map_of.data(), masks.data(), 1,
+  ASSERT_TRUE(agg->SetMergeEntries(read_of.data(), map_of.data(), masks.data(), 1,
                                    reinterpret_cast<const uint8_t*>(five.data()), offsets.data())
                   .ok());
   // The row's 8, then the entry's 5, in the target's map: both absent there.
@@ -880,8 +882,127 @@ TEST(SessionWindowAggregateTest, RowsInsideAWindowKeepItAndTouchingWindowsMerge)
   PrepareSession(agg.get(), {{1, 2'000, 1}},
                  {1'000, 4'000, 1'000, 4'000, 5'000, 8'000, 5'000, 8'000}, INT64_MIN);
   EXPECT_EQ(agg->removed(), (std::vector<int64_t>{0, 1'000, 4'000, 0, 5'000, 8'000}));
-  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 8'000, 5'000, 8'000}));
-  EXPECT_EQ(agg->cleared(), (std::vector<int64_t>{0, 1'000, 4'000}));
+  // The floor's state window takes the ceiling's (HashSet order, as above).
+  EXPECT_EQ(agg->added(), (std::vector<int64_t>{0, 1'000, 8'000, 1'000, 4'000}));
+  EXPECT_EQ(agg->cleared(), (std::vector<int64_t>{0, 5'000, 8'000}));
+}
+
+TEST(SessionWindowAggregateTest, MaxOverAnUpdatingInputReplaysMergesAndRescansTheTarget) {
+  // SESSION(3 s), MAX(v) over an updating input: a state map value -> count per state window.
+  plan::Plan plan = SessionPlan();
+  auto* call = plan.mutable_operators(0)
+                   ->mutable_session_window_aggregate()
+                   ->mutable_aggregate()
+                   ->mutable_calls(1);
+  call->set_kind(plan::AggregateCall::MAX_WITH_RETRACT);
+  *call->mutable_acc_types(0) = RetractableExtremeAcc();
+  auto agg = MakeSession(plan);
+  const uint8_t none = 0;
+  const std::vector<int32_t> no_entries = {0};
+  // Batch 1: A = [1000, 4000) sees 10, B = [5000, 8000) sees 30.
+  PrepareSession(agg.get(), {{1, 1'000, 10}, {1, 5'000, 30}}, {}, INT64_MIN);
+  const std::vector<int32_t> no_state = {0, 0, 0};
+  EXPECT_FALSE(agg->Combine(&none, no_state.data()).ok());  // the maps' entries first
+  PrepareSession(agg.get(), {{1, 1'000, 10}, {1, 5'000, 30}}, {}, INT64_MIN);
+  ASSERT_TRUE(agg->SetMergeEntries(nullptr, nullptr, nullptr, 0, &none, no_entries.data()).ok());
+  ASSERT_EQ(agg->lookups().groups, (std::vector<int32_t>{0, 1}));
+  const std::vector<int64_t> zeros = {0, 0};
+  const std::vector<uint8_t> absent = {0, 0};
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), zeros.data(), absent.data()).ok());
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{1, 1}));
+  const batch::BinaryRowBuffer first = agg->accs();
+
+  // Batch 2: -U 30 at 3500 bridges them; A's state window is the target (HashSet order), B's
+  // accumulator (30) and map {30: 1} merge into it, then the row retracts 30, A's extreme: Flink
+  // scans A's whole map, so Combine asks for it first.
+  PrepareSession(agg.get(), {{1, 3'500, 30, 1}},
+                 {1'000, 4'000, 1'000, 4'000, 5'000, 8'000, 5'000, 8'000}, INT64_MIN);
+  ASSERT_EQ(agg->reads(), (std::vector<int64_t>{1'000, 4'000, 5'000, 8'000}));
+  EXPECT_EQ(agg->cleared(), (std::vector<int64_t>{0, 5'000, 8'000}));
+  const auto thirty = ValueImages({30});
+  const std::vector<int32_t> read_of = {1};
+  const std::vector<int32_t> map_of = {0};
+  const std::vector<int64_t> counts = {1};
+  ASSERT_TRUE(agg->SetMergeEntries(read_of.data(), map_of.data(), counts.data(), 1,
+                                   thirty.bytes.data(), thirty.offsets.data())
+                  .ok());
+  // The row's 30 and the entry's 30 are one lookup in A's map, where it is absent.
+  ASSERT_EQ(agg->lookups().groups, (std::vector<int32_t>{0}));
+  std::vector<uint8_t> reads;
+  std::vector<int32_t> read_offsets;
+  Concat(first, {0, 1}, &reads, &read_offsets);
+  const std::vector<int64_t> value = {0};
+  const std::vector<uint8_t> present = {0};
+  ASSERT_TRUE(agg->Combine(reads.data(), read_offsets.data(), value.data(), present.data()).ok());
+  ASSERT_EQ(agg->whole_map_groups(), (std::vector<int32_t>{0}));
+  ASSERT_EQ(agg->whole_map_maps(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(agg->accs().num_rows(), 0);
+  const auto ten = ValueImages({10});
+  const std::vector<int32_t> request_of = {0};
+  ASSERT_TRUE(agg->SupplyWholeMaps(request_of.data(), 1, ten.bytes.data(), ten.offsets.data(),
+                                   counts.data())
+                  .ok());
+  ASSERT_TRUE(agg->Combine(reads.data(), read_offsets.data(), value.data(), present.data()).ok());
+  EXPECT_TRUE(agg->whole_map_groups().empty());
+  // 30 merged in (count 1), then retracted to 0: removed from A's map.
+  EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{~0}));
+  EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{0}));
+  const batch::BinaryRowBuffer merged = agg->accs();
+  ASSERT_EQ(merged.num_rows(), 1);
+  const auto key = Images({{1, 0, 0}});
+  const auto status =
+      agg->Fire(key.bytes.data(), key.offsets.data(), std::vector<int64_t>{1'000, 8'000}.data(), 1,
+                merged.bytes.data(), merged.offsets.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  // COUNT(*) 1 + 1 - 1; MAX 10 after the rescan.
+  EXPECT_EQ(Output(agg->output(), plan),
+            (std::vector<std::string>{"[1, 1, 10, 1000, 8000, 7999]"}));
+}
+
+TEST(SessionWindowAggregateTest, MinOverAnUpdatingInputReplaysABatchInFlinksOrder) {
+  // SESSION(1 s), MIN(v) over an updating input, one batch, nothing in state. Per key: O gets 5
+  // and 7, T = [2000, 3000) only the -D of 5 (count -1, mapSize 0), then 9 at 1200 bridges them.
+  // Key 0's O is first in Flink's HashSet (buckets 11 and 13): T merges into O, 5 leaves O's map,
+  // the rescan finds 7. Key 1's T is first (buckets 2 and 13): O merges into T, which takes O's 5
+  // (T's mapSize is 0) and keeps it though 5's counts cancel (T's count was not positive).
+  plan::Plan plan = SessionPlan();
+  auto* node = plan.mutable_operators(0)->mutable_session_window_aggregate();
+  node->set_gap(1'000);
+  auto* call = node->mutable_aggregate()->mutable_calls(1);
+  call->set_kind(plan::AggregateCall::MIN_WITH_RETRACT);
+  *call->mutable_acc_types(0) = RetractableExtremeAcc();
+  auto agg = MakeSession(plan);
+  std::vector<Row> rows;
+  for (int32_t k = 0; k < 2; ++k) {
+    const int64_t base = 1'700'000'000'000 + 10'000 * k;
+    rows.insert(rows.end(),
+                {{k, base, 5}, {k, base + 500, 7}, {k, base + 2'000, 5, 3}, {k, base + 1'200, 9}});
+  }
+  PrepareSession(agg.get(), rows, {}, INT64_MIN);
+  ASSERT_EQ(agg->num_groups(), 2);
+  // Key 0 keeps O's state window, key 1 T's.
+  EXPECT_EQ(agg->groups()[3], 1'700'000'000'000);
+  EXPECT_EQ(agg->groups()[SessionWindowAggregate::kGroupWidth + 3], 1'700'000'012'000);
+  const uint8_t none = 0;
+  const std::vector<int32_t> no_entries = {0};
+  ASSERT_TRUE(agg->SetMergeEntries(nullptr, nullptr, nullptr, 0, &none, no_entries.data()).ok());
+  const size_t lookups = agg->lookups().groups.size();
+  const std::vector<int64_t> zeros(lookups, 0);
+  const std::vector<uint8_t> absent(lookups, 0);
+  const std::vector<int32_t> no_state = {0};
+  ASSERT_TRUE(agg->Combine(&none, no_state.data(), zeros.data(), absent.data()).ok());
+  EXPECT_TRUE(agg->whole_map_groups().empty());  // a batch's own state windows are whole
+  const batch::BinaryRowBuffer accs = agg->accs();
+  const auto keys = Images({{0, 0, 0}, {1, 0, 0}});
+  const std::vector<int64_t> windows = {1'700'000'000'000, 1'700'000'003'000, 1'700'000'010'000,
+                                        1'700'000'013'000};
+  const auto status = agg->Fire(keys.bytes.data(), keys.offsets.data(), windows.data(), 2,
+                                accs.bytes.data(), accs.offsets.data());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(Output(agg->output(), plan),
+            (std::vector<std::string>{"[0, 2, 7, 1700000000000, 1700000003000, 1700000002999]",
+                                      "[1, 2, 5, 1700000010000, 1700000013000, 1700000012999]"}));
 }
 
 TEST(SessionWindowAggregateTest, RefusesSumsOfDoubles) {

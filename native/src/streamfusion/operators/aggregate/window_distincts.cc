@@ -103,16 +103,39 @@ void WindowDistincts::ResetWholeMaps() {
 
 Status WindowDistincts::AddExtremeRows(const type::RowType& row_type,
                                        const arrow::RecordBatch& rows,
-                                       const std::vector<int32_t>& group_of_row) {
+                                       const std::vector<int32_t>& group_of_row,
+                                       const std::vector<batch::BinaryRowBuffer>* entry_raw,
+                                       const std::vector<std::vector<int32_t>>* entry_groups,
+                                       arrow::MemoryPool* pool) {
   ResetWholeMaps();
+  const auto num_rows = static_cast<size_t>(rows.num_rows());
   for (size_t e = 0; e < extremes_.size(); ++e) {
     Extreme& x = extremes_[e];
     batch::BinaryRowBuffer images;
     images.offsets.push_back(0);
     SF_RETURN_NOT_OK(EncodeValueImages(row_type, rows, x.arg, &images));
     // Flink's functions ignore NULL arguments: their maps never hold a NULL value.
-    AddDistinctLookups(static_cast<int32_t>(maps_.size() + e), 1, images, group_of_row,
-                       rows.column_data(x.arg).get(), &lookups_, &x.lookup_of_row);
+    std::vector<int32_t> group_of = group_of_row;
+    const arrow::ArrayData& values = *rows.column_data(x.arg);
+    for (size_t r = 0; r < num_rows; ++r) {
+      if (!values.IsValid(static_cast<int64_t>(r))) group_of[r] = -1;
+    }
+    if (entry_raw != nullptr && !(*entry_groups)[e].empty()) {
+      const std::vector<int32_t>& groups = (*entry_groups)[e];
+      batch::BinaryRowBuffer canonical;
+      SF_RETURN_NOT_OK(CanonicalValueImages(x.type, (*entry_raw)[e],
+                                            static_cast<int32_t>(groups.size()), pool, &canonical)
+                           .status());
+      for (size_t i = 0; i < groups.size(); ++i) images.Append(canonical.Image(i));
+      group_of.insert(group_of.end(), groups.begin(), groups.end());
+    }
+    std::vector<int32_t> lookup_of;
+    AddDistinctLookups(static_cast<int32_t>(maps_.size() + e), 1, images, group_of, nullptr,
+                       &lookups_, &lookup_of);
+    x.lookup_of_row.assign(lookup_of.begin(),
+                           lookup_of.begin() + static_cast<std::ptrdiff_t>(num_rows));
+    x.lookup_of_entry.assign(lookup_of.begin() + static_cast<std::ptrdiff_t>(num_rows),
+                             lookup_of.end());
     x.row_entries.clear();
   }
   return Status::OK();

@@ -62,6 +62,7 @@ class WindowDistincts {
     int32_t arg = 0;  // the argument's field in the aggregated input
     type::LogicalType type;
     std::vector<int32_t> lookup_of_row;  // per row: its value's lookup, -1 for none (NULL)
+    std::vector<int32_t> lookup_of_entry;  // a session's merged entries: each one's lookup
     // A fire's merges: per state row, the (entry, count) pairs of the slice accumulator's map.
     std::vector<std::vector<std::pair<int32_t, int64_t>>> row_entries;
     // Whole maps the JVM read: per group, whether it did, and their entries.
@@ -149,8 +150,14 @@ class WindowDistincts {
   // MIN/MAX maps (one phase: Flink's merges of partial accumulators depend on where they were
   // cut). A lookup per (group, value) of the rows (`rows` of `row_type`; NULL values and rows of
   // group < 0 have none).
+  // A session's batch also has the entries of the maps merged into its groups: for extreme e the
+  // one-field row images entry_raw[e] of groups entry_groups[e], each with a lookup
+  // (lookup_of_entry).
   Status AddExtremeRows(const type::RowType& row_type, const arrow::RecordBatch& rows,
-                        const std::vector<int32_t>& group_of_row);
+                        const std::vector<int32_t>& group_of_row,
+                        const std::vector<batch::BinaryRowBuffer>* entry_raw = nullptr,
+                        const std::vector<std::vector<int32_t>>* entry_groups = nullptr,
+                        arrow::MemoryPool* pool = nullptr);
   // Binds extreme e's kernel to a view of `entries` (those of map size() + e; entry p's count
   // counts[p], 0 when `counts` is null) and the whole maps supplied since, over `num_groups`
   // groups; all of them whole when `whole` (a fire's heap map, empty first). `merges`: the kernel

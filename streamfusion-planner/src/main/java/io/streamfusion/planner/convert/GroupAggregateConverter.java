@@ -410,7 +410,7 @@ public final class GroupAggregateConverter {
         if (callMaps == null) {
             throw new UnsupportedNativeException(
                     name
-                            + " over retracting input in a session or legacy group window"
+                            + " over retracting input in a legacy group window"
                             + " aggregation is not native yet");
         }
         // The local phases keep the map on the heap and send it on in the accumulator.

@@ -188,14 +188,15 @@ public final class SessionWindowConverter {
             SessionOptions session)
             throws UnsupportedNativeException {
         List<LogicalType> accTypes = new ArrayList<>();
-        // DISTINCT maps: Flink's state-backed MapViews per state window.
+        // DISTINCT maps and those of MIN/MAX over an updating input (the TVF's; the legacy
+        // group window takes no updating input): Flink's state-backed MapViews per state window.
         List<DistinctState> distincts = new ArrayList<>();
         GroupAggregateConverter.checkDistincts(node, infos, true);
         SessionWindowAggregateNode.Builder sessionNode =
                 SessionWindowAggregateNode.newBuilder()
                         .setAggregate(
                                 WindowAggregateConverter.aggregateOf(
-                                        node, name, infos, accTypes, distincts))
+                                        node, name, infos, accTypes, distincts, true))
                         .setGap(gap)
                         .setTimeField(timeField)
                         .setProctime(proctime)

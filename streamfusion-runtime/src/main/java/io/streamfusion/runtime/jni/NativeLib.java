@@ -410,13 +410,30 @@ public final class NativeLib {
             @Nullable byte[] distinctPresent);
 
     /**
-     * With DISTINCT aggregates, between steps 2 and 3: the entries of the maps of the state
-     * windows merged into each group (entry e of group {@code groupOf[e]} and map {@code
-     * mapOf[e]}, its value image and value; a long[] as its lanes' consecutive entries).
+     * After a {@link #sessionWindowCombine}: the number of whole MIN/MAX maps a rescan needs (0:
+     * done) and, when {@code groups} is not null, each one's group and map.
+     */
+    public static native int sessionWindowWholeMaps(
+            long handle, @Nullable int[] groups, @Nullable int[] maps);
+
+    /** The entries of {@link #sessionWindowWholeMaps} (as windowAggregateSupplyWholeMaps). */
+    public static native void sessionWindowSupplyWholeMaps(
+            long handle,
+            int[] requestOf,
+            int count,
+            byte[] images,
+            int[] offsets,
+            long[] counts);
+
+    /**
+     * With DISTINCT or MIN/MAX maps, between steps 2 and 3: the entries of the maps of the state
+     * windows merged into each group (entry e of read {@code readOf[e]} and map {@code
+     * mapOf[e]}, its value image and value: a bitmask, a count, or a long[] as its lanes'
+     * consecutive entries).
      */
     public static native void sessionWindowSetMergeEntries(
             long handle,
-            int[] groupOf,
+            int[] readOf,
             int[] mapOf,
             long[] masks,
             int count,

@@ -7,7 +7,7 @@ import javax.annotation.Nullable;
  * engine) and frees it on {@link #close()}. Each call hands over Java arrays and copies results
  * back; see {@link NativeLib} for the protocol of each step.
  */
-public final class NativeSessionWindowAggregate extends NativeHandle {
+public final class NativeSessionWindowAggregate extends NativeHandle implements WholeMapSteps {
 
     /** Longs per group: key, window start, end, state start, state end, reads from, to, own. */
     public static final int GROUP_WIDTH = 8;
@@ -79,33 +79,53 @@ public final class NativeSessionWindowAggregate extends NativeHandle {
 
     /**
      * Step 3: the groups' new accumulators; fills {@code newOffsets} (groups + 1 entries). With
-     * DISTINCT aggregates {@code distinctValues[p]} is lookup p's value where {@code
-     * distinctPresent[p]} is 1 (null without).
+     * DISTINCT or MIN/MAX maps {@code distinctValues[p]} is lookup p's value where {@code
+     * distinctPresent[p]} is 1 (null without). Null when a MIN/MAX rescan needs whole maps first
+     * ({@link #wholeMaps}): supply them and combine again.
      */
-    public byte[] combine(
+    public @Nullable byte[] combine(
             byte[] accs,
             int[] accOffsets,
             @Nullable long[] distinctValues,
             @Nullable byte[] distinctPresent,
             int[] newOffsets) {
         long h = handle();
-        byte[] out =
-                new byte
-                        [NativeLib.sessionWindowCombine(
-                                h, accs, accOffsets, distinctValues, distinctPresent)];
+        int bytes =
+                NativeLib.sessionWindowCombine(
+                        h, accs, accOffsets, distinctValues, distinctPresent);
+        if (NativeLib.sessionWindowWholeMaps(h, null, null) > 0) {
+            return null;
+        }
+        byte[] out = new byte[bytes];
         NativeLib.sessionWindowCopyAccs(h, out, newOffsets);
         return out;
     }
 
+    @Override
+    public NativeWindowAggregate.WholeMaps wholeMaps() {
+        long h = handle();
+        int count = NativeLib.sessionWindowWholeMaps(h, null, null);
+        NativeWindowAggregate.WholeMaps requests = new NativeWindowAggregate.WholeMaps(count);
+        NativeLib.sessionWindowWholeMaps(h, requests.groups, requests.maps);
+        return requests;
+    }
+
+    @Override
+    public void supplyWholeMaps(
+            int[] requestOf, int count, byte[] images, int[] offsets, long[] counts) {
+        NativeLib.sessionWindowSupplyWholeMaps(
+                handle(), requestOf, count, images, offsets, counts);
+    }
+
     /**
-     * With DISTINCT aggregates, between steps 2 and 3: the entries of the maps merged into each
-     * group (see {@link NativeLib#sessionWindowSetMergeEntries}); returns the lookups the batch
-     * then needs.
+     * With DISTINCT or MIN/MAX maps, between steps 2 and 3: the entries of the maps merged into
+     * each group, tagged with their read (see {@link NativeLib#sessionWindowSetMergeEntries});
+     * returns the lookups the batch then needs.
      */
     public NativeWindowAggregate.Lookups setMergeEntries(
-            int[] groupOf, int[] mapOf, long[] masks, int count, byte[] images, int[] offsets) {
+            int[] readOf, int[] mapOf, long[] masks, int count, byte[] images, int[] offsets) {
         long h = handle();
-        NativeLib.sessionWindowSetMergeEntries(h, groupOf, mapOf, masks, count, images, offsets);
+        NativeLib.sessionWindowSetMergeEntries(h, readOf, mapOf, masks, count, images, offsets);
         return NativeWindowAggregate.Lookups.read(
                 (sizes, groups, maps, values, offs) ->
                         NativeLib.sessionWindowLookups(h, sizes, groups, maps, values, offs));

@@ -7,7 +7,7 @@ import javax.annotation.Nullable;
  * it on {@link #close()}. Each call hands over Java arrays and copies results back; see {@link
  * NativeLib} for the protocol of each step.
  */
-public final class NativeWindowAggregate extends NativeHandle {
+public final class NativeWindowAggregate extends NativeHandle implements WholeMapSteps {
 
     /** Result of {@link #prepare}: the groups of a batch and the rows dropped as late. */
     public static final class Groups {
@@ -85,12 +85,13 @@ public final class NativeWindowAggregate extends NativeHandle {
         public final int[] groups;
         public final int[] maps;
 
-        private WholeMaps(int count) {
+        WholeMaps(int count) {
             groups = new int[count];
             maps = new int[count];
         }
     }
 
+    @Override
     public WholeMaps wholeMaps() {
         long h = handle();
         WholeMaps requests = new WholeMaps(NativeLib.windowAggregateWholeMaps(h, null, null));
@@ -99,6 +100,7 @@ public final class NativeWindowAggregate extends NativeHandle {
     }
 
     /** The entries of {@link #wholeMaps}: see {@link NativeLib#windowAggregateSupplyWholeMaps}. */
+    @Override
     public void supplyWholeMaps(
             int[] requestOf, int count, byte[] images, int[] offsets, long[] counts) {
         NativeLib.windowAggregateSupplyWholeMaps(

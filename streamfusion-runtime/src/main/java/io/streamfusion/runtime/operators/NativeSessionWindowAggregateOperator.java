@@ -193,8 +193,8 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
             lateRecordsDroppedRate.markEvent(change.dropped);
         }
         // The accumulators of the state windows each group now holds, in the groups' order; with
-        // DISTINCT aggregates also the map entries of those merged into the group's (Flink merges
-        // a merged window's maps when it has an accumulator).
+        // DISTINCT or MIN/MAX maps also the map entries of those merged into the group's, tagged
+        // with their read (Flink merges a merged window's maps when it has an accumulator).
         int groups = change.groupCount();
         int width = NativeSessionWindowAggregate.GROUP_WIDTH;
         long[] info = change.groups;
@@ -213,7 +213,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
                 reads.append(acc, accSerializer);
                 boolean own = r == info[g * width + 5] && info[g * width + 7] != 0;
                 if (distinctMaps != null && acc != null && !own) {
-                    distinctMaps.appendEntries(read, g, mergeEntries);
+                    distinctMaps.appendEntries(read, (int) r, mergeEntries);
                 }
             }
         }
@@ -233,13 +233,18 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
                     groupKeys,
                     groupWindows);
             mergeEntries.clear();
-            newAccs =
-                    agg.combine(
-                            reads.bytes(),
-                            reads.offsets(),
-                            distinctMaps.masks,
-                            distinctMaps.present,
-                            newOffsets);
+            while ((newAccs =
+                            agg.combine(
+                                    reads.bytes(),
+                                    reads.offsets(),
+                                    distinctMaps.masks,
+                                    distinctMaps.present,
+                                    newOffsets))
+                    == null) {
+                // MIN/MAX over an updating input: a retraction or merge removed the extreme of
+                // a group's map, which Flink then scans whole.
+                distinctMaps.supplyWholeMaps(agg, g -> groupKeys[g], g -> groupWindows[g]);
+            }
             distinctMaps.write(agg.updated(), groupKeys, groupWindows);
         }
         for (int g = 0; g < groups; g++) {

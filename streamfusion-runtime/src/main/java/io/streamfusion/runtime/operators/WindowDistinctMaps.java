@@ -1,6 +1,7 @@
 package io.streamfusion.runtime.operators;
 
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
+import io.streamfusion.runtime.jni.WholeMapSteps;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -150,7 +151,7 @@ final class WindowDistinctMaps<N> {
      * keyOf.apply(g)}) and hands them over; the step then runs again.
      */
     void supplyWholeMaps(
-            NativeWindowAggregate agg, IntFunction<RowData> keyOf, IntFunction<N> namespaceOf)
+            WholeMapSteps agg, IntFunction<RowData> keyOf, IntFunction<N> namespaceOf)
             throws Exception {
         NativeWindowAggregate.WholeMaps requests = agg.wholeMaps();
         NativeMetrics.addWholeMapLoads(requests.groups.length);
