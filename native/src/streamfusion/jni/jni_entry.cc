@@ -584,6 +584,36 @@ struct WindowAggregateHandle {
   std::unique_ptr<operators::WindowAggregate> agg;
 };
 
+// The whole MIN/MAX maps a window or session step asked for (`agg`'s whole_map_groups() and
+// whole_map_maps(), copied when `groups` is not null); their number.
+template <typename Agg>
+Result<jint> CopyWholeMapRequests(JNIEnv* env, const Agg& agg, jintArray groups, jintArray maps) {
+  if (groups != nullptr) {
+    SF_RETURN_NOT_OK(CopyToJava(env, groups, agg.whole_map_groups(), "whole map groups"));
+    SF_RETURN_NOT_OK(CopyToJava(env, maps, agg.whole_map_maps(), "whole map maps"));
+  }
+  return static_cast<jint>(agg.whole_map_groups().size());
+}
+
+// Hands `agg` the entries of the whole maps it asked for: entry i of request request_of[i], its
+// value the one-field row images[offsets[i], offsets[i + 1]), its count counts[i].
+template <typename Agg>
+Status SupplyWholeMapsFromJava(JNIEnv* env, Agg* agg, jintArray request_of, jint count,
+                               jbyteArray images, jintArray offsets, jlongArray counts,
+                               const char* caller) {
+  if (count < 0 || env->GetArrayLength(request_of) < count || env->GetArrayLength(counts) < count) {
+    return InternalError(caller, ": arrays shorter than ", count);
+  }
+  std::vector<int32_t> requests(static_cast<size_t>(count));
+  env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
+  std::vector<int64_t> values(static_cast<size_t>(count));
+  env->GetLongArrayRegion(counts, 0, count, reinterpret_cast<jlong*>(values.data()));
+  return WithJavaRows(
+      env, images, offsets, count, caller, [&](const uint8_t* data, const int32_t* offs) {
+        return agg->SupplyWholeMaps(requests.data(), count, data, offs, values.data());
+      });
+}
+
 Result<WindowAggregateHandle*> CheckedWindowAggregate(jlong handle) {
   if (handle == 0) return InternalError("Native window aggregation used after close");
   return reinterpret_cast<WindowAggregateHandle*>(handle);
@@ -1317,11 +1347,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     JNIEnv* env, jclass, jlong handle, jintArray groups, jintArray maps) {
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
-    if (groups != nullptr) {
-      SF_RETURN_NOT_OK(CopyToJava(env, groups, h->agg->whole_map_groups(), "whole map groups"));
-      SF_RETURN_NOT_OK(CopyToJava(env, maps, h->agg->whole_map_maps(), "whole map maps"));
-    }
-    return static_cast<jint>(h->agg->whole_map_groups().size());
+    return CopyWholeMapRequests(env, *h->agg, groups, maps);
   });
 }
 
@@ -1333,19 +1359,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     jintArray offsets, jlongArray counts) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
-    if (count < 0 || env->GetArrayLength(request_of) < count ||
-        env->GetArrayLength(counts) < count) {
-      return InternalError("windowAggregateSupplyWholeMaps: arrays shorter than ", count);
-    }
-    std::vector<int32_t> requests(static_cast<size_t>(count));
-    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
-    std::vector<int64_t> values(static_cast<size_t>(count));
-    env->GetLongArrayRegion(counts, 0, count, reinterpret_cast<jlong*>(values.data()));
-    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "windowAggregateSupplyWholeMaps",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->SupplyWholeMaps(requests.data(), count, data,
-                                                                   offs, values.data());
-                                  }));
+    SF_RETURN_NOT_OK(SupplyWholeMapsFromJava(env, h->agg.get(), request_of, count, images, offsets,
+                                             counts, "windowAggregateSupplyWholeMaps"));
     return true;
   });
 }
@@ -1666,11 +1681,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowW
     JNIEnv* env, jclass, jlong handle, jintArray groups, jintArray maps) {
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    if (groups != nullptr) {
-      SF_RETURN_NOT_OK(CopyToJava(env, groups, h->agg->whole_map_groups(), "whole map groups"));
-      SF_RETURN_NOT_OK(CopyToJava(env, maps, h->agg->whole_map_maps(), "whole map maps"));
-    }
-    return static_cast<jint>(h->agg->whole_map_groups().size());
+    return CopyWholeMapRequests(env, *h->agg, groups, maps);
   });
 }
 
@@ -1681,19 +1692,8 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowS
     jintArray offsets, jlongArray counts) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    if (count < 0 || env->GetArrayLength(request_of) < count ||
-        env->GetArrayLength(counts) < count) {
-      return InternalError("sessionWindowSupplyWholeMaps: arrays shorter than ", count);
-    }
-    std::vector<int32_t> requests(static_cast<size_t>(count));
-    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
-    std::vector<int64_t> values(static_cast<size_t>(count));
-    env->GetLongArrayRegion(counts, 0, count, reinterpret_cast<jlong*>(values.data()));
-    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "sessionWindowSupplyWholeMaps",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->SupplyWholeMaps(requests.data(), count, data,
-                                                                   offs, values.data());
-                                  }));
+    SF_RETURN_NOT_OK(SupplyWholeMapsFromJava(env, h->agg.get(), request_of, count, images, offsets,
+                                             counts, "sessionWindowSupplyWholeMaps"));
     return true;
   });
 }

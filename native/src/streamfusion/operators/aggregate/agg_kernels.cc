@@ -1087,7 +1087,7 @@ class Kernel final : public AggKernel {
       for (int64_t e = 0; e < plan.num_events; ++e) {
         const int32_t k = plan.key[e];
         const int32_t from = plan.from[e];
-        if (k < 0 || k >= keys || from >= keys || from == k) {
+        if (k < 0 || k >= keys || from < -1 || from >= keys || from == k) {
           return InternalError("A replay event of state window ", k, " from ", from);
         }
         Acc& acc = accs_[static_cast<size_t>(k)];

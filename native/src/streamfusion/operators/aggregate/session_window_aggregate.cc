@@ -468,7 +468,8 @@ Status SessionWindowAggregate::ReplayExtremes(const arrow::RecordBatch* state,
       const auto [read, count] = extreme_entries_[e][i];
       const int32_t key = key_of_read[static_cast<size_t>(read)];
       if (key < static_cast<int32_t>(groups)) {
-        return InternalError("A MIN/MAX merge entry of read ", read, ", which does not merge");
+        return InternalError("A MIN/MAX merge entry of read ", read,
+                             ", which is no state window merged away");
       }
       heap[static_cast<size_t>(key)].emplace_back(x.lookup_of_entry[i], count);
     }

@@ -111,7 +111,6 @@ class SessionWindowAggregate {
   // updated_lookups() / updated_values() are the entries to put (p) or remove (~p).
   Status SetMergeEntries(const int32_t* read_of, const int32_t* map_of, const int64_t* masks,
                          int32_t count, const uint8_t* images, const int32_t* offsets);
-  bool has_distincts() const { return distincts_.has_maps(); }
   // After a Combine that ended early (accs() empty): the groups whose whole MIN/MAX map a rescan
   // needs, and the maps; the JVM supplies their entries (as WindowAggregate::SupplyWholeMaps)
   // and combines again.

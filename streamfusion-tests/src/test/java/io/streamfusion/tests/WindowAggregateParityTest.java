@@ -136,21 +136,11 @@ class WindowAggregateParityTest {
                 changes.add(after);
             }
         }
-        tEnv.createTemporaryView(
-                CHANGES,
-                tEnv.fromChangelogStream(
-                        withTimes(env, changes, WindowAggregateParityTest::eventTime, 1_000),
-                        ROWTIME,
-                        ChangelogMode.all()));
+        changelogView(tEnv, CHANGES, changes, WindowAggregateParityTest::eventTime, 1_000);
         // The same changelog with each change at its own time, as a CDC source whose rowtime is
         // the change's (a Kafka record's timestamp): -U/+U/-D 2.1 s after the row, in a later
         // slice than the value they retract (a watermark 3 s behind keeps them in time).
-        tEnv.createTemporaryView(
-                MOVED,
-                tEnv.fromChangelogStream(
-                        withTimes(env, changes, WindowAggregateParityTest::changeTime, 3_000),
-                        ROWTIME,
-                        ChangelogMode.all()));
+        changelogView(tEnv, MOVED, changes, WindowAggregateParityTest::changeTime, 3_000);
         // Per id, 10 s apart: session O gets 5 and 7, a -D of 5 2 s later makes its own session
         // T (5 at -1, mapSize 0), then a row at 1.2 s bridges them. Flink merges T into O or O
         // into T by its HashSet's order, and MIN differs: into T it keeps O's 5 although 5's
@@ -169,12 +159,7 @@ class WindowAggregateParityTest {
                 merging.add(row);
             }
         }
-        tEnv.createTemporaryView(
-                MERGING,
-                tEnv.fromChangelogStream(
-                        withTimes(env, merging, WindowAggregateParityTest::mergingTime, 1_000),
-                        ROWTIME,
-                        ChangelogMode.all()));
+        changelogView(tEnv, MERGING, merging, WindowAggregateParityTest::mergingTime, 1_000);
         // HOP windows per b, whose window_time is a rowtime for windows over them.
         tEnv.createTemporaryView(
                 HOPPED,
@@ -186,6 +171,20 @@ class WindowAggregateParityTest {
                 tEnv.sqlQuery(
                         "SELECT b, window_start, window_end, COUNT(*) AS cnt, MAX(i32) AS top FROM "
                                 + hop("2", "6") + " GROUP BY b, window_start, window_end"));
+    }
+
+    /** A changelog (a CDC source) of {@code rows} as view {@code name}, as {@link #withTimes}. */
+    private static void changelogView(
+            StreamTableEnvironment tEnv,
+            String name,
+            List<Row> rows,
+            SerializableFunction<Row, Long> time,
+            long watermarkDelay) {
+        StreamExecutionEnvironment env = ((StreamTableEnvironmentImpl) tEnv).execEnv();
+        tEnv.createTemporaryView(
+                name,
+                tEnv.fromChangelogStream(
+                        withTimes(env, rows, time, watermarkDelay), ROWTIME, ChangelogMode.all()));
     }
 
     /**

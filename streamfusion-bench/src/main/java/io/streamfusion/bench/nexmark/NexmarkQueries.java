@@ -28,9 +28,10 @@ public final class NexmarkQueries {
      * {@code x2} DISTINCT aggregates in tumbling windows, {@code x3} in hopping windows, {@code
      * x4} FIRST_VALUE/LAST_VALUE over a retracting input, {@code x5} DISTINCT aggregates in
      * cumulating windows, {@code x6} in session windows, {@code x7} MIN/MAX over an updating
-     * input in tumbling windows.
+     * input in tumbling windows, {@code x8} in session windows.
      */
-    public static final List<String> EXTRA = List.of("x1", "x2", "x3", "x4", "x5", "x6", "x7");
+    public static final List<String> EXTRA =
+            List.of("x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8");
 
     /**
      * Queries the reference runner does not run (its Benchmark.UNSUPPORTED_QUERIES), with the
