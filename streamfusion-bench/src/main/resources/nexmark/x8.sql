@@ -7,7 +7,11 @@
 -- the lowest and highest latest price and their count. Flink keeps a map per state window
 -- (price -> count, MinWithRetract/MaxWithRetractAggFunction), merges a merged session's map into
 -- the surviving one's and scans a map whole when its extreme is retracted; a retraction of a bid
--- on another auction lands in that auction's session.
+-- on another auction lands in that auction's session. Results vary between stock runs: which
+-- bids the deduplication emits before retracting them (a bid older than its bidder's latest is
+-- ignored) depends on how the source subtasks' bids interleave, and retracted bids extend their
+-- sessions too, so sessions start and end elsewhere; the runner reports the results UNVERIFIED
+-- (stock differs from itself). Parity is the tests' (deterministic changelogs).
 -- -------------------------------------------------------------------------------------------------
 
 CREATE TEMPORARY VIEW latest_bid AS
@@ -17,7 +21,6 @@ WHERE rn = 1;
 
 CREATE TABLE nexmark_x8 (
   auction BIGINT,
-  window_start TIMESTAMP(3),
   window_end TIMESTAMP(3),
   lo BIGINT,
   hi BIGINT,
@@ -27,7 +30,7 @@ CREATE TABLE nexmark_x8 (
 );
 
 INSERT INTO nexmark_x8
-SELECT auction, window_start, window_end, MIN(price), MAX(price), COUNT(*)
+SELECT auction, window_end, MIN(price), MAX(price), COUNT(*)
 FROM TABLE(SESSION(TABLE latest_bid PARTITION BY auction, DESCRIPTOR(`dateTime`),
                    INTERVAL '10' SECOND))
 GROUP BY auction, window_start, window_end;
