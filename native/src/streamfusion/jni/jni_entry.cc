@@ -1702,13 +1702,13 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowS
 // windows merged into each group, each tagged with its read (see
 // SessionWindowAggregate::SetMergeEntries).
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSetMergeEntries(
-    JNIEnv* env, jclass, jlong handle, jintArray group_of, jintArray map_of, jlongArray masks,
+    JNIEnv* env, jclass, jlong handle, jintArray read_of, jintArray map_of, jlongArray masks,
     jint count, jbyteArray images, jintArray offsets) {
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_ASSIGN_OR_RAISE(
         const DistinctEntries entries,
-        ReadDistinctEntries(env, group_of, map_of, masks, count, "sessionWindowSetMergeEntries"));
+        ReadDistinctEntries(env, read_of, map_of, masks, count, "sessionWindowSetMergeEntries"));
     SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "sessionWindowSetMergeEntries",
                                   [&](const uint8_t* data, const int32_t* offs) {
                                     return h->agg->SetMergeEntries(

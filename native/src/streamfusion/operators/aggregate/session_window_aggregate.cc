@@ -199,11 +199,12 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
   // from `base` on, one per entry of `states`).
   const bool replay = distincts_.num_extremes() > 0;
   const auto base = static_cast<int32_t>(slots_.size());
-  auto row_event = [&](int32_t r, int32_t state) {
+  // State window `from` merged into `state` (row -1), or row `row` into `state` (from -1).
+  auto event = [&](int32_t state, int32_t from, int32_t row) {
     if (!replay) return;
     event_key_.push_back(base + state);
-    event_from_.push_back(-1);
-    event_row_.push_back(r);
+    event_from_.push_back(from < 0 ? -1 : base + from);
+    event_row_.push_back(row);
   };
   const int64_t* times = row_times_;
   std::vector<int32_t> state_of_row;  // per row of the key, -1: dropped
@@ -250,7 +251,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
                      [](const Window& a, const Window& b) { return Before(a, b.start, b.end); }),
                  Window{start, end, state});
       state_of_row.push_back(state);
-      row_event(r, state);
+      event(state, -1, r);
       continue;
     }
     if (JavaSub(result_end, 1) <= watermark) {
@@ -271,11 +272,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
       const int32_t root = Root(states, set[m].state);
       if (root == target) continue;
       states[static_cast<size_t>(root)].parent = target;
-      if (replay) {
-        event_key_.push_back(base + target);
-        event_from_.push_back(base + root);
-        event_row_.push_back(-1);
-      }
+      event(target, root, -1);
     }
     std::sort(merged.begin(), merged.end());
     for (auto it = merged.rbegin(); it != merged.rend(); ++it) {
@@ -286,7 +283,7 @@ Status SessionWindowAggregate::MergeKey(int32_t key, const int64_t* windows, int
                    [](const Window& a, const Window& b) { return Before(a, b.start, b.end); }),
                Window{result_start, result_end, target});
     state_of_row.push_back(target);
-    row_event(r, target);
+    event(target, -1, r);
   }
   if (replay) slots_.resize(slots_.size() + states.size());
 
@@ -366,10 +363,13 @@ Status SessionWindowAggregate::SetMergeEntries(const int32_t* read_of, const int
   }
   const size_t maps = distincts_.size();
   const size_t extremes = distincts_.num_extremes();
-  std::vector<batch::BinaryRowBuffer> raw(maps + extremes);
-  std::vector<std::vector<int32_t>> groups(maps + extremes);
+  std::vector<batch::BinaryRowBuffer> raw(maps);
+  std::vector<std::vector<int32_t>> groups(maps);
   std::vector<std::vector<int64_t>> values(maps);
   for (auto& buffer : raw) buffer.offsets.push_back(0);
+  std::vector<batch::BinaryRowBuffer> extreme_raw(extremes);
+  std::vector<std::vector<int32_t>> extreme_groups(extremes);
+  for (auto& buffer : extreme_raw) buffer.offsets.push_back(0);
   extreme_entries_.assign(extremes, {});
   for (int32_t e = 0; e < count; ++e) {
     const int32_t m = map_of[e];
@@ -383,8 +383,8 @@ Status SessionWindowAggregate::SetMergeEntries(const int32_t* read_of, const int
                                  static_cast<size_t>(offsets[e + 1] - offsets[e]));
     if (i >= maps) {
       // A MIN/MAX map's entry: its count, in the map of the state window read `read`.
-      raw[i].Append(image);
-      groups[i].push_back(group);
+      extreme_raw[i - maps].Append(image);
+      extreme_groups[i - maps].push_back(group);
       extreme_entries_[i - maps].emplace_back(read, masks[e]);
       continue;
     }
@@ -404,8 +404,6 @@ Status SessionWindowAggregate::SetMergeEntries(const int32_t* read_of, const int
                                              std::move(groups[m]), std::move(values[m]),
                                              pool_.get()));
   }
-  const std::vector<batch::BinaryRowBuffer> extreme_raw(raw.begin() + maps, raw.end());
-  const std::vector<std::vector<int32_t>> extreme_groups(groups.begin() + maps, groups.end());
   SF_RETURN_NOT_OK(distincts_.AddExtremeRows(input_type_, *input_, group_of_row_, &extreme_raw,
                                              &extreme_groups, pool_.get()));
   merge_entries_set_ = true;

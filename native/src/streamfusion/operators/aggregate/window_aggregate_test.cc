@@ -724,6 +724,31 @@ std::vector<std::vector<uint8_t>> CombineSession(SessionWindowAggregate* agg,
   return accs;
 }
 
+// SessionPlan with call 1 MIN or MAX over an updating input (`kind`): accumulator ROW(value,
+// mapSize, map placeholder) and a state map value -> count per state window.
+plan::Plan SessionExtremePlan(plan::AggregateCall::Kind kind) {
+  plan::Plan plan = SessionPlan();
+  auto* call = plan.mutable_operators(0)
+                   ->mutable_session_window_aggregate()
+                   ->mutable_aggregate()
+                   ->mutable_calls(1);
+  call->set_kind(kind);
+  *call->mutable_acc_types(0) = RetractableExtremeAcc();
+  return plan;
+}
+
+// Fires window [start, end) of key 1 from the one accumulator in `accs`: the output rows.
+std::vector<std::string> FireKeyOne(SessionWindowAggregate* agg, const plan::Plan& plan,
+                                    int64_t start, int64_t end,
+                                    const batch::BinaryRowBuffer& accs) {
+  const auto key = Images({{1, 0, 0}});
+  const auto status =
+      agg->Fire(key.bytes.data(), key.offsets.data(), std::vector<int64_t>{start, end}.data(), 1,
+                accs.bytes.data(), accs.offsets.data());
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return Output(agg->output(), plan);
+}
+
 TEST(SessionWindowAggregateTest, RowsMergeSessionsInArrivalOrder) {
   const auto plan = SessionPlan();
   auto agg = MakeSession(plan);
@@ -855,14 +880,8 @@ TEST(SessionWindowAggregateTest, MergingSessionsMergeTheirDistinctMapsIntoTheTar
   const std::vector<uint8_t> present = {0, 0};
   ASSERT_TRUE(agg->Combine(reads.data(), read_offsets.data(), values.data(), present.data()).ok());
   EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{0, 1}));
-  const batch::BinaryRowBuffer merged = agg->accs();
-  const auto key = Images({{1, 0, 0}});
-  const auto status =
-      agg->Fire(key.bytes.data(), key.offsets.data(), std::vector<int64_t>{1'000, 8'100}.data(), 1,
-                merged.bytes.data(), merged.offsets.data());
-  ASSERT_TRUE(status.ok()) << status.ToString();
   // COUNT(*) 2 + 1 (merged) + 1; SUM(DISTINCT v) 6 + 7, then 5 (merged entry) and 8.
-  EXPECT_EQ(Output(agg->output(), plan),
+  EXPECT_EQ(FireKeyOne(agg.get(), plan, 1'000, 8'100, agg->accs()),
             (std::vector<std::string>{"[1, 4, 26, 1000, 8100, 8099]"}));
 }
 
@@ -889,13 +908,7 @@ TEST(SessionWindowAggregateTest, RowsInsideAWindowKeepItAndTouchingWindowsMerge)
 
 TEST(SessionWindowAggregateTest, MaxOverAnUpdatingInputReplaysMergesAndRescansTheTarget) {
   // SESSION(3 s), MAX(v) over an updating input: a state map value -> count per state window.
-  plan::Plan plan = SessionPlan();
-  auto* call = plan.mutable_operators(0)
-                   ->mutable_session_window_aggregate()
-                   ->mutable_aggregate()
-                   ->mutable_calls(1);
-  call->set_kind(plan::AggregateCall::MAX_WITH_RETRACT);
-  *call->mutable_acc_types(0) = RetractableExtremeAcc();
+  const plan::Plan plan = SessionExtremePlan(plan::AggregateCall::MAX_WITH_RETRACT);
   auto agg = MakeSession(plan);
   const uint8_t none = 0;
   const std::vector<int32_t> no_entries = {0};
@@ -948,15 +961,9 @@ TEST(SessionWindowAggregateTest, MaxOverAnUpdatingInputReplaysMergesAndRescansTh
   // 30 merged in (count 1), then retracted to 0: removed from A's map.
   EXPECT_EQ(agg->updated_lookups(), (std::vector<int32_t>{~0}));
   EXPECT_EQ(agg->updated_values(), (std::vector<int64_t>{0}));
-  const batch::BinaryRowBuffer merged = agg->accs();
-  ASSERT_EQ(merged.num_rows(), 1);
-  const auto key = Images({{1, 0, 0}});
-  const auto status =
-      agg->Fire(key.bytes.data(), key.offsets.data(), std::vector<int64_t>{1'000, 8'000}.data(), 1,
-                merged.bytes.data(), merged.offsets.data());
-  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(agg->accs().num_rows(), 1);
   // COUNT(*) 1 + 1 - 1; MAX 10 after the rescan.
-  EXPECT_EQ(Output(agg->output(), plan),
+  EXPECT_EQ(FireKeyOne(agg.get(), plan, 1'000, 8'000, agg->accs()),
             (std::vector<std::string>{"[1, 1, 10, 1000, 8000, 7999]"}));
 }
 
@@ -966,12 +973,8 @@ TEST(SessionWindowAggregateTest, MinOverAnUpdatingInputReplaysABatchInFlinksOrde
   // Key 0's O is first in Flink's HashSet (buckets 11 and 13): T merges into O, 5 leaves O's map,
   // the rescan finds 7. Key 1's T is first (buckets 2 and 13): O merges into T, which takes O's 5
   // (T's mapSize is 0) and keeps it though 5's counts cancel (T's count was not positive).
-  plan::Plan plan = SessionPlan();
-  auto* node = plan.mutable_operators(0)->mutable_session_window_aggregate();
-  node->set_gap(1'000);
-  auto* call = node->mutable_aggregate()->mutable_calls(1);
-  call->set_kind(plan::AggregateCall::MIN_WITH_RETRACT);
-  *call->mutable_acc_types(0) = RetractableExtremeAcc();
+  plan::Plan plan = SessionExtremePlan(plan::AggregateCall::MIN_WITH_RETRACT);
+  plan.mutable_operators(0)->mutable_session_window_aggregate()->set_gap(1'000);
   auto agg = MakeSession(plan);
   std::vector<Row> rows;
   for (int32_t k = 0; k < 2; ++k) {

@@ -93,7 +93,7 @@ public final class NativeSessionWindowAggregate extends NativeHandle implements 
         int bytes =
                 NativeLib.sessionWindowCombine(
                         h, accs, accOffsets, distinctValues, distinctPresent);
-        if (NativeLib.sessionWindowWholeMaps(h, null, null) > 0) {
+        if (wholeMapRequests(null, null) > 0) {
             return null;
         }
         byte[] out = new byte[bytes];
@@ -102,12 +102,8 @@ public final class NativeSessionWindowAggregate extends NativeHandle implements 
     }
 
     @Override
-    public NativeWindowAggregate.WholeMaps wholeMaps() {
-        long h = handle();
-        int count = NativeLib.sessionWindowWholeMaps(h, null, null);
-        NativeWindowAggregate.WholeMaps requests = new NativeWindowAggregate.WholeMaps(count);
-        NativeLib.sessionWindowWholeMaps(h, requests.groups, requests.maps);
-        return requests;
+    public int wholeMapRequests(@Nullable int[] groups, @Nullable int[] maps) {
+        return NativeLib.sessionWindowWholeMaps(handle(), groups, maps);
     }
 
     @Override

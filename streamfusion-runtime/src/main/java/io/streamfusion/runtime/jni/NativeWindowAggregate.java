@@ -69,7 +69,7 @@ public final class NativeWindowAggregate extends NativeHandle implements WholeMa
         int bytes =
                 NativeLib.windowAggregateCombine(
                         h, accs, accOffsets, distinctValues, distinctPresent);
-        if (NativeLib.windowAggregateWholeMaps(h, null, null) > 0) {
+        if (wholeMapRequests(null, null) > 0) {
             return null;
         }
         byte[] out = new byte[bytes];
@@ -92,11 +92,8 @@ public final class NativeWindowAggregate extends NativeHandle implements WholeMa
     }
 
     @Override
-    public WholeMaps wholeMaps() {
-        long h = handle();
-        WholeMaps requests = new WholeMaps(NativeLib.windowAggregateWholeMaps(h, null, null));
-        NativeLib.windowAggregateWholeMaps(h, requests.groups, requests.maps);
-        return requests;
+    public int wholeMapRequests(@Nullable int[] groups, @Nullable int[] maps) {
+        return NativeLib.windowAggregateWholeMaps(handle(), groups, maps);
     }
 
     /** The entries of {@link #wholeMaps}: see {@link NativeLib#windowAggregateSupplyWholeMaps}. */
@@ -228,7 +225,7 @@ public final class NativeWindowAggregate extends NativeHandle implements WholeMa
         int[] fireSizes = new int[3];
         NativeLib.windowAggregateFire(
                 h, keys, keyOffsets, windowEnds, numFires, accs, accOffsets, fireSizes);
-        if (NativeLib.windowAggregateWholeMaps(h, null, null) > 0) {
+        if (wholeMapRequests(null, null) > 0) {
             return null;
         }
         Fired fired = new Fired(fireSizes[0], fireSizes[1], fireSizes[2], numFires);
