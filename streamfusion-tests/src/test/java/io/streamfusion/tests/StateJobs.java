@@ -5,22 +5,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
+import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
+
+import javax.annotation.Nullable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 /**
@@ -31,24 +41,70 @@ import java.util.stream.Stream;
 final class StateJobs {
     private StateJobs() {}
 
-    /** Fails the job once, at {@link #failAt}, while armed. */
+    /**
+     * Fails the job once, only after a checkpoint is known to be complete, and holds a job back
+     * so that a test can stop it mid-way. From the row at which the job is held on (while armed:
+     * the first of id {@link #failAt} or above; else: the {@link #holdAfter}th distinct id), every
+     * row waits {@link #HOLD_MILLIS} before it goes on, which leaves the task free to take
+     * checkpoints between rows and keeps the rest of the input back, until the test {@link
+     * #release}s the rows; the first row after that fails the job, while armed. What happens
+     * never depends on how fast the machine is: the hold lasts as long as the test needs.
+     */
     public static final class FailOnce extends ScalarFunction {
+        static final long HOLD_MILLIS = 5;
         static final AtomicBoolean ARMED = new AtomicBoolean();
         /** Calls per id, over all attempts of a job. */
         static final Map<Long, Integer> CALLS = new ConcurrentHashMap<>();
         /** The rows seen when the failure was injected (a restart from scratch replays them). */
         static volatile int seenAtFailure = -1;
-        static volatile long failAt = -1;
+        static volatile long failAt = Long.MAX_VALUE;
+        static volatile int holdAfter = Integer.MAX_VALUE;
+        /** The wall-clock time at which the first row was held, 0 before. */
+        static final AtomicLong HELD_SINCE = new AtomicLong();
+        private static volatile boolean released;
 
         public Long eval(Long id) {
             if (id != null) {
                 CALLS.merge(id, 1, Integer::sum);
             }
-            if (id != null && id == failAt && ARMED.compareAndSet(true, false)) {
+            boolean held =
+                    (ARMED.get() && id != null && id >= failAt) || CALLS.size() >= holdAfter;
+            if (held && !released) {
+                HELD_SINCE.compareAndSet(0, System.currentTimeMillis());
+                try {
+                    Thread.sleep(HOLD_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while held", e);
+                }
+            } else if (held && ARMED.compareAndSet(true, false)) {
                 seenAtFailure = CALLS.size();
                 throw new IllegalStateException("injected failure at row " + id);
             }
             return id;
+        }
+
+        /** Lets the held rows go on (and fail the job, while armed). */
+        static void release() {
+            released = true;
+        }
+
+        /** Disarmed, nothing held, no calls recorded. */
+        static void reset() {
+            ARMED.set(false);
+            failAt = Long.MAX_VALUE;
+            holdAfter = Integer.MAX_VALUE;
+            HELD_SINCE.set(0);
+            released = false;
+            seenAtFailure = -1;
+            CALLS.clear();
+        }
+
+        /** Armed to fail once, after a checkpoint, from id {@code at} on. */
+        static void arm(long at) {
+            reset();
+            failAt = at;
+            ARMED.set(true);
         }
     }
 
@@ -104,23 +160,30 @@ final class StateJobs {
     }
 
     /**
-     * Runs {@code insert} (a query that calls fail_once on every source row) for two seconds,
-     * then stops it with a savepoint in {@code dir} and returns the savepoint's path, asserting
-     * that the job read some but not all of the source's {@code rows}.
+     * Runs {@code insert} (a query that calls fail_once on every source row) until a quarter of
+     * the source's {@code rows} were read and the rest are held back, then stops it with a
+     * savepoint in {@code dir} and returns the savepoint's path, asserting that the job read some
+     * but not all of them.
      */
     static String savepointMidway(StreamTableEnvironment tEnv, String insert, Path dir, int rows)
             throws Exception {
-        FailOnce.CALLS.clear();
-        JobClient job = tEnv.executeSql(insert).getJobClient().get();
-        Thread.sleep(2_000);
-        String savepoint =
-                job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
-                        .get();
-        assertThat(FailOnce.CALLS.size())
-                .as("rows read before the savepoint")
-                .isPositive()
-                .isLessThan(rows);
-        return savepoint;
+        FailOnce.reset();
+        FailOnce.holdAfter = rows / 4;
+        try {
+            JobClient job = tEnv.executeSql(insert).getJobClient().get();
+            awaitHeld(job);
+            String savepoint =
+                    job.stopWithSavepoint(
+                                    false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                            .get();
+            assertThat(FailOnce.CALLS.size())
+                    .as("rows read before the savepoint")
+                    .isPositive()
+                    .isLessThan(rows);
+            return savepoint;
+        } finally {
+            FailOnce.reset();
+        }
     }
 
     /**
@@ -136,20 +199,28 @@ final class StateJobs {
     }
 
     /**
-     * Runs {@code insert} (configured with {@link #retainedCheckpoints}) for two seconds, cancels
-     * it and returns the path of its latest completed checkpoint, asserting that the job read
-     * some but not all of the source's {@code rows}.
+     * Runs {@code insert} (configured with {@link #retainedCheckpoints}) until a quarter of the
+     * source's {@code rows} were read and the rest are held back, waits for a checkpoint taken
+     * after that to complete, cancels the job and returns the path of its latest completed
+     * checkpoint, asserting that the job read some but not all of the rows.
      */
-    static String checkpointMidway(StreamTableEnvironment tEnv, String insert, Path dir, int rows)
+    static String checkpointMidway(
+            MiniCluster mini, StreamTableEnvironment tEnv, String insert, Path dir, int rows)
             throws Exception {
-        FailOnce.CALLS.clear();
-        JobClient job = tEnv.executeSql(insert).getJobClient().get();
-        Thread.sleep(2_000);
-        job.cancel().get();
-        assertThat(FailOnce.CALLS.size())
-                .as("rows read before the cancellation")
-                .isPositive()
-                .isLessThan(rows);
+        FailOnce.reset();
+        FailOnce.holdAfter = rows / 4;
+        JobClient job;
+        try {
+            job = tEnv.executeSql(insert).getJobClient().get();
+            awaitCheckpointAfter(mini, job.getJobID(), awaitHeld(job));
+            job.cancel().get();
+            assertThat(FailOnce.CALLS.size())
+                    .as("rows read before the cancellation")
+                    .isPositive()
+                    .isLessThan(rows);
+        } finally {
+            FailOnce.reset();
+        }
         Path jobDir = dir.resolve(job.getJobID().toString());
         try (Stream<Path> checkpoints = Files.list(jobDir)) {
             return checkpoints
@@ -164,13 +235,89 @@ final class StateJobs {
     }
 
     /**
-     * Asserts that fail_once failed the job and that the job restored from a completed
-     * checkpoint: every one of the source's {@code rows} was seen, and the rows seen more often
-     * than the least-seen one (the replay) are fewer than those seen when the failure was
-     * injected - a restart from scratch replays them all (about 16,000: the two source subtasks'
-     * rows before the failure, at the 8,000th row of the second), a restore from the last
-     * checkpoint a few hundred. (A fixed bound of 6,000 failed once with RocksDB and FIRST_VALUE
-     * over retraction, whose slow checkpoints left 7,204 rows to replay of more seen.)
+     * Runs {@code job} (which starts one job that calls fail_once on every source row), armed to
+     * fail at the first row of id {@code failAt} or above once a checkpoint taken after that row
+     * has completed, and returns what it returns.
+     */
+    static <T> T failingAfterCheckpoint(MiniCluster mini, long failAt, Callable<T> job)
+            throws Exception {
+        FailOnce.arm(failAt);
+        AtomicReference<Throwable> watchError = new AtomicReference<>();
+        Thread watcher =
+                new Thread(
+                        () -> {
+                            try {
+                                while (FailOnce.HELD_SINCE.get() == 0) {
+                                    Thread.sleep(POLL_MILLIS);
+                                }
+                                awaitCheckpointAfter(mini, null, FailOnce.HELD_SINCE.get());
+                                FailOnce.release();
+                            } catch (InterruptedException e) {
+                                // The job ended first: the test's assertions say how.
+                            } catch (Throwable t) {
+                                watchError.set(t);
+                            }
+                        },
+                        "checkpoint-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
+        try {
+            T result = job.call();
+            if (watchError.get() != null) {
+                throw new AssertionError("watching the checkpoints failed", watchError.get());
+            }
+            return result;
+        } finally {
+            watcher.interrupt();
+            watcher.join();
+            FailOnce.ARMED.set(false);
+        }
+    }
+
+    private static final long POLL_MILLIS = 20;
+
+    /** Waits until fail_once holds rows of {@code job} back; returns when it began (wall clock). */
+    private static long awaitHeld(JobClient job) throws Exception {
+        while (FailOnce.HELD_SINCE.get() == 0) {
+            if (job.getJobStatus().get().isTerminalState()) {
+                throw new AssertionError(
+                        "the job ended before its rows were held: " + job.getJobStatus().get());
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
+        return FailOnce.HELD_SINCE.get();
+    }
+
+    /**
+     * Waits until job {@code jobId} (null: the cluster's one running job) has completed a
+     * checkpoint that was triggered after {@code since} (wall clock, as Flink's trigger times).
+     */
+    static void awaitCheckpointAfter(MiniCluster mini, @Nullable JobID jobId, long since)
+            throws Exception {
+        while (true) {
+            for (JobStatusMessage job : mini.listJobs().get()) {
+                if ((jobId == null && job.getJobState().isGloballyTerminalState())
+                        || (jobId != null && !job.getJobId().equals(jobId))) {
+                    continue;
+                }
+                CheckpointStatsSnapshot stats =
+                        mini.getExecutionGraph(job.getJobId()).get().getCheckpointStatsSnapshot();
+                CompletedCheckpointStats latest =
+                        stats == null ? null : stats.getHistory().getLatestCompletedCheckpoint();
+                if (latest != null && latest.getTriggerTimestamp() > since) {
+                    return;
+                }
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
+    }
+
+    /**
+     * Asserts that fail_once failed the job ({@link #failingAfterCheckpoint}) and that the job
+     * restored from a completed checkpoint: every one of the source's {@code rows} was seen, and
+     * the rows seen more often than the least-seen one (the replay) are fewer than those seen
+     * when the failure was injected - a restart from scratch replays them all, a restore from a
+     * checkpoint taken after the rows were held only those read since.
      */
     static void assertRestoredFromCheckpoint(int rows) {
         assertThat(FailOnce.ARMED.get()).as("the injected failure happened").isFalse();

@@ -191,7 +191,7 @@ class WindowAggregateStateTest {
     /** An uninterrupted stock run in which no row is late: every row counted in each window. */
     private static List<String> stockResult(String window, String phase, String eventTime)
             throws Exception {
-        StateJobs.FailOnce.ARMED.set(false);
+        StateJobs.FailOnce.reset();
         ExecNodeContext.resetIdCounter();
         List<String> rows =
                 collect(env(false, 2, "hashmap", 0, phase, eventTime, Map.of()), query(window));
@@ -314,10 +314,6 @@ class WindowAggregateStateTest {
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
         List<String> expected = stockResult(window, phase, IN_ORDER);
 
-        // The second source subtask's 8,000th row, about two seconds in.
-        StateJobs.FailOnce.failAt = ROWS / 2 + 8_000;
-        StateJobs.FailOnce.ARMED.set(true);
-        StateJobs.FailOnce.CALLS.clear();
         long before = NativeMetrics.recordsIn();
         long stateRows = NativeMetrics.nativeStateRows();
         ExecNodeContext.resetIdCounter();
@@ -333,7 +329,10 @@ class WindowAggregateStateTest {
                                 CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), "100 ms",
                                 CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
                                         dir.toUri().toString()));
-        List<String> actual = collect(nat, query(window));
+        // Held from the second source subtask's 5,000th row on, failed after a checkpoint.
+        List<String> actual =
+                StateJobs.failingAfterCheckpoint(
+                        MINI_CLUSTER.miniCluster(), ROWS / 2 + 5_000, () -> collect(nat, query(window)));
         assertWindowsNative(nat, window, phase);
         assertStateOwner(backend, window, stateRows);
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(ROWS);
@@ -474,7 +473,8 @@ class WindowAggregateStateTest {
         String insert = "INSERT INTO out_sink " + query(window);
         String savepoint =
                 fromCheckpoint
-                        ? StateJobs.checkpointMidway(first, insert, dir, ROWS)
+                        ? StateJobs.checkpointMidway(
+                                MINI_CLUSTER.miniCluster(), first, insert, dir, ROWS)
                         : StateJobs.savepointMidway(first, insert, dir, ROWS);
         if (firstNative) {
             assertWindowsNative(first, window, phase);
