@@ -1,6 +1,7 @@
 package io.streamfusion.runtime.transpose;
 
 import io.streamfusion.plan.AggregateCall;
+import io.streamfusion.plan.DistinctAggregate;
 import io.streamfusion.plan.Expr;
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Operator;
@@ -69,17 +70,29 @@ public final class FieldUse {
         return root;
     }
 
-    /** A group aggregation reads its grouping fields, arguments and filter fields. */
+    /**
+     * A group aggregation reads its grouping fields, its calls' arguments and filter fields, and
+     * its DISTINCT maps' arguments and filter fields (a DISTINCT call's filter is its map's).
+     */
     private static FieldUse ofAggregate(GroupAggregateNode node) {
         FieldUse root = new FieldUse();
         node.getGroupingList().forEach(i -> root.child(i).whole = true);
         for (AggregateCall call : node.getCallsList()) {
             call.getArgsList().forEach(i -> root.child(i).whole = true);
-            if (call.getFilterArg() >= 0) {
-                root.child(call.getFilterArg()).whole = true;
-            }
+            root.readIfField(call.getFilterArg());
+        }
+        for (DistinctAggregate distinct : node.getDistinctsList()) {
+            root.readIfField(distinct.getArg());
+            distinct.getFilterArgsList().forEach(root::readIfField);
         }
         return root;
+    }
+
+    /** Marks field {@code index} read whole; a negative index (no field) marks nothing. */
+    private void readIfField(int index) {
+        if (index >= 0) {
+            child(index).whole = true;
+        }
     }
 
     private void visit(Expr expr) {
