@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "arrow/c/bridge.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "arrow/record_batch.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
@@ -497,6 +498,10 @@ int RunningJavaFeatureVersion(JNIEnv* env) {
   return result;
 }
 
+// Protobuf's recursion limit for plans, as the JVM side's Plans.RECURSION_LIMIT: the planner
+// bounds expression and type nesting (Plans.MAX_EXPRESSION_DEPTH, MAX_TYPE_DEPTH) far below it.
+constexpr int kPlanRecursionLimit = 1000;
+
 // Parses a serialized protobuf message of type M from a Java byte[].
 template <typename M>
 Result<M> ParseMessage(JNIEnv* env, jbyteArray bytes, const char* what) {
@@ -504,7 +509,14 @@ Result<M> ParseMessage(JNIEnv* env, jbyteArray bytes, const char* what) {
   std::string data(static_cast<size_t>(length), '\0');
   env->GetByteArrayRegion(bytes, 0, length, reinterpret_cast<jbyte*>(data.data()));
   M message;
-  if (!message.ParseFromString(data)) return InternalError("Cannot parse the ", what);
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(data.data()),
+                                               static_cast<int>(data.size()));
+  input.SetRecursionLimit(kPlanRecursionLimit);
+  if (!message.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
+    return InternalError("Cannot parse the ", what, " (", data.size(),
+                         " bytes; nested deeper than ", kPlanRecursionLimit,
+                         " messages, or corrupt)");
+  }
   return message;
 }
 
@@ -768,7 +780,10 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipelin
 JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_validatePlan(
     JNIEnv* env, jclass, jbyteArray plan_bytes) {
   return Guard<jstring>(env, nullptr, [&]() -> Result<jstring> {
-    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
+    // A plan the engine cannot read is refused like any other: the operator stays on Flink.
+    auto parsed = ParseMessage<plan::Plan>(env, plan_bytes, "native plan");
+    if (!parsed.ok()) return env->NewStringUTF(parsed.status().message().c_str());
+    const plan::Plan& plan = *parsed;
     const Status valid = ValidateAnyPlan(plan);
     if (valid.ok()) return static_cast<jstring>(nullptr);
     return env->NewStringUTF(valid.message().c_str());

@@ -1,5 +1,6 @@
 package io.streamfusion.bench;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.NativePipeline;
@@ -29,7 +30,7 @@ public final class BoundaryProfile {
         StreamTableEnvironment tEnv = Engines.create(Engines.Engine.NATIVE, 1, Map.of());
         tEnv.executeSql(CalcBenchmark.SOURCE.replace("{rows}", Long.toString(rows)));
         tEnv.explainSql(CalcBenchmark.FILTER_PROJECT.select);
-        Plan plan = Plan.parseFrom(StreamFusion.planner(tEnv).lastReport().decisions().get(0).plan);
+        Plan plan = Plans.parse(StreamFusion.planner(tEnv).lastReport().decisions().get(0).plan);
         int batchSize = 4096;
         RowType inputType = RowType.of(new BigIntType(), new IntType());
         RowImageBatch batch = new RowImageBatch(inputType, FieldUse.of(plan), batchSize);

@@ -14,8 +14,10 @@ import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.delegation.PlannerBase;
@@ -57,6 +59,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -80,6 +83,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             lastReport = new SupportReport();
             return graph;
         }
+        validateOptions(config);
         Rewrite rewrite =
                 new Rewrite(config, ((PlannerBase) context.getPlanner()).getTypeFactory());
         List<ExecNode<?>> roots = new ArrayList<>();
@@ -98,6 +102,19 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                             + String.join("; ", rewrite.report.fallbackReasons()));
         }
         return new ExecNodeGraph(graph.getFlinkVersion(), roots);
+    }
+
+    /** Refuses unknown {@code streamfusion.*} keys and values out of range, naming them. */
+    static void validateOptions(TableConfig config) {
+        Set<String> keys = new TreeSet<>(config.getConfiguration().keySet());
+        if (config.getRootConfiguration() instanceof Configuration) {
+            keys.addAll(((Configuration) config.getRootConfiguration()).keySet());
+        }
+        try {
+            StreamFusionOptions.validate(config, keys);
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(e.getMessage());
+        }
     }
 
     public SupportReport lastReport() {
@@ -164,6 +181,17 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 if (LOGGED_REASONS.add(e.getMessage())) {
                     LOG.info("StreamFusion keeps a Flink operator: {}", e.getMessage());
                 }
+                return node;
+            } catch (RuntimeException e) {
+                // A converter's own failure (a type or expression it did not anticipate) must
+                // never fail a query that Flink can run: the operator stays on Flink.
+                String reason =
+                        "StreamFusion could not convert this operator ("
+                                + e.getClass().getName()
+                                + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                                + ")";
+                report.addFallback(name, reason);
+                LOG.warn("StreamFusion keeps a Flink operator: {}", reason, e);
                 return node;
             }
         }

@@ -9,6 +9,7 @@ import io.streamfusion.plan.Sarg;
 import io.streamfusion.plan.SargRange;
 import io.streamfusion.plan.TimestampValue;
 import io.streamfusion.plan.UdfDescriptor;
+import io.streamfusion.runtime.jni.Plans;
 
 import org.apache.flink.table.functions.BuiltInFunctionDefinition;
 import org.apache.flink.table.functions.FunctionDefinition;
@@ -101,6 +102,38 @@ public final class RexConverter {
      */
     public static Expr convert(RexNode node, @Nullable List<UdfDescriptor> udfs)
             throws UnsupportedNativeException {
+        Expr expr = convertNode(node, udfs);
+        int depth = depth(expr);
+        if (depth > Plans.MAX_EXPRESSION_DEPTH) {
+            throw new UnsupportedNativeException(
+                    "an expression nested "
+                            + depth
+                            + " levels deep is not native (at most "
+                            + Plans.MAX_EXPRESSION_DEPTH
+                            + "): the native engine compiles and evaluates expressions"
+                            + " recursively on the task's thread stack");
+        }
+        return expr;
+    }
+
+    /** The nesting depth of {@code expr}: 1 for a leaf. */
+    static int depth(Expr expr) {
+        switch (expr.getNodeCase()) {
+            case CALL:
+                int deepest = 0;
+                for (Expr operand : expr.getCall().getOperandsList()) {
+                    deepest = Math.max(deepest, depth(operand));
+                }
+                return 1 + deepest;
+            case FIELD_ACCESS:
+                return 1 + depth(expr.getFieldAccess().getInput());
+            default:
+                return 1;
+        }
+    }
+
+    private static Expr convertNode(RexNode node, @Nullable List<UdfDescriptor> udfs)
+            throws UnsupportedNativeException {
         if (node instanceof RexLiteral
                 && ((RexLiteral) node).getTypeName() == SqlTypeName.SYMBOL) {
             // A flag operand (TimeUnitRange of EXTRACT/FLOOR, TRIM's BOTH/LEADING/TRAILING...).
@@ -124,7 +157,7 @@ public final class RexConverter {
             RexFieldAccess access = (RexFieldAccess) node;
             return expr.setFieldAccess(
                             FieldAccess.newBuilder()
-                                    .setInput(convert(access.getReferenceExpr(), udfs))
+                                    .setInput(convertNode(access.getReferenceExpr(), udfs))
                                     .setFieldIndex(access.getField().getIndex()))
                     .build();
         }
@@ -158,7 +191,7 @@ public final class RexConverter {
         if (name == null && udfs != null && UdfConverter.isUserDefined(call)) {
             Call.Builder udf = Call.newBuilder().setFunction("UDF");
             for (RexNode operand : operands) {
-                udf.addOperands(convert(operand, udfs));
+                udf.addOperands(convertNode(operand, udfs));
             }
             return udf.setUdfIndex(UdfConverter.register(call, udfs)).build();
         }
@@ -169,16 +202,16 @@ public final class RexConverter {
         if (kind == SqlKind.SEARCH) {
             return Call.newBuilder()
                     .setFunction(name)
-                    .addOperands(convert(operands.get(0), udfs))
+                    .addOperands(convertNode(operands.get(0), udfs))
                     .setSarg(sarg((RexLiteral) operands.get(1)))
                     .build();
         }
         if ((kind == SqlKind.AND || kind == SqlKind.OR) && operands.size() > 2) {
             // Calcite flattens AND/OR; Flink evaluates them left to right with short-circuit,
             // which is what a left-deep chain of binary calls reproduces.
-            Expr left = convert(operands.get(0), udfs);
+            Expr left = convertNode(operands.get(0), udfs);
             for (int i = 1; i < operands.size(); i++) {
-                Expr right = convert(operands.get(i), udfs);
+                Expr right = convertNode(operands.get(i), udfs);
                 left =
                         Expr.newBuilder()
                                 .setType(TypeConverter.toProto(FlinkTypeFactory.toLogicalType(call.getType())))
@@ -201,7 +234,7 @@ public final class RexConverter {
         }
         Call.Builder b = Call.newBuilder().setFunction(name);
         for (RexNode operand : operands) {
-            b.addOperands(convert(operand, udfs));
+            b.addOperands(convertNode(operand, udfs));
         }
         return b.build();
     }

@@ -2,6 +2,7 @@ package io.streamfusion.planner.convert;
 
 import io.streamfusion.plan.DataType;
 import io.streamfusion.plan.Field;
+import io.streamfusion.runtime.jni.Plans;
 
 import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
@@ -23,6 +24,29 @@ public final class TypeConverter {
     private TypeConverter() {}
 
     public static DataType toProto(LogicalType type) throws UnsupportedNativeException {
+        int depth = depth(type);
+        if (depth > Plans.MAX_TYPE_DEPTH) {
+            throw new UnsupportedNativeException(
+                    "type "
+                            + type.asSummaryString()
+                            + " nests "
+                            + depth
+                            + " levels deep, more than the native engine's "
+                            + Plans.MAX_TYPE_DEPTH);
+        }
+        return convert(type);
+    }
+
+    /** The nesting depth of {@code type}: 1 for a type without children. */
+    private static int depth(LogicalType type) {
+        int deepest = 0;
+        for (LogicalType child : type.getChildren()) {
+            deepest = Math.max(deepest, depth(child));
+        }
+        return 1 + deepest;
+    }
+
+    private static DataType convert(LogicalType type) throws UnsupportedNativeException {
         DataType.Builder b = DataType.newBuilder().setNullable(type.isNullable());
         switch (type.getTypeRoot()) {
             case BOOLEAN:
@@ -79,7 +103,7 @@ public final class TypeConverter {
                     b.addFields(
                             Field.newBuilder()
                                     .setName(field.getName())
-                                    .setType(toProto(field.getType())));
+                                    .setType(convert(field.getType())));
                 }
                 return b.build();
             case STRUCTURED_TYPE:
@@ -91,7 +115,7 @@ public final class TypeConverter {
                     b.addFields(
                             Field.newBuilder()
                                     .setName(attribute.getName())
-                                    .setType(toProto(attribute.getType())));
+                                    .setType(convert(attribute.getType())));
                 }
                 return b.build();
             case NULL:
@@ -101,7 +125,8 @@ public final class TypeConverter {
             case INTERVAL_DAY_TIME:
                 return b.setKind(DataType.Kind.INTERVAL_DAY_TIME).build();
             case RAW:
-                if (isHeapMapView((RawType<?>) type)) {
+                // Legacy RAW types (TypeInformationRawType) share the root but not the class.
+                if (type instanceof RawType && isHeapMapView((RawType<?>) type)) {
                     // A two-phase DISTINCT map between Local and Global GroupAggregate: opaque
                     // serialized bytes, which a BinaryRowData holds like a VARBINARY's.
                     return b.setKind(DataType.Kind.VARBINARY)

@@ -1,5 +1,6 @@
 package io.streamfusion.planner.nodes;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.operators.DistinctState;
@@ -77,7 +78,7 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         }
         if (stateRetentionTime > 0) {
             try {
-                Plan.Builder withTtl = Plan.parseFrom(plan).toBuilder();
+                Plan.Builder withTtl = Plans.parse(plan).toBuilder();
                 withTtl.getOperatorsBuilder(0).getGroupAggregateBuilder().setStateTtlEnabled(true);
                 runPlan = withTtl.build().toByteArray();
             } catch (InvalidProtocolBufferException e) {

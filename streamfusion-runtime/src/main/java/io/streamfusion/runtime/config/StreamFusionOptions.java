@@ -3,6 +3,8 @@ package io.streamfusion.runtime.config;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.util.TimeUtils;
 
 import java.time.Duration;
 import java.util.List;
@@ -114,6 +116,62 @@ public final class StreamFusionOptions {
                     WINDOW_BUFFER_ROWS,
                     WINDOW_STATE,
                     MEMORY_BUDGET);
+
+    /** The largest batch an island's entry collects, and a window aggregation buffers. */
+    public static final int MAX_BATCH_ROWS = 1 << 20;
+
+    /** The longest {@link #BATCH_MAX_DELAY}. */
+    public static final Duration MAX_BATCH_DELAY = Duration.ofHours(1);
+
+    /**
+     * Checks every {@code streamfusion.*} key of {@code config} (given as {@code keys}, the keys
+     * set in the configuration): unknown keys and values outside an option's range are refused
+     * with the key, the value and what is allowed, before a job is built from them.
+     *
+     * @throws IllegalArgumentException naming the first offending key
+     */
+    public static void validate(ReadableConfig config, Iterable<String> keys) {
+        for (String key : keys) {
+            if (key.startsWith("streamfusion.")
+                    && ALL.stream().noneMatch(option -> option.key().equals(key))) {
+                throw new IllegalArgumentException(
+                        "Unknown StreamFusion option '"
+                                + key
+                                + "'; the options are "
+                                + ALL.stream().map(ConfigOption::key).toList());
+            }
+        }
+        checkRange(BATCH_SIZE, config.get(BATCH_SIZE), 1, MAX_BATCH_ROWS);
+        checkRange(WINDOW_BUFFER_ROWS, config.get(WINDOW_BUFFER_ROWS), 1, MAX_BATCH_ROWS);
+        Duration delay = config.get(BATCH_MAX_DELAY);
+        if (delay.toMillis() < 1 || delay.compareTo(MAX_BATCH_DELAY) > 0) {
+            throw outOfRange(
+                    BATCH_MAX_DELAY,
+                    TimeUtils.formatWithHighestUnit(delay),
+                    "from 1 ms to " + MAX_BATCH_DELAY.toHours() + " h");
+        }
+        MemorySize budget = config.get(MEMORY_BUDGET);
+        if (budget.getBytes() < 1) {
+            throw outOfRange(MEMORY_BUDGET, budget, "of at least 1 byte (there is no unlimited)");
+        }
+    }
+
+    private static void checkRange(ConfigOption<Integer> option, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw outOfRange(option, value, "from " + min + " to " + max);
+        }
+    }
+
+    private static IllegalArgumentException outOfRange(
+            ConfigOption<?> option, Object value, String allowed) {
+        return new IllegalArgumentException(
+                "Invalid value '"
+                        + value
+                        + "' for StreamFusion option '"
+                        + option.key()
+                        + "': allowed are values "
+                        + allowed);
+    }
 
     private StreamFusionOptions() {}
 }

@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.KeyImages;
@@ -120,7 +121,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     @Override
     public void open() throws Exception {
         super.open();
-        Plan parsed = Plan.parseFrom(plan);
+        Plan parsed = Plans.parse(plan);
         mode = parsed.getOperators(0).getGroupAggregate().getMode();
         stateless = mode == GroupAggregateNode.Mode.LOCAL;
         if (!stateless) {

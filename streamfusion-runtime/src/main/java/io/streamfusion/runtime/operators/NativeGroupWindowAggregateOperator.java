@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -115,7 +116,7 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
         windowState = (InternalValueState<RowData, TimeWindow, RowData>) state;
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
-        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        openBatches(FieldUse.of(Plans.parse(plan)), outputArity);
         groupAccs = new ImageBuffer();
         paneSize = paneSize(size, slide);
         panesPerWindow = (int) (size / paneSize);

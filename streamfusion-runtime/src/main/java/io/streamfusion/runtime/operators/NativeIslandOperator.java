@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.jni.NativeException;
@@ -48,7 +49,7 @@ public class NativeIslandOperator extends NativeBatchOperator {
     @Override
     public void open() throws Exception {
         super.open();
-        Plan parsed = Plan.parseFrom(plan);
+        Plan parsed = Plans.parse(plan);
         udfs = UdfBridge.forPlan(parsed, getRuntimeContext().getUserCodeClassLoader());
         if (udfs != null) {
             udfs.open(new FunctionContext(getRuntimeContext()));

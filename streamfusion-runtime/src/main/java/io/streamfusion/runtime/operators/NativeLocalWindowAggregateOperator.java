@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -42,7 +43,7 @@ public class NativeLocalWindowAggregateOperator extends NativeBatchOperator {
     public void open() throws Exception {
         super.open();
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
-        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        openBatches(FieldUse.of(Plans.parse(plan)), outputArity);
         noState = new ImageBuffer();
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }

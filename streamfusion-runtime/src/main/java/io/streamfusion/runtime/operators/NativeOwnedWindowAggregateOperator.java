@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeOwnedWindowAggregate;
 import io.streamfusion.runtime.metrics.NativeMetrics;
@@ -191,7 +192,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                 LOG.info("Moved the windows of {} keys from Flink's window state", moved);
             }
         }
-        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        openBatches(FieldUse.of(Plans.parse(plan)), outputArity);
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }

@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.KeyImages;
 import io.streamfusion.runtime.jni.NativeSessionWindowAggregate;
@@ -123,7 +124,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
                                 new TimeWindow.Serializer()));
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeSessionWindowAggregate(plan, memoryBudgetBytes);
-        Plan parsed = Plan.parseFrom(plan);
+        Plan parsed = Plans.parse(plan);
         proctime = parsed.getOperators(0).getSessionWindowAggregate().getProctime();
         arrivals = proctime ? new long[64] : null;
         openBatches(FieldUse.of(parsed), outputArity);

@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
@@ -149,7 +150,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
         currentProgress = eventTime ? currentWatermark : Long.MIN_VALUE;
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         agg = new NativeWindowAggregate(plan, memoryBudgetBytes);
-        openBatches(FieldUse.of(Plan.parseFrom(plan)), outputArity);
+        openBatches(FieldUse.of(Plans.parse(plan)), outputArity);
         groupAccs = new ImageBuffer();
         fires = new Fires();
         sliceAccs = new RowData[slicesPerWindow];
