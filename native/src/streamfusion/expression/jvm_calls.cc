@@ -9,6 +9,7 @@ std::atomic<JvmFormatFn> g_jvm_format{nullptr};
 std::atomic<JvmIntegerFormatFn> g_jvm_integer_format{nullptr};
 std::atomic<JvmParseTimestampsFn> g_jvm_parse_timestamps{nullptr};
 std::atomic<JvmLegacyFormatFn> g_jvm_legacy_format{nullptr};
+std::atomic<JvmFlinkParseFn> g_jvm_flink_parse{nullptr};
 }  // namespace
 
 void SetJvmMath(JvmMathFn fn) {
@@ -49,6 +50,21 @@ void SetJvmLegacyFormat(JvmLegacyFormatFn fn) {
 
 JvmLegacyFormatFn GetJvmLegacyFormat() {
   return g_jvm_legacy_format.load(std::memory_order_acquire);
+}
+
+void SetJvmFlinkParse(JvmFlinkParseFn fn) {
+  g_jvm_flink_parse.store(fn, std::memory_order_release);
+}
+
+JvmFlinkParseFn GetJvmFlinkParse() {
+  return g_jvm_flink_parse.load(std::memory_order_acquire);
+}
+
+Status FlinkParseError(FlinkStringParse kind, std::string_view text, int32_t precision,
+                       Status native_error) {
+  JvmFlinkParseFn fn = GetJvmFlinkParse();
+  if (fn == nullptr) return native_error;
+  return fn(kind, text, precision);
 }
 
 }  // namespace streamfusion::expression

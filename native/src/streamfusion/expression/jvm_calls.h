@@ -94,4 +94,23 @@ using JvmParseTimestampsFn = Status (*)(std::string_view pattern,
 void SetJvmParseTimestamps(JvmParseTimestampsFn fn);
 JvmParseTimestampsFn GetJvmParseTimestamps();
 
+// Flink's own parsing of a string CAST (BinaryStringDataUtil.toTimestamp, toDate, toTime), run in
+// the JVM for a text the native parser refuses, so that the query fails with the exception
+// Flink throws for it, its class and message whole: returns an error status whose Java exception
+// stays pending in the JVM (the JNI entry point lets it through as it is), or an internal error
+// when Flink's parse succeeds where the native one failed. Errors only: the per-row path is
+// native. Must be called on a thread that is inside a JNI call.
+enum class FlinkStringParse : int32_t { kTimestamp = 0, kDate = 1, kTime = 2 };
+
+using JvmFlinkParseFn = Status (*)(FlinkStringParse kind, std::string_view text,
+                                   int32_t precision);
+
+void SetJvmFlinkParse(JvmFlinkParseFn fn);
+JvmFlinkParseFn GetJvmFlinkParse();
+
+// The error of a string CAST that the native parser refused: Flink's own exception through the
+// JVM when one runs the engine, else `native_error` (C++ tests).
+Status FlinkParseError(FlinkStringParse kind, std::string_view text, int32_t precision,
+                       Status native_error);
+
 }  // namespace streamfusion::expression

@@ -4,6 +4,7 @@
 // TimestampToTimestampCastRule, *ToStringCastRule, StringTo*CastRule) and the session time zone
 // for TIMESTAMP_LTZ.
 
+#include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/nodes.h"
 #include "streamfusion/expression/rowwise.h"
 #include "streamfusion/expression/temporal_arrays.h"
@@ -156,25 +157,33 @@ class TemporalCast final : public Expression {
         StringReader s(in);
         return MapRows(args, selection, n, FixedWriter<int32_t>(arrow::date32(), pool_), pool_,
                        [&](int64_t i, FixedWriter<int32_t>& w) -> Status {
-                         SF_ASSIGN_OR_RAISE(auto date, functions::ParseDate(s[i]));
-                         if (!date) {
-                           // BinaryStringDataUtil.toDate's DateTimeException.
-                           return UserError("For input string: '", s[i], "'.");
+                         auto date = functions::ParseDate(s[i]);
+                         if (!date.ok() || !*date) {
+                           // BinaryStringDataUtil.toDate's DateTimeException (or
+                           // NumberFormatException), as Flink throws it.
+                           return FlinkParseError(
+                               FlinkStringParse::kDate, s[i], 0,
+                               date.ok() ? UserError("java.time.DateTimeException: For input "
+                                                     "string: '", s[i], "'.")
+                                         : date.status());
                          }
-                         return w.Append(*date);
+                         return w.Append(**date);
                        });
       }
       case TemporalCastKind::kStringToTime: {
         StringReader s(in);
         return MapRows(args, selection, n, FixedWriter<int32_t>(type::ToArrow(to_), pool_), pool_,
                        [&](int64_t i, FixedWriter<int32_t>& w) -> Status {
-                         SF_ASSIGN_OR_RAISE(auto time, functions::ParseTime(s[i]));
-                         if (!time) {
-                           return UserError("Invalid time format: '", s[i],
-                                            "'. Expected format: HH:mm:ss[.fff] where HH is "
-                                            "00-23, mm is 00-59, ss is 00-59");
+                         auto time = functions::ParseTime(s[i]);
+                         if (!time.ok() || !*time) {
+                           return FlinkParseError(
+                               FlinkStringParse::kTime, s[i], p,
+                               time.ok() ? UserError("Invalid time format: '", s[i],
+                                                     "'. Expected format: HH:mm:ss[.fff] where "
+                                                     "HH is 00-23, mm is 00-59, ss is 00-59")
+                                         : time.status());
                          }
-                         return w.Append(functions::TruncateTime(*time, p));
+                         return w.Append(functions::TruncateTime(**time, p));
                        });
       }
       case TemporalCastKind::kStringToTimestamp:
@@ -185,8 +194,11 @@ class TemporalCast final : public Expression {
                        [&](int64_t i, TimestampWriter& w) -> Status {
                          auto ts = functions::ParseTimestamp(s[i], p);
                          if (!ts) {
-                           // DEFAULT_TIMESTAMP_FORMATTER's DateTimeParseException.
-                           return UserError("Text '", s[i], "' could not be parsed");
+                           // DEFAULT_TIMESTAMP_FORMATTER's DateTimeParseException, with the
+                           // index where its parse stopped, as Flink throws it.
+                           return FlinkParseError(
+                               FlinkStringParse::kTimestamp, s[i], p,
+                               UserError("Text '", s[i], "' could not be parsed"));
                          }
                          if (ltz) ts->millis = zone_->LocalToEpochMillis(ts->millis);
                          return w.Append(*ts);

@@ -176,7 +176,8 @@ IntParse ParseDigits(std::string_view raw, int32_t* out) {
 
 // Integer.parseInt's NumberFormatException for an all-digit text beyond Integer.MAX_VALUE.
 Status NumberFormat(std::string_view raw) {
-  return UserError("For input string: \"", std::string(JavaTrim(raw)), "\"");
+  return UserError("java.lang.NumberFormatException: For input string: \"",
+                   std::string(JavaTrim(raw)), "\"");
 }
 
 bool IsLeapYear(int32_t y) {

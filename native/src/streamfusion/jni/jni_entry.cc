@@ -48,7 +48,7 @@ constexpr jint kKindInternal = 1;
 constexpr jint kKindOutOfMemory = 2;
 
 jclass g_native_exception = nullptr;
-jmethodID g_native_exception_ctor = nullptr;
+jmethodID g_native_exception_of = nullptr;  // static RuntimeException of(int, String)
 
 // A pinned view of a Java primitive array, released on scope exit. No JNI call may happen
 // while it is alive (GetPrimitiveArrayCritical rules), so callers copy out and release first.
@@ -366,6 +366,39 @@ Result<std::string> CallJvmIntegerFormat() {
 // boolean[] JvmText.parseTimestamps(byte[] pattern, byte[][] texts, long[] millis).
 jmethodID g_jvm_parse_timestamps = nullptr;
 
+jmethodID g_jvm_flink_parse = nullptr;
+
+Status CallJvmFlinkParse(expression::FlinkStringParse kind, std::string_view text,
+                         int32_t precision) {
+  static constexpr const char* kTargets[] = {"TIMESTAMP", "DATE", "TIME"};
+  const char* target = kTargets[static_cast<int32_t>(kind)];
+  JNIEnv* env = nullptr;
+  if (g_vm == nullptr || g_vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
+    return InternalError("CAST to ", target, " failed on a thread outside the JVM");
+  }
+  jbyteArray jtext = env->NewByteArray(static_cast<jsize>(text.size()));
+  if (jtext == nullptr) {
+    env->ExceptionClear();
+    return Status::OutOfMemory("Cannot allocate the text of a failed CAST to ", target);
+  }
+  env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(text.size()),
+                          reinterpret_cast<const jbyte*>(text.data()));
+  env->CallStaticVoidMethod(g_jvm_text, g_jvm_flink_parse, static_cast<jint>(kind), jtext,
+                            static_cast<jint>(precision));
+  env->DeleteLocalRef(jtext);
+  if (!env->ExceptionCheck()) {
+    return InternalError("CAST to ", target, ": the native parser refused '", text,
+                         "', which Flink parses");
+  }
+  // Flink's exception: its text for the status, then thrown again to stay pending, so that the
+  // entry point's Guard lets it reach the job as Flink throws it.
+  jthrowable thrown = env->ExceptionOccurred();
+  std::string message = TakeExceptionText(env);
+  env->Throw(thrown);
+  env->DeleteLocalRef(thrown);
+  return Status::Invalid(message);
+}
+
 Status CallJvmParseTimestamps(std::string_view pattern, const std::vector<std::string_view>& texts,
                               std::vector<std::optional<int64_t>>* out) {
   JNIEnv* env = nullptr;
@@ -439,8 +472,9 @@ void ThrowNative(JNIEnv* env, jint kind, const std::string& message) {
   }
   jstring text = env->NewStringUTF(message.c_str());
   if (text == nullptr) return;  // OutOfMemoryError pending
+  // NativeException.of: a user error that names Flink's exception class becomes that exception.
   auto exception = static_cast<jthrowable>(
-      env->NewObject(g_native_exception, g_native_exception_ctor, kind, text));
+      env->CallStaticObjectMethod(g_native_exception, g_native_exception_of, kind, text));
   if (exception != nullptr) env->Throw(exception);
 }
 
@@ -691,9 +725,9 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   if (local == nullptr) return JNI_ERR;
   g_native_exception = static_cast<jclass>(env->NewGlobalRef(local));
   env->DeleteLocalRef(local);
-  g_native_exception_ctor =
-      env->GetMethodID(g_native_exception, "<init>", "(ILjava/lang/String;)V");
-  if (g_native_exception_ctor == nullptr) return JNI_ERR;
+  g_native_exception_of = env->GetStaticMethodID(
+      g_native_exception, "of", "(ILjava/lang/String;)Ljava/lang/RuntimeException;");
+  if (g_native_exception_of == nullptr) return JNI_ERR;
   local = env->FindClass("io/streamfusion/runtime/udf/JvmMath");
   if (local == nullptr) return JNI_ERR;
   g_jvm_math = static_cast<jclass>(env->NewGlobalRef(local));
@@ -710,6 +744,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   if (g_jvm_integer_format == nullptr) return JNI_ERR;
   g_jvm_parse_timestamps = env->GetStaticMethodID(g_jvm_text, "parseTimestamps", "([B[[B[J)[Z");
   if (g_jvm_parse_timestamps == nullptr) return JNI_ERR;
+  g_jvm_flink_parse = env->GetStaticMethodID(g_jvm_text, "parseLikeFlink", "(I[BI)V");
+  if (g_jvm_flink_parse == nullptr) return JNI_ERR;
   g_jvm_legacy_format = env->GetStaticMethodID(g_jvm_text, "legacyFormat", "([B[J)[[B");
   if (g_jvm_legacy_format == nullptr) return JNI_ERR;
   g_vm = vm;
@@ -717,6 +753,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   expression::SetJvmFormat(&CallJvmFormat);
   expression::SetJvmIntegerFormat(&CallJvmIntegerFormat);
   expression::SetJvmParseTimestamps(&CallJvmParseTimestamps);
+  expression::SetJvmFlinkParse(&CallJvmFlinkParse);
   expression::SetJvmLegacyFormat(&CallJvmLegacyFormat);
   return JNI_VERSION_1_8;
 }
@@ -731,6 +768,7 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
   expression::SetJvmFormat(nullptr);
   expression::SetJvmIntegerFormat(nullptr);
   expression::SetJvmParseTimestamps(nullptr);
+  expression::SetJvmFlinkParse(nullptr);
   expression::SetJvmLegacyFormat(nullptr);
   for (jclass* type : {&g_jvm_math, &g_jvm_text}) {
     if (env != nullptr && *type != nullptr) env->DeleteGlobalRef(*type);

@@ -10,6 +10,8 @@ import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Map;
 
@@ -201,5 +203,55 @@ class NativeBoundaryTest {
                 .hasStackTraceContaining("OUT_OF_MEMORY")
                 .hasStackTraceContaining("streamfusion.memory.budget");
         assertEquals(0, NativeLib.globalMemoryBytes());
+    }
+
+    /**
+     * A failing expression fails the native job with the exception Flink throws, its class and
+     * message whole (the innermost cause of the job's failure), so that log searches and alerts
+     * keep working: string CASTs that Flink's parser refuses (the index where it stopped
+     * included), integer overflow in date parts, division by zero.
+     */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "CAST(s AS TIMESTAMP)|2024-01-01 12:00:00x",
+                "CAST(s AS TIMESTAMP(6))|2024-13-01 00:00:00",
+                "CAST(s AS TIMESTAMP_LTZ(3))|2024-01-01 25:00:00",
+                "CAST(s AS TIMESTAMP)|x2024-01-01",
+                "CAST(s AS DATE)|2024-13-01",
+                "CAST(s AS DATE)|99999999999-01-01",
+                "CAST(s AS TIME)|25:61",
+                "TO_DATE(s)|99999999999-01-01",
+                "CAST(s AS INT) / (CHAR_LENGTH(s) - 1)|1",
+                "CAST(s AS DOUBLE)|1.5x"
+            })
+    void errorsAreFlinksOwnExceptions(String spec) {
+        String expression = spec.substring(0, spec.indexOf('|'));
+        String text = spec.substring(spec.indexOf('|') + 1);
+        String sql =
+                "SELECT " + expression + " FROM (VALUES ('" + text + "'), ('" + text
+                        + "')) AS v(s)";
+        ParityHarness harness = new ParityHarness(1, false, Map.of());
+        Throwable stock = rootCause(() -> ParityHarness.run(harness.stock(), sql));
+        // Strict: the Calc is native (planning would fail otherwise).
+        StreamTableEnvironment nativeEnv = harness.nativeEnv();
+        Throwable nat = rootCause(() -> ParityHarness.run(nativeEnv, sql));
+        assertEquals(1, StreamFusion.planner(nativeEnv).lastReport().nativeCount(), sql);
+        assertEquals(stock.getClass(), nat.getClass(), sql);
+        assertEquals(stock.getMessage(), nat.getMessage(), sql);
+    }
+
+    /** The innermost cause of what {@code run} throws (it must throw). */
+    private static Throwable rootCause(Runnable run) {
+        try {
+            run.run();
+        } catch (Throwable t) {
+            Throwable root = t;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return root;
+        }
+        throw new AssertionError("the query did not fail");
     }
 }

@@ -1,5 +1,10 @@
 package io.streamfusion.runtime.jni;
 
+import javax.annotation.Nullable;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /** An error raised by the native engine, with the kind that tells whose fault it is. */
 public final class NativeException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -24,5 +29,50 @@ public final class NativeException extends RuntimeException {
 
     public Kind getKind() {
         return kind;
+    }
+
+    /** "java.lang.NumberFormatException: text": the class Flink throws, then its message. */
+    private static final Pattern JAVA_EXCEPTION =
+            Pattern.compile(
+                    "((?:[a-z_][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error)): (.*)",
+                    Pattern.DOTALL);
+
+    /**
+     * The exception that native code throws for an error of {@code kind}: a user error that
+     * names the exception Flink throws for it (its message starts with that class's name, as
+     * {@code Throwable.toString} prints it) becomes that exception with Flink's whole message,
+     * so that a user's log search and alerting see what stock Flink gives; this NativeException
+     * is attached to it as a suppressed exception. Every other error is this NativeException.
+     * Called from native code only.
+     */
+    static RuntimeException of(int kind, String message) {
+        NativeException error = new NativeException(kind, message);
+        if (error.kind != Kind.USER_ERROR) {
+            return error;
+        }
+        Matcher m = JAVA_EXCEPTION.matcher(message);
+        if (!m.matches()) {
+            return error;
+        }
+        RuntimeException flink = instantiate(m.group(1), m.group(2));
+        if (flink == null) {
+            return error;
+        }
+        flink.addSuppressed(error);
+        return flink;
+    }
+
+    /** An unchecked exception of class {@code name} with {@code message}, or null. */
+    @Nullable
+    private static RuntimeException instantiate(String name, String message) {
+        try {
+            Class<?> type = Class.forName(name, false, NativeException.class.getClassLoader());
+            if (!RuntimeException.class.isAssignableFrom(type)) {
+                return null;
+            }
+            return (RuntimeException) type.getConstructor(String.class).newInstance(message);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
     }
 }

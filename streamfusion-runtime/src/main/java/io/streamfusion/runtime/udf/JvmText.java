@@ -2,6 +2,7 @@ package io.streamfusion.runtime.udf;
 
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.data.binary.BinaryStringDataUtil;
 import org.apache.flink.table.utils.DateTimeUtils;
 
 import java.nio.charset.StandardCharsets;
@@ -89,6 +90,29 @@ final class JvmText {
             millis[i] = result == null ? 0 : result.getMillisecond();
         }
         return isNull;
+    }
+
+    /**
+     * Flink's own parse of a string CAST that the native parser refused (kind 0: TIMESTAMP, 1:
+     * DATE, 2: TIME; {@code precision} of TIMESTAMP and TIME), with the method Flink's generated
+     * code calls, so that its exception reaches the job as Flink throws it. Returns normally only
+     * where Flink parses the text, which the caller reports as a disagreement.
+     */
+    static void parseLikeFlink(int kind, byte[] text, int precision) {
+        BinaryStringData string = BinaryStringData.fromBytes(text);
+        switch (kind) {
+            case 0:
+                BinaryStringDataUtil.toTimestamp(string, precision);
+                break;
+            case 1:
+                BinaryStringDataUtil.toDate(string);
+                break;
+            case 2:
+                BinaryStringDataUtil.toTime(string, precision);
+                break;
+            default:
+                throw new IllegalArgumentException("unknown string parse " + kind);
+        }
     }
 
     /**
