@@ -184,9 +184,53 @@ CodePointSet DotClass() {
 constexpr const char* kJavaDollar =
     "(?:\\z|(?=\\r\\n\\z)|(?=[\\r\\x{85}\\x{2028}\\x{2029}]\\z)|(?<!\\r)(?=\\n\\z))";
 
+// How deep java.util.regex's matcher recurses. Pattern compiles a regex into a chain of nodes
+// whose match() calls the next node's, so a match attempt holds one Java frame per node on its
+// path, and repetitions add more:
+//   * X*, X+, X{n,} of one character or class (CharPropertyGreedy), lazy and possessive
+//     repetitions, and a repeated group whose body is "deterministic" (GroupCurly: no '|', '?'
+//     or variable repetition inside) loop without recursing...
+//   * ...except that a greedy GroupCurly, or a greedy Curly (X{n,m}, or a repeated atomic group
+//     or backreference), recurses each time a repetition differs in length (UTF-16 chars) from
+//     the one before: with what we accept, where X can match both BMP and supplementary
+//     characters, or X is an atomic group of varying length;
+//   * any other repeated group (Loop: '|', '?' or a variable repetition inside) recurses once
+//     per repetition, through all the nodes of its body. An unbounded greedy Loop that is not
+//     inside another repeated group, in a pattern without backreferences, also remembers the
+//     positions where it failed (Pattern.compile's topClosureNodes), which keeps (a|aa)*b
+//     polynomial in Java where PCRE2 backtracks exponentially: such patterns cannot be native
+//     whatever the limits, and refusing every unbounded Loop covers them.
+// Measured on a default 1 MB Java thread stack (JDK 17), (a|b)* overflowed after 1,700 to
+// 4,700 characters (5 levels each), (?:.)* after 6,500 alternating BMP/supplementary characters
+// and .{1,65535} after 14,700. The translator bounds the levels (JavaShape::depth, a
+// conservative count of nodes on the deepest path) by kMaxJavaMatchDepth, so that Java never
+// overflows where we answer. Common patterns stay native: Nexmark's (&|^)channel_id=([^&]*),
+// [a-z]+, .*, (ab)+, (\d{1,3}\.){3}, (a|b)*+ (possessive: Java loops).
+
+// Saturates at one above the bound: larger values are refused alike.
+uint64_t CapDepth(uint64_t depth) {
+  return std::min<uint64_t>(depth, kMaxJavaMatchDepth + 1);
+}
+
+// What matters of a sub-pattern as java.util.regex compiles it.
+struct JavaShape {
+  bool nullable = false;       // may match the empty string
+  bool deterministic = true;   // Pattern.TreeInfo.deterministic
+  bool varying_width = false;  // two matches may differ in UTF-16 length (conservative)
+  uint64_t depth = 0;          // matcher recursion levels, at most (CapDepth)
+};
+
 struct Atom {
+  // How Pattern repeats the atom when a quantifier follows.
+  enum class Kind {
+    kLiteral,    // one character, merged with its neighbours into one node (Slice)
+    kCharClass,  // one character of a set (CharProperty)
+    kGroup,      // capturing, non-capturing or flag group (GroupCurly or Loop)
+    kOther,      // backreference, atomic group, assertion (Curly)
+  };
   std::string text;
-  bool nullable = false;    // may match the empty string
+  JavaShape shape{.depth = 1};
+  Kind kind = Kind::kOther;
   bool zero_width = false;  // an assertion: never consumes
 };
 
@@ -196,10 +240,11 @@ class Translator {
 
   Result<TranslatedRegex> Run() {
     TranslatedRegex out;
-    SF_ASSIGN_OR_RAISE(bool nullable, ParseAlternation(&out.pcre2));
+    SF_ASSIGN_OR_RAISE(JavaShape shape, ParseAlternation(&out.pcre2));
     if (pos_ < p_.size()) return Refuse("unmatched ')'");
+    if (shape.depth > kMaxJavaMatchDepth) return TooDeep();
     out.groups = opened_groups_;
-    out.can_match_empty = nullable;
+    out.can_match_empty = shape.nullable;
     return out;
   }
 
@@ -210,48 +255,73 @@ class Translator {
   };
 
   static Status Refuse(std::string_view why) { return Unsupported(why); }
+  static Status TooDeep() {
+    return Refuse("a pattern java.util.regex matches with more than " +
+                  std::to_string(kMaxJavaMatchDepth) + " levels of recursion");
+  }
+
+  static constexpr uint64_t kUnbounded = UINT64_MAX;  // a repetition's maximum: none
 
   bool AtEnd() const { return pos_ >= p_.size(); }
   uint32_t Peek(size_t ahead = 0) const {
     return pos_ + ahead < p_.size() ? p_[pos_ + ahead] : 0xFFFFFFFF;
   }
 
-  Result<bool> ParseAlternation(std::string* out) {
-    bool nullable = false;
-    while (true) {
-      SF_ASSIGN_OR_RAISE(bool seq_nullable, ParseSequence(out));
-      nullable = nullable || seq_nullable;
+  // Alternatives (Pattern's Branch when there are several).
+  Result<JavaShape> ParseAlternation(std::string* out) {
+    JavaShape shape{.nullable = false};
+    uint64_t deepest = 0;
+    for (int alternatives = 1;; ++alternatives) {
+      SF_ASSIGN_OR_RAISE(JavaShape sequence, ParseSequence(out));
+      shape.nullable = shape.nullable || sequence.nullable;
+      shape.deterministic = shape.deterministic && sequence.deterministic;
+      shape.varying_width = shape.varying_width || sequence.varying_width;
+      deepest = std::max(deepest, sequence.depth);
       if (!AtEnd() && Peek() == '|') {
         out->push_back('|');
         ++pos_;
         continue;
       }
-      return nullable;
+      if (alternatives > 1) {
+        shape.deterministic = false;
+        shape.varying_width = true;
+        ++deepest;
+      }
+      shape.depth = CapDepth(deepest);
+      return shape;
     }
   }
 
-  Result<bool> ParseSequence(std::string* out) {
-    bool nullable = true;
+  Result<JavaShape> ParseSequence(std::string* out) {
+    JavaShape shape{.nullable = true};
+    bool after_literal = false;
     while (!AtEnd() && Peek() != '|' && Peek() != ')') {
       bool present = true;
       SF_ASSIGN_OR_RAISE(Atom atom, ParseAtom(&present));
       if (!present) continue;  // an inline flag group such as (?i)
-      SF_ASSIGN_OR_RAISE(bool atom_nullable, ParseQuantifier(&atom));
+      SF_RETURN_NOT_OK(ParseQuantifier(&atom));
       out->append(atom.text);
-      nullable = nullable && atom_nullable;
+      shape.nullable = shape.nullable && atom.shape.nullable;
+      shape.deterministic = shape.deterministic && atom.shape.deterministic;
+      shape.varying_width = shape.varying_width || atom.shape.varying_width;
+      // Consecutive literals are one node.
+      const bool literal = atom.kind == Atom::Kind::kLiteral;
+      if (!(literal && after_literal)) shape.depth = CapDepth(shape.depth + atom.shape.depth);
+      after_literal = literal;
     }
-    return nullable;
+    return shape;
   }
 
-  // Parses an optional quantifier after `atom` and appends it; returns whether the quantified
-  // atom may match empty.
-  Result<bool> ParseQuantifier(Atom* atom) {
-    if (AtEnd()) return atom->nullable;
+  // Parses an optional quantifier after `atom` and applies it.
+  Status ParseQuantifier(Atom* atom) {
+    if (AtEnd()) return Status::OK();
     const uint32_t c = Peek();
     uint64_t min = 0;
+    uint64_t max = 1;
     std::string q;
     if (c == '*' || c == '+' || c == '?') {
       min = c == '+' ? 1 : 0;
+      max = c == '?' ? 1 : kUnbounded;
       q.push_back(static_cast<char>(c));
       ++pos_;
     } else if (c == '{') {
@@ -264,9 +334,11 @@ class Translator {
         ++pos_;
       }
       std::string text = "{" + std::to_string(lo);
+      max = lo;
       if (Peek() == ',') {
         ++pos_;
         text += ",";
+        max = kUnbounded;
         if (IsAsciiDigit(Peek())) {
           uint64_t hi = 0;
           while (IsAsciiDigit(Peek())) {
@@ -276,6 +348,7 @@ class Translator {
           }
           if (hi < lo) return Refuse("an illegal repetition range");
           text += std::to_string(hi);
+          max = hi;
         }
       }
       if (Peek() != '}') return Refuse("an unclosed repetition");
@@ -283,16 +356,18 @@ class Translator {
       q = text + "}";
       min = lo;
     } else {
-      return atom->nullable;
+      return Status::OK();
     }
     if (atom->zero_width) return Refuse("a quantified assertion");
     if (lookbehind_depth_ > 0 && (q.front() != '{' || q.find(',') != std::string::npos)) {
       return Refuse("a variable-length lookbehind");
     }
-    if (atom->nullable) {
+    if (atom->shape.nullable) {
       return Refuse("a quantifier on a group that can match the empty string");
     }
-    if (Peek() == '?' || Peek() == '+') {  // lazy or possessive
+    const bool greedy = Peek() != '?' && Peek() != '+';
+    const bool possessive = Peek() == '+';
+    if (!greedy) {
       q.push_back(static_cast<char>(Peek()));
       ++pos_;
     }
@@ -301,53 +376,109 @@ class Translator {
       return Refuse("a repeated quantifier");
     }
     atom->text.append(q);
-    return min == 0;
+    SF_RETURN_NOT_OK(RepeatShape(min, max, greedy, possessive, atom));
+    atom->kind = Atom::Kind::kOther;
+    return Status::OK();
+  }
+
+  // The shape of `atom` repeated min..max times, following the node Pattern.closure and
+  // Pattern.group0 choose (see JavaShape); refuses it when Java's matcher may recurse deeper
+  // than kMaxJavaMatchDepth.
+  Status RepeatShape(uint64_t min, uint64_t max, bool greedy, bool possessive, Atom* atom) {
+    const JavaShape body = atom->shape;
+    const bool unbounded = max == kUnbounded;
+    const bool group = atom->kind == Atom::Kind::kGroup;
+    const bool one_character =
+        atom->kind == Atom::Kind::kLiteral || atom->kind == Atom::Kind::kCharClass;
+    JavaShape& shape = atom->shape;
+    shape.nullable = min == 0;
+    shape.deterministic = body.deterministic && min == max;
+    shape.varying_width = body.varying_width || min != max;
+    std::string what;
+    std::string how;
+    if (max <= 1) {
+      shape.depth = CapDepth(body.depth + 1);                  // Ques, or a Branch for a group
+    } else if (group && !possessive && !body.deterministic) {  // Loop or LazyLoop
+      shape.depth = CapDepth(CapDepth(max) * (body.depth + 1));
+      what = "a group containing '|' or a quantifier";
+      how = "once per repetition";
+    } else if (greedy && body.varying_width && max > min && !(one_character && unbounded)) {
+      // GroupCurly.match0, Curly.match0: the repetitions beyond the minimum.
+      shape.depth = CapDepth(CapDepth(max - min) + body.depth);
+      what = group           ? "a group matching characters beyond U+FFFF"
+             : one_character ? "a class matching characters beyond U+FFFF"
+                             : "an atomic group of varying length";
+      how = "whenever a repetition's length differs from the one before";
+    } else {
+      shape.depth = CapDepth(body.depth + 1);
+    }
+    if (shape.depth <= kMaxJavaMatchDepth) return Status::OK();
+    if (what.empty()) return TooDeep();
+    const std::string times =
+        unbounded ? std::string("without bound") : "up to " + std::to_string(max) + " times";
+    return Refuse(what + " repeated " + times + " (java.util.regex recurses " + how +
+                  "; more than " + std::to_string(kMaxJavaMatchDepth) + " levels is not native)");
   }
 
   Result<Atom> ParseAtom(bool* present) {
     const uint32_t c = Peek();
-    Atom atom;
     switch (c) {
       case '(': return ParseGroup(present);
       case '[': {
         ++pos_;
         SF_ASSIGN_OR_RAISE(CodePointSet set, ParseClass());
-        SF_ASSIGN_OR_RAISE(atom.text, EmitSet(set));
-        return atom;
+        return SetAtom(set);
       }
       case '.': {
         ++pos_;
         if (flags_.dotall) {
           if (lookbehind_depth_ > 0) return Refuse("'.' inside a lookbehind");
+          Atom atom;
           atom.text = "(?s:.)";
-        } else {
-          CodePointSet set = DotClass();
-          SF_ASSIGN_OR_RAISE(atom.text, EmitSet(set));
+          atom.kind = Atom::Kind::kCharClass;
+          atom.shape.varying_width = true;
+          return atom;
         }
-        return atom;
+        CodePointSet set = DotClass();
+        return SetAtom(set);
       }
       case '^':
         if (lookbehind_depth_ > 0) return Refuse("an anchor inside a lookbehind");
         ++pos_;
-        atom.text = "\\A";
-        atom.nullable = atom.zero_width = true;
-        return atom;
+        return Assertion("\\A");
       case '$':
         if (lookbehind_depth_ > 0) return Refuse("an anchor inside a lookbehind");
         ++pos_;
-        atom.text = kJavaDollar;
-        atom.nullable = atom.zero_width = true;
-        return atom;
+        return Assertion(kJavaDollar);
       case '\\': return ParseEscape();
       case '*':
       case '+':
       case '?':
       case '{': return Refuse("a dangling quantifier");
-      default:
-        ++pos_;
-        SF_ASSIGN_OR_RAISE(atom.text, EmitLiteral(c));
-        return atom;
+      default: ++pos_; return LiteralAtom(c);
     }
+  }
+
+  static Atom Assertion(std::string text) {
+    Atom atom;
+    atom.text = std::move(text);
+    atom.shape.nullable = atom.zero_width = true;
+    return atom;
+  }
+
+  Result<Atom> LiteralAtom(uint32_t c) {
+    Atom atom;
+    SF_ASSIGN_OR_RAISE(atom.text, EmitLiteral(c));
+    atom.kind = Atom::Kind::kLiteral;
+    return atom;
+  }
+
+  Result<Atom> SetAtom(CodePointSet& set) {
+    Atom atom;
+    SF_ASSIGN_OR_RAISE(atom.text, EmitSet(set));
+    atom.kind = Atom::Kind::kCharClass;
+    atom.shape.varying_width = set.CountIn(0x10000, kMaxCodePoint) > 0;
+    return atom;
   }
 
   Result<Atom> ParseGroup(bool* present) {
@@ -357,6 +488,7 @@ class Translator {
     bool capturing = false;
     bool lookahead = false;  // any lookaround
     bool lookbehind = false;
+    bool atomic = false;
     const Flags saved = flags_;
     if (Peek() == '?') {
       ++pos_;
@@ -372,6 +504,7 @@ class Translator {
       } else if (kind == '>') {
         ++pos_;
         open = "(?>";
+        atomic = true;
       } else if (kind == '<' && (Peek(1) == '=' || Peek(1) == '!')) {
         // Lookbehind of BMP characters only: Java steps back in chars, PCRE2 in code points,
         // which agree when every atom inside matches exactly one BMP character.
@@ -414,19 +547,39 @@ class Translator {
       open = "(";
     }
     const int32_t index = opened_groups_;
+    // The translator recurses here (and pcre2_compile once per level): bounded, as the caller
+    // may be a JVM thread with little stack left.
+    if (group_depth_ == kMaxGroupNesting) {
+      return Refuse("a regular expression nested deeper than " + std::to_string(kMaxGroupNesting) +
+                    " groups");
+    }
+    ++group_depth_;
     if (lookahead) ++lookaround_depth_;
     if (lookbehind) ++lookbehind_depth_;
     atom.text = open;
-    SF_ASSIGN_OR_RAISE(bool nullable, ParseAlternation(&atom.text));
+    SF_ASSIGN_OR_RAISE(JavaShape body, ParseAlternation(&atom.text));
     if (lookahead) --lookaround_depth_;
     if (lookbehind) --lookbehind_depth_;
+    --group_depth_;
     if (AtEnd() || Peek() != ')') return Refuse("an unclosed group");
     ++pos_;
     atom.text.push_back(')');
     flags_ = saved;
     if (capturing) closed_groups_.push_back(index);
-    atom.nullable = lookahead || nullable;
     atom.zero_width = lookahead;
+    if (lookahead) {
+      // Pattern's Pos, Neg, Behind: TreeInfo does not look inside.
+      atom.shape = {.nullable = true, .depth = CapDepth(body.depth + 1)};
+    } else if (atomic) {
+      // Ques(INDEPENDENT): repeated as one atom (Curly), its length may vary when the body can.
+      atom.shape = body;
+      atom.shape.varying_width = body.varying_width || !body.deterministic;
+      atom.shape.depth = CapDepth(body.depth + 3);
+    } else {
+      atom.shape = body;
+      atom.shape.depth = CapDepth(body.depth + 2);  // GroupHead, GroupTail
+      atom.kind = Atom::Kind::kGroup;
+    }
     return atom;
   }
 
@@ -447,30 +600,16 @@ class Translator {
       case 'S': {
         ++pos_;
         CodePointSet set = PredefinedClass(c);
-        SF_ASSIGN_OR_RAISE(atom.text, EmitSet(set));
-        return atom;
+        return SetAtom(set);
       }
       case 'p':
       case 'P': {
         SF_ASSIGN_OR_RAISE(CodePointSet set, ParseProperty());
-        SF_ASSIGN_OR_RAISE(atom.text, EmitSet(set));
-        return atom;
+        return SetAtom(set);
       }
-      case 'A':
-        ++pos_;
-        atom.text = "\\A";
-        atom.nullable = atom.zero_width = true;
-        return atom;
-      case 'z':
-        ++pos_;
-        atom.text = "\\z";
-        atom.nullable = atom.zero_width = true;
-        return atom;
-      case 'Z':
-        ++pos_;
-        atom.text = kJavaDollar;
-        atom.nullable = atom.zero_width = true;
-        return atom;
+      case 'A': ++pos_; return Assertion("\\A");
+      case 'z': ++pos_; return Assertion("\\z");
+      case 'Z': ++pos_; return Assertion(kJavaDollar);
       default: break;
     }
     if (c >= '1' && c <= '9') {
@@ -489,13 +628,13 @@ class Translator {
           closed_groups_.end()) {
         return Refuse("a backreference to a group that is not closed before it");
       }
+      // Java's BackRef: the same length on every repetition (TreeInfo keeps it deterministic).
       atom.text = "\\g{" + std::to_string(ref) + "}";
-      atom.nullable = true;
+      atom.shape.nullable = true;
       return atom;
     }
     SF_ASSIGN_OR_RAISE(uint32_t cp, ParseCharEscape());
-    SF_ASSIGN_OR_RAISE(atom.text, EmitLiteral(cp));
-    return atom;
+    return LiteralAtom(cp);
   }
 
   // \p{Name} or \P{Name} (pos_ at 'p' or 'P'): Java's ASCII POSIX classes only. Under (?i)
@@ -708,7 +847,11 @@ class Translator {
   std::vector<int32_t> closed_groups_;
   int lookaround_depth_ = 0;
   int lookbehind_depth_ = 0;
+  int group_depth_ = 0;
 };
+
+// The JIT stack a match starts with; a match that needs more retries with larger ones.
+constexpr size_t kJitStackSize = size_t{8} << 20;
 
 // Decodes well-formed UTF-8 into code points; false for anything else.
 bool DecodeCodePoints(std::string_view utf8, std::u32string* out) {
@@ -728,6 +871,14 @@ bool DecodeCodePoints(std::string_view utf8, std::u32string* out) {
 
 }  // namespace
 
+std::string PatternForMessage(std::string_view java) {
+  constexpr size_t kMaxBytes = 80;
+  if (java.size() <= kMaxBytes) return std::string(java);
+  size_t end = kMaxBytes;
+  while (end > 0 && (static_cast<uint8_t>(java[end]) & 0xC0) == 0x80) --end;
+  return std::string(java.substr(0, end)) + "...";
+}
+
 Result<TranslatedRegex> TranslateJavaRegex(std::string_view java) {
   std::u32string code_points;
   if (!DecodeCodePoints(java, &code_points)) return Unsupported("a pattern that is not UTF-8");
@@ -743,27 +894,37 @@ JavaRegex::~JavaRegex() {
   if (code_ != nullptr) pcre2_code_free(static_cast<pcre2_code*>(code_));
 }
 
-Result<std::unique_ptr<JavaRegex>> JavaRegex::Make(std::string_view java) {
-  return Compile(java, false);
+Result<std::unique_ptr<JavaRegex>> JavaRegex::Make(std::string_view java, uint32_t match_limit) {
+  return Compile(java, false, match_limit);
 }
 
-Result<std::unique_ptr<JavaRegex>> JavaRegex::MakeFullMatch(std::string_view java) {
-  return Compile(java, true);
+Result<std::unique_ptr<JavaRegex>> JavaRegex::MakeFullMatch(std::string_view java,
+                                                            uint32_t match_limit) {
+  return Compile(java, true, match_limit);
 }
 
-Result<std::unique_ptr<JavaRegex>> JavaRegex::Compile(std::string_view java, bool full_match) {
+Result<std::unique_ptr<JavaRegex>> JavaRegex::Compile(std::string_view java, bool full_match,
+                                                      uint32_t match_limit) {
   SF_ASSIGN_OR_RAISE(TranslatedRegex translated, TranslateJavaRegex(java));
   std::unique_ptr<JavaRegex> regex(new JavaRegex());
-  regex->java_ = std::string(java);
+  regex->java_ = PatternForMessage(java);
+  regex->match_limit_ = match_limit;
   regex->groups_ = translated.groups;
   regex->can_match_empty_ = translated.can_match_empty;
   std::string pattern = full_match ? "(?:" + translated.pcre2 + ")\\z" : translated.pcre2;
   uint32_t options = PCRE2_UTF | PCRE2_NEVER_BACKSLASH_C | PCRE2_NEVER_UCP;
   if (full_match) options |= PCRE2_ANCHORED;
+  // The rewrite nests one PCRE2 group per Java group, plus at most three levels: the full-match
+  // group, and the lookaround inside the non-capturing group of kJavaDollar. Setting the limit
+  // (PCRE2's default is 250) keeps pcre2_compile's recursion bounded whatever the build.
+  std::unique_ptr<pcre2_compile_context, void (*)(pcre2_compile_context*)> compile_context(
+      pcre2_compile_context_create(nullptr), pcre2_compile_context_free);
+  if (compile_context == nullptr) return Status::OutOfMemory("PCRE2 compile context");
+  pcre2_set_parens_nest_limit(compile_context.get(), kMaxGroupNesting + 3);
   int error = 0;
   PCRE2_SIZE offset = 0;
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                                   options, &error, &offset, nullptr);
+                                   options, &error, &offset, compile_context.get());
   if (code == nullptr) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(error, message, sizeof(message));
@@ -776,8 +937,14 @@ Result<std::unique_ptr<JavaRegex>> JavaRegex::Compile(std::string_view java, boo
   auto* context = pcre2_match_context_create(nullptr);
   if (context == nullptr) return Status::OutOfMemory("PCRE2 match context");
   regex->match_context_ = context;
+  // java.util.regex has no backtracking limit: PCRE2's largest match and depth limits (the
+  // depth limit only bounds the interpreter) make us give up only where Java would run far
+  // longer. Memory is bounded instead (interpreter heap here, JIT stack in Find).
+  pcre2_set_match_limit(context, match_limit);
+  pcre2_set_depth_limit(context, UINT32_MAX);
+  pcre2_set_heap_limit(context, static_cast<uint32_t>(kMaxBacktrackMemory >> 10));
   if (jit) {
-    auto* stack = pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, nullptr);
+    auto* stack = pcre2_jit_stack_create(32 * 1024, kJitStackSize, nullptr);
     if (stack == nullptr) return Status::OutOfMemory("PCRE2 JIT stack");
     regex->jit_stack_ = stack;
     pcre2_jit_stack_assign(context, nullptr, stack);
@@ -789,19 +956,39 @@ Result<std::unique_ptr<JavaRegex>> JavaRegex::Compile(std::string_view java, boo
   return regex;
 }
 
+int JavaRegex::Match(std::string_view text, size_t start) {
+  return pcre2_match(static_cast<pcre2_code*>(code_), reinterpret_cast<PCRE2_SPTR>(text.data()),
+                     text.size(), start, PCRE2_NO_UTF_CHECK,
+                     static_cast<pcre2_match_data*>(match_data_),
+                     static_cast<pcre2_match_context*>(match_context_));
+}
+
 Result<bool> JavaRegex::Find(std::string_view text, size_t start) {
-  const int rc = pcre2_match(static_cast<pcre2_code*>(code_),
-                             reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), start,
-                             PCRE2_NO_UTF_CHECK, static_cast<pcre2_match_data*>(match_data_),
-                             static_cast<pcre2_match_context*>(match_context_));
+  int rc = Match(text, start);
+  // The JIT keeps a frame per repetition of a group, for example (ab)* needs 12 bytes of stack
+  // per byte of text, where java.util.regex loops (GroupCurly): retry with larger stacks, freed
+  // afterwards, up to kMaxBacktrackMemory.
+  auto* context = static_cast<pcre2_match_context*>(match_context_);
+  for (size_t size = kJitStackSize * 8; rc == PCRE2_ERROR_JIT_STACKLIMIT; size *= 8) {
+    size = std::min(size, kMaxBacktrackMemory);
+    std::unique_ptr<pcre2_jit_stack, void (*)(pcre2_jit_stack*)> stack(
+        pcre2_jit_stack_create(32 * 1024, size, nullptr), pcre2_jit_stack_free);
+    if (stack == nullptr) return Status::OutOfMemory("PCRE2 JIT stack of ", size, " bytes");
+    pcre2_jit_stack_assign(context, nullptr, stack.get());
+    rc = Match(text, start);
+    pcre2_jit_stack_assign(context, nullptr, static_cast<pcre2_jit_stack*>(jit_stack_));
+    if (size == kMaxBacktrackMemory) break;
+  }
   if (rc >= 0) return true;
   if (rc == PCRE2_ERROR_NOMATCH) return false;
-  if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
-      rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-    return UserError("Regular expression '", java_,
-                     "' exceeded the backtracking limit (java.util.regex would backtrack "
-                     "for very long or overflow its stack) on a value of ",
-                     text.size(), " bytes");
+  if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
+    return UserError(
+        "Regular expression '", java_, "' exceeded the backtracking limit of ", match_limit_,
+        " steps (java.util.regex would run for very long) on a value of ", text.size(), " bytes");
+  }
+  if (rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+    return UserError("Regular expression '", java_, "' needs more than ", kMaxBacktrackMemory >> 20,
+                     " MiB of backtracking memory on a value of ", text.size(), " bytes");
   }
   PCRE2_UCHAR message[256];
   pcre2_get_error_message(rc, message, sizeof(message));

@@ -17,9 +17,18 @@
 //   Java matches on UTF-16 chars: with these refused, every atom consumes whole code points and
 //   a match attempt that starts inside a surrogate pair can succeed only where the attempt at
 //   the pair's start succeeded already, so code point matching finds the same matches.
+//   * groups nested deeper than kMaxGroupNesting: translation and pcre2_compile recurse per
+//     level on the caller's stack (a JVM thread's, through JNI).
+//   * repetitions java.util.regex matches recursively beyond kMaxJavaMatchDepth levels (see
+//     java_regex.cc): above all every unbounded repetition of a group containing '|' or a
+//     quantifier, such as (a|b)* or (a+)+. Pattern's matcher recurses once per repetition there
+//     (StackOverflowError after a few thousand) and memoizes failed positions, which PCRE2 does
+//     not (it would backtrack exponentially where Java answers at once).
 //   * patterns that are not valid Java (Flink raises or returns NULL for them; we refuse).
-// Backtracking is bounded by PCRE2's match limits: where Java would run for very long or
-// overflow its stack, matching fails with a clear error instead.
+// Backtracking is bounded only by PCRE2's largest match limit (2^32 - 1 steps: about a minute
+// of JIT matching, and a quarter of an hour of java.util.regex in our measurement of
+// (a|aa){1,100}[^a]) and by kMaxBacktrackMemory; past either, matching fails with a clear error
+// where Java would run on.
 
 #include <cstdint>
 #include <memory>
@@ -38,8 +47,25 @@ struct TranslatedRegex {
   bool can_match_empty = true;  // whether a match may be empty (conservative: true if unsure)
 };
 
+// Groups nested deeper than this are refused. Translation, pcre2_compile and JIT compilation
+// together use about 800 bytes of stack per level (java_regex_test.cc measures it on a 1 MiB
+// thread stack: 77 KB for 100 levels), far below the 256 KB we allow ourselves on a JVM
+// thread; java.util.regex compiles 500 levels on such a stack, 1,000 not always.
+constexpr int kMaxGroupNesting = 100;
+
+// Patterns whose java.util.regex matching may recurse deeper than this are refused (see
+// java_regex.cc for the model): at most a sixth of the depth at which a default 1 MB Java thread
+// stack overflowed in our measurements, so Java answers wherever we do.
+constexpr uint64_t kMaxJavaMatchDepth = 1000;
+
+// Backtracking memory (JIT stack or interpreter heap) one match may use.
+constexpr size_t kMaxBacktrackMemory = size_t{512} << 20;
+
 // Translates Java pattern `java` (UTF-8); Unsupported("<why>") when the pattern is refused.
 Result<TranslatedRegex> TranslateJavaRegex(std::string_view java);
+
+// `java` as messages quote it: the first 80 bytes (whole code points) and "..." when longer.
+std::string PatternForMessage(std::string_view java);
 
 // A compiled Java pattern. Not thread-safe (owns its match data): one per expression.
 class JavaRegex {
@@ -48,10 +74,15 @@ class JavaRegex {
   JavaRegex(const JavaRegex&) = delete;
   JavaRegex& operator=(const JavaRegex&) = delete;
 
+  // PCRE2's largest match limit; tests pass smaller ones.
+  static constexpr uint32_t kMatchLimit = UINT32_MAX;
+
   // Compiles `java`; Unsupported when refused (see above).
-  static Result<std::unique_ptr<JavaRegex>> Make(std::string_view java);
+  static Result<std::unique_ptr<JavaRegex>> Make(std::string_view java,
+                                                 uint32_t match_limit = kMatchLimit);
   // Compiles `java` to match the whole text (Pattern.matches / Matcher.matches()).
-  static Result<std::unique_ptr<JavaRegex>> MakeFullMatch(std::string_view java);
+  static Result<std::unique_ptr<JavaRegex>> MakeFullMatch(std::string_view java,
+                                                          uint32_t match_limit = kMatchLimit);
 
   // Matcher.find() from byte offset `start` of well-formed UTF-8 `text` (a code point boundary).
   // True when found; then Group(i) is the i-th group's byte range. A UserError when the
@@ -67,7 +98,9 @@ class JavaRegex {
 
  private:
   JavaRegex() = default;
-  static Result<std::unique_ptr<JavaRegex>> Compile(std::string_view java, bool full_match);
+  static Result<std::unique_ptr<JavaRegex>> Compile(std::string_view java, bool full_match,
+                                                    uint32_t match_limit);
+  int Match(std::string_view text, size_t start);
 
   std::string java_;
   void* code_ = nullptr;           // pcre2_code_8*
@@ -75,6 +108,7 @@ class JavaRegex {
   void* match_context_ = nullptr;  // pcre2_match_context_8*
   void* jit_stack_ = nullptr;      // pcre2_jit_stack_8*
   const size_t* ovector_ = nullptr;
+  uint32_t match_limit_ = kMatchLimit;
   int32_t groups_ = 0;
   bool can_match_empty_ = true;
 };

@@ -115,7 +115,8 @@ Result<std::unique_ptr<JavaRegex>> CompilePattern(const FunctionCall& call,
   auto compiled = full_match ? JavaRegex::MakeFullMatch(java) : JavaRegex::Make(java);
   if (!compiled.ok()) {
     if (compiled.status().IsNotImplemented()) {
-      return call.Refuse("pattern '" + java + "' is refused: " + compiled.status().message());
+      return call.Refuse("pattern '" + functions::PatternForMessage(java) +
+                         "' is refused: " + compiled.status().message());
     }
     return compiled.status();
   }

@@ -148,5 +148,77 @@ TEST(RegexFunctionsTest, FlinkEstablishedCases) {
   EXPECT_GT(native_values, 10000);
 }
 
+std::string Repeat(std::string_view s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out.append(s);
+  return out;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The refusal of `function`(s, pattern[, extra]) while compiling, or "native".
+std::string Refusal(const std::string& function, const std::string& pattern,
+                    const std::string& extra = "") {
+  const bool has_extra = !extra.empty();
+  const auto batch = MakeBatch({VarChar()}, {Strings({"a"})});
+  auto result = Eval(PlanOf(CallKey{function, pattern, extra, has_extra}), batch);
+  if (result.ok()) return "native";
+  EXPECT_TRUE(result.status().IsNotImplemented()) << result.status().ToString();
+  return result.status().message();
+}
+
+// Issue 22, item 3: deeply nested patterns crashed the JVM thread planning them. Stock Flink
+// depends on the thread's stack: Pattern.compile throws PatternSyntaxException ("Stack overflow
+// during pattern compilation") past 500 to 1,000 levels, so REGEXP_EXTRACT(s, '<1,200 x "(?:">a
+// <1,200 x ")">', 0) is 'a' or NULL, REGEXP of 2,000 levels FALSE (both swallow the exception)
+// and SIMILAR TO of 2,000 levels fails. Natively all are refused, with the depth as reason.
+TEST(RegexFunctionsTest, RefusesDeeplyNestedPatterns) {
+  const std::string reason = "' is refused: a regular expression nested deeper than 100 groups";
+  // The reason quotes the first 80 bytes of the pattern.
+  const std::string quoted = "pattern '" + Repeat("(", 80) + "...";
+  EXPECT_EQ(Refusal("REGEXP", Repeat("(", 2000) + "a" + Repeat(")", 2000)),
+            "REGEXP(VARCHAR(2147483647), VARCHAR(2147483647)) is not supported natively: " +
+                quoted + reason);
+  EXPECT_PRED2(EndsWith,
+               Refusal("REGEXP_EXTRACT", Repeat("(?:", 1200) + "a" + Repeat(")", 1200), "0"),
+               reason);
+  EXPECT_PRED2(EndsWith, Refusal("SIMILAR", Repeat("(", 2000) + "a" + Repeat(")", 2000)), reason);
+  EXPECT_PRED2(EndsWith, Refusal("SIMILAR", Repeat("(", 1000) + "a" + Repeat(")", 1000), "!"),
+               reason);
+  EXPECT_PRED2(EndsWith, Refusal("REGEXP", Repeat("[", 2000) + "a" + Repeat("]", 2000)),
+               "' is refused: nested character classes");
+
+  // 50 levels stay native and answer as Java does.
+  const auto batch = MakeBatch({VarChar()}, {Strings({"xay", "b", std::nullopt})});
+  const std::string nested = Repeat("(", 50) + "a" + Repeat(")", 50);
+  EXPECT_EQ(
+      EvalShow(Call("REGEXP_EXTRACT", VarChar(), {Ref(0, VarChar()), StrLit(nested), IntLit(50)}),
+               batch),
+      "[a, null, null]");
+  EXPECT_EQ(
+      EvalShow(Call("SIMILAR_TO", Bool(), {Ref(0, VarChar()), StrLit("%" + nested + "%")}), batch),
+      "[true, false, null]");
+}
+
+// Issue 22, item 5: patterns Pattern matches with its recursive, memoizing Loop are refused.
+// Stock Flink: REGEXP(CONCAT(REPEAT('a', 34), 'cb'), '(a|aa)*b') is TRUE, and
+// REGEXP(CONCAT(REPEAT('a', 26), 'cb'), '(a+)+b') FALSE, where native matching exceeded PCRE2's
+// limit; REGEXP(REPEAT('ab', 5000), '(a|b)*') throws StackOverflowError.
+TEST(RegexFunctionsTest, RefusesPatternsJavaMatchesRecursively) {
+  const std::string reason =
+      "' is refused: a group containing '|' or a quantifier repeated without bound "
+      "(java.util.regex recurses once per repetition; more than 1000 levels is not native)";
+  EXPECT_PRED2(EndsWith, Refusal("REGEXP", "(a|aa)*b"), "(a|aa)*b" + reason);
+  EXPECT_PRED2(EndsWith, Refusal("REGEXP", "(a+)+b"), "(a+)+b" + reason);
+  EXPECT_PRED2(EndsWith, Refusal("REGEXP_EXTRACT", "(a|b)*"), reason);
+  EXPECT_PRED2(EndsWith, Refusal("SIMILAR", "(a|b)+"), reason);
+  EXPECT_EQ(Refusal("REGEXP_EXTRACT", "(&|^)channel_id=([^&]*)", "2"), "native");
+  EXPECT_EQ(Refusal("SIMILAR", "(ab)+"), "native");
+  EXPECT_EQ(Refusal("SIMILAR", "h(e|a)llo%"), "native");
+}
+
 }  // namespace
 }  // namespace streamfusion::expression
