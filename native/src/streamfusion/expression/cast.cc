@@ -622,7 +622,10 @@ Result<ExprPtr> MakeSessionCastImpl(ExprPtr child, const LogicalType& to, const 
   if (!null_on_failure || !can_fail) return MakeTemporalCast(std::move(child), to, ctx);
   return MakeNullOnFailure(
       std::move(child), to,
-      [&](ExprPtr operand) { return MakeTemporalCast(std::move(operand), to, ctx); }, ctx.pool);
+      [&](ExprPtr operand) {
+        return MakeTemporalCast(std::move(operand), to, ctx, /*flink_errors=*/false);
+      },
+      ctx.pool);
 }
 
 Result<ExprPtr> CompileTryCast(FunctionCall& fc) {

@@ -96,9 +96,9 @@ JvmParseTimestampsFn GetJvmParseTimestamps();
 
 // Flink's own parsing of a string CAST (BinaryStringDataUtil.toTimestamp, toDate, toTime), run in
 // the JVM for a text the native parser refuses, so that the query fails with the exception
-// Flink throws for it, its class and message whole: returns an error status whose Java exception
-// stays pending in the JVM (the JNI entry point lets it through as it is), or an internal error
-// when Flink's parse succeeds where the native one failed. Errors only: the per-row path is
+// Flink throws for it, its class and message whole: returns a user error whose message is that
+// exception's toString() (NativeException.of then throws that very exception, which the JVM
+// side kept; a TRY_CAST makes it NULL), or an internal error when Flink's parse succeeds where the native one failed. Errors only: the per-row path is
 // native. Must be called on a thread that is inside a JNI call.
 enum class FlinkStringParse : int32_t { kTimestamp = 0, kDate = 1, kTime = 2 };
 

@@ -32,9 +32,11 @@ Result<ExprPtr> MakeNullOnFailure(ExprPtr child, const type::LogicalType& to,
                                   arrow::MemoryPool* pool);
 
 // CAST from or to a temporal type, using the session time zone for TIMESTAMP_LTZ
-// (temporal_cast.cc); Unsupported for pairs outside the native set.
+// (temporal_cast.cc); Unsupported for pairs outside the native set. With `flink_errors`, a text
+// the native parser refuses fails with Flink's own exception (asked of the JVM, jvm_calls.h);
+// without (under TRY_CAST, which makes failures NULL) with the native parser's message.
 Result<ExprPtr> MakeTemporalCast(ExprPtr child, const type::LogicalType& to,
-                                 const CompileContext& ctx);
+                                 const CompileContext& ctx, bool flink_errors = true);
 
 // PLUS MINUS TIMES DIVIDE MOD (two operands) and NEGATE (one operand), result type `result`.
 Result<ExprPtr> MakeArithmetic(const std::string& function, std::vector<ExprPtr> operands,

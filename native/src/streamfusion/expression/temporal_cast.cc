@@ -59,11 +59,12 @@ enum class TemporalCastKind {
 class TemporalCast final : public Expression {
  public:
   TemporalCast(ExprPtr child, TemporalCastKind kind, LogicalType to, ZonePtr zone,
-               arrow::MemoryPool* pool)
+               bool flink_errors, arrow::MemoryPool* pool)
       : child_(std::move(child)),
         kind_(kind),
         to_(std::move(to)),
         zone_(std::move(zone)),
+        flink_errors_(flink_errors),
         pool_(pool) {}
   const LogicalType& type() const override { return to_; }
 
@@ -161,7 +162,7 @@ class TemporalCast final : public Expression {
                          if (!date.ok() || !*date) {
                            // BinaryStringDataUtil.toDate's DateTimeException (or
                            // NumberFormatException), as Flink throws it.
-                           return FlinkParseError(
+                           return ParseError(
                                FlinkStringParse::kDate, s[i], 0,
                                date.ok() ? UserError("java.time.DateTimeException: For input "
                                                      "string: '", s[i], "'.")
@@ -176,7 +177,7 @@ class TemporalCast final : public Expression {
                        [&](int64_t i, FixedWriter<int32_t>& w) -> Status {
                          auto time = functions::ParseTime(s[i]);
                          if (!time.ok() || !*time) {
-                           return FlinkParseError(
+                           return ParseError(
                                FlinkStringParse::kTime, s[i], p,
                                time.ok() ? UserError("Invalid time format: '", s[i],
                                                      "'. Expected format: HH:mm:ss[.fff] where "
@@ -196,7 +197,7 @@ class TemporalCast final : public Expression {
                          if (!ts) {
                            // DEFAULT_TIMESTAMP_FORMATTER's DateTimeParseException, with the
                            // index where its parse stopped, as Flink throws it.
-                           return FlinkParseError(
+                           return ParseError(
                                FlinkStringParse::kTimestamp, s[i], p,
                                UserError("Text '", s[i], "' could not be parsed"));
                          }
@@ -209,6 +210,13 @@ class TemporalCast final : public Expression {
   }
 
  private:
+  // A refused text's error: Flink's own exception for a CAST, the native message under TRY_CAST.
+  Status ParseError(FlinkStringParse kind, std::string_view text, int32_t precision,
+                    Status native_error) const {
+    if (!flink_errors_) return native_error;
+    return FlinkParseError(kind, text, precision, std::move(native_error));
+  }
+
   // Local millis of an instant in the session zone (LocalDateTime.ofInstant).
   int64_t Local(int64_t millis) const { return millis + zone_->OffsetMillisAt(millis); }
 
@@ -258,13 +266,14 @@ class TemporalCast final : public Expression {
   TemporalCastKind kind_;
   LogicalType to_;
   ZonePtr zone_;
+  bool flink_errors_;
   arrow::MemoryPool* pool_;
 };
 
 }  // namespace
 
 Result<ExprPtr> MakeTemporalCast(ExprPtr child, const type::LogicalType& to,
-                                 const CompileContext& ctx) {
+                                 const CompileContext& ctx, bool flink_errors) {
   const LogicalType& from = child->type();
   auto refuse = [&](std::string_view why) -> Status {
     return Unsupported("CAST(", from.ToString(), " AS ", to.ToString(),
@@ -319,7 +328,8 @@ Result<ExprPtr> MakeTemporalCast(ExprPtr child, const type::LogicalType& to,
     SF_ASSIGN_OR_RAISE(zone, SessionTimeZone(ctx));
   }
   return ExprPtr(
-      std::make_unique<TemporalCast>(std::move(child), *kind, to, std::move(zone), ctx.pool));
+      std::make_unique<TemporalCast>(std::move(child), *kind, to, std::move(zone), flink_errors,
+                                     ctx.pool));
 }
 
 }  // namespace streamfusion::expression

@@ -383,18 +383,21 @@ Status CallJvmFlinkParse(expression::FlinkStringParse kind, std::string_view tex
   }
   env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(text.size()),
                           reinterpret_cast<const jbyte*>(text.data()));
-  env->CallStaticVoidMethod(g_jvm_text, g_jvm_flink_parse, static_cast<jint>(kind), jtext,
-                            static_cast<jint>(precision));
+  auto thrown = static_cast<jstring>(env->CallStaticObjectMethod(
+      g_jvm_text, g_jvm_flink_parse, static_cast<jint>(kind), jtext, static_cast<jint>(precision)));
   env->DeleteLocalRef(jtext);
-  if (!env->ExceptionCheck()) {
+  if (env->ExceptionCheck()) {
+    return Status::Invalid("CAST to ", target, ": ", TakeExceptionText(env));
+  }
+  if (thrown == nullptr) {
     return InternalError("CAST to ", target, ": the native parser refused '", text,
                          "', which Flink parses");
   }
-  // Flink's exception: its text for the status, then thrown again to stay pending, so that the
-  // entry point's Guard lets it reach the job as Flink throws it.
-  jthrowable thrown = env->ExceptionOccurred();
-  std::string message = TakeExceptionText(env);
-  env->Throw(thrown);
+  // The toString() of Flink's exception, which JvmText kept: NativeException.of throws that
+  // exception when this error reaches the JVM.
+  const char* chars = env->GetStringUTFChars(thrown, nullptr);
+  std::string message = chars == nullptr ? "CAST failed" : chars;
+  if (chars != nullptr) env->ReleaseStringUTFChars(thrown, chars);
   env->DeleteLocalRef(thrown);
   return Status::Invalid(message);
 }
@@ -744,7 +747,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   if (g_jvm_integer_format == nullptr) return JNI_ERR;
   g_jvm_parse_timestamps = env->GetStaticMethodID(g_jvm_text, "parseTimestamps", "([B[[B[J)[Z");
   if (g_jvm_parse_timestamps == nullptr) return JNI_ERR;
-  g_jvm_flink_parse = env->GetStaticMethodID(g_jvm_text, "parseLikeFlink", "(I[BI)V");
+  g_jvm_flink_parse =
+      env->GetStaticMethodID(g_jvm_text, "parseLikeFlink", "(I[BI)Ljava/lang/String;");
   if (g_jvm_flink_parse == nullptr) return JNI_ERR;
   g_jvm_legacy_format = env->GetStaticMethodID(g_jvm_text, "legacyFormat", "([B[J)[[B");
   if (g_jvm_legacy_format == nullptr) return JNI_ERR;

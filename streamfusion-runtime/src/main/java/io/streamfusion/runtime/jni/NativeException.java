@@ -2,6 +2,7 @@ package io.streamfusion.runtime.jni;
 
 import javax.annotation.Nullable;
 
+import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,6 +32,18 @@ public final class NativeException extends RuntimeException {
         return kind;
     }
 
+    /**
+     * The exception Flink's own function threw when native code asked the JVM for it (a string
+     * CAST it could not parse): thrown as it is if the error it caused reaches the JVM on this
+     * thread, replaced by the next.
+     */
+    private static final ThreadLocal<RuntimeException> FLINK_ERROR = new ThreadLocal<>();
+
+    /** Keeps {@code e} for the native error it is about to cause (see {@link #of}). */
+    public static void keepFlinkError(RuntimeException e) {
+        FLINK_ERROR.set(e);
+    }
+
     /** "java.lang.NumberFormatException: text": the class Flink throws, then its message. */
     private static final Pattern JAVA_EXCEPTION =
             Pattern.compile(
@@ -47,8 +60,15 @@ public final class NativeException extends RuntimeException {
      */
     static RuntimeException of(int kind, String message) {
         NativeException error = new NativeException(kind, message);
+        RuntimeException kept = FLINK_ERROR.get();
+        FLINK_ERROR.remove();
         if (error.kind != Kind.USER_ERROR) {
             return error;
+        }
+        if (kept != null && kept.toString().equals(message)) {
+            // The very exception Flink's own function threw for this error, cause and all.
+            kept.addSuppressed(error);
+            return kept;
         }
         Matcher m = JAVA_EXCEPTION.matcher(message);
         if (!m.matches()) {
@@ -62,6 +82,10 @@ public final class NativeException extends RuntimeException {
         return flink;
     }
 
+    /** DateTimeParseException's text, and the index of its parse's error or unparsed text. */
+    private static final Pattern DATE_TIME_PARSE =
+            Pattern.compile("Text '(.*)' could not be parsed(?:.* at index (\\d+))?.*", Pattern.DOTALL);
+
     /** An unchecked exception of class {@code name} with {@code message}, or null. */
     @Nullable
     private static RuntimeException instantiate(String name, String message) {
@@ -69,6 +93,15 @@ public final class NativeException extends RuntimeException {
             Class<?> type = Class.forName(name, false, NativeException.class.getClassLoader());
             if (!RuntimeException.class.isAssignableFrom(type)) {
                 return null;
+            }
+            if (type == DateTimeParseException.class) {
+                // No (String) constructor: the parsed text and index come from the message.
+                Matcher m = DATE_TIME_PARSE.matcher(message);
+                boolean matched = m.matches();
+                return new DateTimeParseException(
+                        message,
+                        matched ? m.group(1) : "",
+                        matched && m.group(2) != null ? Integer.parseInt(m.group(2)) : 0);
             }
             return (RuntimeException) type.getConstructor(String.class).newInstance(message);
         } catch (ReflectiveOperationException | LinkageError e) {

@@ -1,9 +1,13 @@
 package io.streamfusion.runtime.udf;
 
+import io.streamfusion.runtime.jni.NativeException;
+
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.data.binary.BinaryStringDataUtil;
 import org.apache.flink.table.utils.DateTimeUtils;
+
+import javax.annotation.Nullable;
 
 import java.nio.charset.StandardCharsets;
 import java.text.DecimalFormat;
@@ -95,23 +99,31 @@ final class JvmText {
     /**
      * Flink's own parse of a string CAST that the native parser refused (kind 0: TIMESTAMP, 1:
      * DATE, 2: TIME; {@code precision} of TIMESTAMP and TIME), with the method Flink's generated
-     * code calls, so that its exception reaches the job as Flink throws it. Returns normally only
-     * where Flink parses the text, which the caller reports as a disagreement.
+     * code calls: returns the toString() of the exception it throws, which is kept for {@link
+     * NativeException#of} to throw as it is (cause included) when the native error reaches the
+     * JVM; null where Flink parses the text, which the caller reports as a disagreement.
      */
-    static void parseLikeFlink(int kind, byte[] text, int precision) {
+    @Nullable
+    static String parseLikeFlink(int kind, byte[] text, int precision) {
         BinaryStringData string = BinaryStringData.fromBytes(text);
-        switch (kind) {
-            case 0:
-                BinaryStringDataUtil.toTimestamp(string, precision);
-                break;
-            case 1:
-                BinaryStringDataUtil.toDate(string);
-                break;
-            case 2:
-                BinaryStringDataUtil.toTime(string, precision);
-                break;
-            default:
-                throw new IllegalArgumentException("unknown string parse " + kind);
+        try {
+            switch (kind) {
+                case 0:
+                    BinaryStringDataUtil.toTimestamp(string, precision);
+                    break;
+                case 1:
+                    BinaryStringDataUtil.toDate(string);
+                    break;
+                case 2:
+                    BinaryStringDataUtil.toTime(string, precision);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown string parse " + kind);
+            }
+            return null;
+        } catch (RuntimeException e) {
+            NativeException.keepFlinkError(e);
+            return e.toString();
         }
     }
 
