@@ -14,6 +14,7 @@ import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -149,21 +150,12 @@ class GroupAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "hashmap, false, plain",
-        "rocksdb, false, plain",
-        "hashmap, true, plain",
         "rocksdb, true, plain",
-        "hashmap, false, distinct",
         "rocksdb, false, distinct",
         "hashmap, true, distinct",
-        "rocksdb, true, distinct",
-        "hashmap, false, retract-distinct",
-        "rocksdb, false, retract-distinct",
         "rocksdb, true, retract-distinct",
         "hashmap, false, retract-min-max",
-        "rocksdb, false, retract-min-max",
         "rocksdb, true, retract-min-max",
-        "hashmap, false, retract-first-last",
-        "rocksdb, false, retract-first-last",
         "hashmap, true, retract-first-last"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
@@ -221,20 +213,49 @@ class GroupAggregateStateTest {
         }
     }
 
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
     @ParameterizedTest
     @CsvSource({
-        "hashmap, 1, false",
+        "rocksdb, false, plain",
+        "hashmap, true, plain",
+        "hashmap, false, distinct",
+        "rocksdb, true, distinct",
+        "hashmap, false, retract-distinct",
+        "rocksdb, false, retract-distinct",
+        "rocksdb, false, retract-min-max",
+        "hashmap, false, retract-first-last",
+        "rocksdb, false, retract-first-last"
+    })
+    void failureAndRestoreFromCheckpointGiveStockResultsFull(
+            String backend, boolean miniBatch, String kind, @TempDir Path dir) throws Exception {
+        failureAndRestoreFromCheckpointGiveStockResults(backend, miniBatch, kind, dir);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
         "hashmap, 3, false",
         "rocksdb, 1, false",
-        "rocksdb, 3, false",
-        "hashmap, 3, true",
-        "rocksdb, 1, true"
+        "hashmap, 3, true"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
             throws Exception {
         assertSavepointRestore(
                 QUERY, QUERY_SINK, true, true, backend, restoreParallelism, miniBatch, dir);
+    }
+
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
+    @ParameterizedTest
+    @CsvSource({
+        "hashmap, 1, false",
+        "rocksdb, 3, false",
+        "rocksdb, 1, true"
+    })
+    void savepointAtTwoRestoresAtAnotherParallelismFull(
+            String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir) throws Exception {
+        savepointAtTwoRestoresAtAnotherParallelism(backend, restoreParallelism, miniBatch, dir);
     }
 
     /**
@@ -244,10 +265,7 @@ class GroupAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "true, true, hashmap, 3, false",
-        "true, true, rocksdb, 1, false",
         "true, false, rocksdb, 2, false",
-        "false, true, hashmap, 2, false",
-        "true, false, hashmap, 2, true",
         "false, true, rocksdb, 3, true"
     })
     void retractingMinMaxSavepointsRestore(
@@ -269,6 +287,24 @@ class GroupAggregateStateTest {
                 dir);
     }
 
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
+    @ParameterizedTest
+    @CsvSource({
+        "true, true, rocksdb, 1, false",
+        "false, true, hashmap, 2, false",
+        "true, false, hashmap, 2, true"
+    })
+    void retractingMinMaxSavepointsRestoreFull(
+            boolean firstNative,
+            boolean secondNative,
+            String backend,
+            int restoreParallelism,
+            boolean miniBatch,
+            @TempDir Path dir) throws Exception {
+        retractingMinMaxSavepointsRestore(firstNative, secondNative, backend, restoreParallelism, miniBatch, dir);
+    }
+
     /**
      * FIRST_VALUE/LAST_VALUE over retracting input: its two maps rescale, and move between the
      * engines, per row and with mini-batch.
@@ -276,9 +312,7 @@ class GroupAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "true, true, rocksdb, 3, false",
-        "true, true, hashmap, 1, true",
-        "true, false, hashmap, 3, true",
-        "false, true, rocksdb, 1, true"
+        "true, false, hashmap, 3, true"
     })
     void retractingFirstLastSavepointsRestore(
             boolean firstNative,
@@ -297,6 +331,23 @@ class GroupAggregateStateTest {
                 restoreParallelism,
                 miniBatch,
                 dir);
+    }
+
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
+    @ParameterizedTest
+    @CsvSource({
+        "true, true, hashmap, 1, true",
+        "false, true, rocksdb, 1, true"
+    })
+    void retractingFirstLastSavepointsRestoreFull(
+            boolean firstNative,
+            boolean secondNative,
+            String backend,
+            int restoreParallelism,
+            boolean miniBatch,
+            @TempDir Path dir) throws Exception {
+        retractingFirstLastSavepointsRestore(firstNative, secondNative, backend, restoreParallelism, miniBatch, dir);
     }
 
     /**

@@ -14,6 +14,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -282,32 +283,15 @@ class WindowAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "hashmap, TUMBLE, TWO_PHASE",
-        "rocksdb, TUMBLE, TWO_PHASE",
-        "hashmap, HOP, ONE_PHASE",
         "rocksdb, HOP, ONE_PHASE",
-        "rocksdb, HOP, TWO_PHASE",
         "hashmap, CUMULATE, ONE_PHASE",
-        "rocksdb, CUMULATE, TWO_PHASE",
         "hashmap, SESSION, LEGACY",
-        "rocksdb, SESSION, LEGACY",
         "hashmap, SESSION_TVF, ONE_PHASE",
         "rocksdb, HOP_LEGACY, LEGACY",
-        "hashmap, TUMBLE_LEGACY, LEGACY",
         "hashmap, TUMBLE_DISTINCT, TWO_PHASE",
-        "rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
-        "rocksdb, TUMBLE_UPDATING, ONE_PHASE",
         "hashmap, HOP_UPDATING, ONE_PHASE",
-        "rocksdb, CUMULATE_UPDATING, ONE_PHASE",
         "rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
-        "rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY",
-        "hashmap, HOP_DISTINCT, TWO_PHASE",
-        "rocksdb, HOP_DISTINCT_LEGACY, LEGACY",
-        "rocksdb, CUMULATE_DISTINCT, ONE_PHASE",
-        "hashmap, CUMULATE_DISTINCT, TWO_PHASE",
-        "rocksdb, TUMBLE_UPDATING_DISTINCT, TWO_PHASE",
-        "hashmap, HOP_UPDATING_DISTINCT, TWO_PHASE",
         "rocksdb, CUMULATE_UPDATING_DISTINCT, ONE_PHASE",
-        "rocksdb, SESSION_DISTINCT, LEGACY",
         "hashmap, SESSION_TVF_DISTINCT, ONE_PHASE"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
@@ -345,33 +329,70 @@ class WindowAggregateStateTest {
         assertThat(actual).isEqualTo(expected);
     }
 
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
+    @ParameterizedTest
+    @CsvSource({
+        "rocksdb, TUMBLE, TWO_PHASE",
+        "hashmap, HOP, ONE_PHASE",
+        "rocksdb, HOP, TWO_PHASE",
+        "rocksdb, CUMULATE, TWO_PHASE",
+        "rocksdb, SESSION, LEGACY",
+        "hashmap, TUMBLE_LEGACY, LEGACY",
+        "rocksdb, TUMBLE_DISTINCT, ONE_PHASE",
+        "rocksdb, TUMBLE_UPDATING, ONE_PHASE",
+        "rocksdb, CUMULATE_UPDATING, ONE_PHASE",
+        "rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY",
+        "hashmap, HOP_DISTINCT, TWO_PHASE",
+        "rocksdb, HOP_DISTINCT_LEGACY, LEGACY",
+        "rocksdb, CUMULATE_DISTINCT, ONE_PHASE",
+        "hashmap, CUMULATE_DISTINCT, TWO_PHASE",
+        "rocksdb, TUMBLE_UPDATING_DISTINCT, TWO_PHASE",
+        "hashmap, HOP_UPDATING_DISTINCT, TWO_PHASE",
+        "rocksdb, SESSION_DISTINCT, LEGACY"
+    })
+    void failureAndRestoreFromCheckpointGiveStockResultsFull(
+            String backend, String window, String phase, @TempDir Path dir) throws Exception {
+        failureAndRestoreFromCheckpointGiveStockResults(backend, window, phase, dir);
+    }
+
     @ParameterizedTest
     @CsvSource({
         "hashmap, 1, HOP, TWO_PHASE",
-        "rocksdb, 3, HOP, TWO_PHASE",
-        "hashmap, 3, TUMBLE, ONE_PHASE",
-        "rocksdb, 1, TUMBLE, ONE_PHASE",
         "hashmap, 3, CUMULATE, TWO_PHASE",
         "rocksdb, 3, SESSION, LEGACY",
-        "hashmap, 1, SESSION, LEGACY",
-        "rocksdb, 3, SESSION_TVF, ONE_PHASE",
-        "hashmap, 3, HOP_LEGACY, LEGACY",
         "hashmap, 3, TUMBLE_DISTINCT, TWO_PHASE",
-        "rocksdb, 1, TUMBLE_DISTINCT, ONE_PHASE",
-        "rocksdb, 3, HOP_DISTINCT, TWO_PHASE",
-        "hashmap, 3, CUMULATE_DISTINCT, TWO_PHASE",
-        "rocksdb, 1, CUMULATE_DISTINCT, ONE_PHASE",
         "rocksdb, 3, HOP_UPDATING_DISTINCT, ONE_PHASE",
-        "hashmap, 1, CUMULATE_UPDATING_DISTINCT, TWO_PHASE",
-        "rocksdb, 3, CUMULATE_UPDATING, ONE_PHASE",
         "hashmap, 3, SESSION_TVF_UPDATING, ONE_PHASE",
-        "hashmap, 3, SESSION_DISTINCT, LEGACY",
         "rocksdb, 1, SESSION_TVF_DISTINCT, ONE_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
             throws Exception {
         assertSavepointRestore(true, true, backend, restoreParallelism, window, phase, dir);
+    }
+
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
+    @ParameterizedTest
+    @CsvSource({
+        "rocksdb, 3, HOP, TWO_PHASE",
+        "hashmap, 3, TUMBLE, ONE_PHASE",
+        "rocksdb, 1, TUMBLE, ONE_PHASE",
+        "hashmap, 1, SESSION, LEGACY",
+        "rocksdb, 3, SESSION_TVF, ONE_PHASE",
+        "hashmap, 3, HOP_LEGACY, LEGACY",
+        "rocksdb, 1, TUMBLE_DISTINCT, ONE_PHASE",
+        "rocksdb, 3, HOP_DISTINCT, TWO_PHASE",
+        "hashmap, 3, CUMULATE_DISTINCT, TWO_PHASE",
+        "rocksdb, 1, CUMULATE_DISTINCT, ONE_PHASE",
+        "hashmap, 1, CUMULATE_UPDATING_DISTINCT, TWO_PHASE",
+        "rocksdb, 3, CUMULATE_UPDATING, ONE_PHASE",
+        "hashmap, 3, SESSION_DISTINCT, LEGACY"
+    })
+    void savepointAtTwoRestoresAtAnotherParallelismFull(
+            String backend, int restoreParallelism, String window, String phase, @TempDir Path dir) throws Exception {
+        savepointAtTwoRestoresAtAnotherParallelism(backend, restoreParallelism, window, phase, dir);
     }
 
     /**
@@ -382,13 +403,27 @@ class WindowAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "true, rocksdb, HOP, TWO_PHASE",
-        "false, rocksdb, HOP, TWO_PHASE",
         "true, hashmap, CUMULATE, ONE_PHASE",
+        "false, hashmap, HOP, TWO_PHASE",
+        "false, hashmap, SESSION, LEGACY",
+        "true, hashmap, TUMBLE_UPDATING_DISTINCT, ONE_PHASE",
+        "false, rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
+        "true, rocksdb, SESSION_DISTINCT, LEGACY"
+    })
+    void savepointsMoveBetweenStockAndNative(
+            boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)
+            throws Exception {
+        assertSavepointRestore(nativeFirst, !nativeFirst, backend, 2, window, phase, dir);
+    }
+
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
+    @ParameterizedTest
+    @CsvSource({
+        "false, rocksdb, HOP, TWO_PHASE",
         "false, hashmap, TUMBLE, ONE_PHASE",
         "true, hashmap, HOP, TWO_PHASE",
-        "false, hashmap, HOP, TWO_PHASE",
         "true, rocksdb, SESSION, LEGACY",
-        "false, hashmap, SESSION, LEGACY",
         "true, hashmap, SESSION_TVF, ONE_PHASE",
         "false, rocksdb, HOP_LEGACY, LEGACY",
         "true, hashmap, TUMBLE_DISTINCT, TWO_PHASE",
@@ -396,17 +431,13 @@ class WindowAggregateStateTest {
         "true, rocksdb, TUMBLE_DISTINCT_LEGACY, LEGACY",
         "false, hashmap, HOP_DISTINCT, ONE_PHASE",
         "true, rocksdb, CUMULATE_DISTINCT, TWO_PHASE",
-        "true, hashmap, TUMBLE_UPDATING_DISTINCT, ONE_PHASE",
         "false, rocksdb, HOP_UPDATING_DISTINCT, TWO_PHASE",
         "true, hashmap, HOP_UPDATING, ONE_PHASE",
-        "false, rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
-        "true, rocksdb, SESSION_DISTINCT, LEGACY",
         "false, hashmap, SESSION_TVF_DISTINCT, ONE_PHASE"
     })
-    void savepointsMoveBetweenStockAndNative(
-            boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)
-            throws Exception {
-        assertSavepointRestore(nativeFirst, !nativeFirst, backend, 2, window, phase, dir);
+    void savepointsMoveBetweenStockAndNativeFull(
+            boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir) throws Exception {
+        savepointsMoveBetweenStockAndNative(nativeFirst, backend, window, phase, dir);
     }
 
     /**
@@ -416,14 +447,24 @@ class WindowAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "1, HOP, ONE_PHASE",
-        "3, TUMBLE, TWO_PHASE",
-        "3, CUMULATE, ONE_PHASE",
-        "3, HOP, TWO_PHASE"
+        "3, TUMBLE, TWO_PHASE"
     })
     void checkpointAtTwoRestoresAtAnotherParallelism(
             int restoreParallelism, String window, String phase, @TempDir Path dir)
             throws Exception {
         assertRestore(true, true, "hashmap", restoreParallelism, window, phase, dir, true);
+    }
+
+    /** The rest of the matrix above, under {@code ./sf test --full}. */
+    @Tag("full")
+    @ParameterizedTest
+    @CsvSource({
+        "3, CUMULATE, ONE_PHASE",
+        "3, HOP, TWO_PHASE"
+    })
+    void checkpointAtTwoRestoresAtAnotherParallelismFull(
+            int restoreParallelism, String window, String phase, @TempDir Path dir) throws Exception {
+        checkpointAtTwoRestoresAtAnotherParallelism(restoreParallelism, window, phase, dir);
     }
 
     private static void assertSavepointRestore(
