@@ -13,6 +13,7 @@ import io.streamfusion.planner.convert.UnsupportedNativeException;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.metrics.Evidence;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.TableConfig;
@@ -91,6 +92,9 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             roots.add(rewrite.visit(root));
         }
         lastReport = rewrite.report;
+        if (!explaining.get()) {
+            Evidence.planned(rewrite.report.nativeCount(), rewrite.report.totalCount());
+        }
         markSoleConsumers(roots);
         if (config.get(StreamFusionOptions.FALLBACK) == StreamFusionOptions.FallbackMode.FORBID
                 && !explaining.get()

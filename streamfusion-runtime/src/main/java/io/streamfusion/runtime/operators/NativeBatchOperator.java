@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.metrics.Evidence;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
@@ -60,6 +61,8 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         outRecord = new StreamRecord<>(null);
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
         nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
+        Evidence.opened(
+                getRuntimeContext().getJobInfo().getJobId().toString(), getOperatorName());
     }
 
     /** Whether a processing-time timer may end a batch (not when a batch is a mini-batch bundle). */
