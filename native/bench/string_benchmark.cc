@@ -85,7 +85,7 @@ const Input& TheInput() {
   static const Input input = [] {
     static const char* kWords[] = {"Hello", "world",  "StreamFusion", "native", "Flink",
                                    "SQL",   "column", "Batch",        "string", "kernel"};
-    static const char* kUnicode[] = {"Ünïcödé", "ΟΔΟΣ",   "héllo", "你好世界",
+    static const char* kUnicode[] = {"Ünïcödé",  "ΟΔΟΣ",   "héllo", "你好世界",
                                      "🎉 party", "Straße", "ÀÉÎÕÜ"};
     arrow::StringBuilder a, u;
     arrow::Int32Builder n;

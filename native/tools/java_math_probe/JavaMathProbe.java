@@ -5,9 +5,9 @@ import java.io.IOException;
 import java.util.SplittableRandom;
 
 /**
- * Writes, for each java.lang.Math function Flink's generated code calls, a stream of
- * (input bits, [second input bits], result bits) records (little-endian longs) so that a native
- * implementation can be compared bit by bit (see math_ulp_compare.cc).
+ * Writes, for each java.lang.Math function Flink's generated code calls, a stream of (input bits,
+ * [second input bits], result bits) records (little-endian longs) so that a native implementation
+ * can be compared bit by bit (see math_ulp_compare.cc).
  *
  * <p>Usage: java JavaMathProbe OUT_DIR COUNT SEED. Run it once normally (JIT) and once with -Xint;
  * both runs must write identical files.
@@ -23,17 +23,54 @@ public final class JavaMathProbe {
     }
 
     private static final double[] SPECIAL = {
-        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, Double.NaN, Double.POSITIVE_INFINITY,
-        Double.NEGATIVE_INFINITY, Double.MIN_VALUE, -Double.MIN_VALUE, Double.MIN_NORMAL,
-        -Double.MIN_NORMAL, Double.MAX_VALUE, -Double.MAX_VALUE, Math.PI, -Math.PI, Math.PI / 2,
-        -Math.PI / 2, Math.PI / 4, Math.E, 10.0, 100.0, 1e-300, 1e300, 709.78, 709.79, -745.1,
-        -745.2, 1e22, 1e-22, 0.1, 3.0, 1e-8, 22.0, 710.0, 0.7, 1.0000000000000002,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        Double.NaN,
+        Double.POSITIVE_INFINITY,
+        Double.NEGATIVE_INFINITY,
+        Double.MIN_VALUE,
+        -Double.MIN_VALUE,
+        Double.MIN_NORMAL,
+        -Double.MIN_NORMAL,
+        Double.MAX_VALUE,
+        -Double.MAX_VALUE,
+        Math.PI,
+        -Math.PI,
+        Math.PI / 2,
+        -Math.PI / 2,
+        Math.PI / 4,
+        Math.E,
+        10.0,
+        100.0,
+        1e-300,
+        1e300,
+        709.78,
+        709.79,
+        -745.1,
+        -745.2,
+        1e22,
+        1e-22,
+        0.1,
+        3.0,
+        1e-8,
+        22.0,
+        710.0,
+        0.7,
+        1.0000000000000002,
         0.9999999999999999
     };
 
     private static long seed;
 
-    /** Mix of input classes: specials, raw bit patterns, small magnitudes, near multiples of pi/2. */
+    /**
+     * Mix of input classes: specials, raw bit patterns, small magnitudes, near multiples of pi/2.
+     */
     static double input(SplittableRandom r, long i) {
         if (i < SPECIAL.length) {
             return SPECIAL[(int) i];
@@ -51,12 +88,15 @@ public final class JavaMathProbe {
                 {
                     long k = r.nextLong(-1_000_000, 1_000_000);
                     double base = k * (Math.PI / 2);
-                    return Double.longBitsToDouble(Double.doubleToRawLongBits(base) + r.nextInt(-3, 4));
+                    return Double.longBitsToDouble(
+                            Double.doubleToRawLongBits(base) + r.nextInt(-3, 4));
                 }
             case 5: // tiny, incl. subnormal
-                return Double.longBitsToDouble(r.nextLong(0, 0x3c00000000000000L)) * (r.nextBoolean() ? 1 : -1);
+                return Double.longBitsToDouble(r.nextLong(0, 0x3c00000000000000L))
+                        * (r.nextBoolean() ? 1 : -1);
             case 6: // huge
-                return Double.longBitsToDouble(r.nextLong(0x4300000000000000L, 0x7ff0000000000000L)) * (r.nextBoolean() ? 1 : -1);
+                return Double.longBitsToDouble(r.nextLong(0x4300000000000000L, 0x7ff0000000000000L))
+                        * (r.nextBoolean() ? 1 : -1);
             default: // integers
                 return (double) r.nextLong(-100, 100);
         }
@@ -96,7 +136,8 @@ public final class JavaMathProbe {
     }
 
     static DataOutputStream open(String dir, String name) throws IOException {
-        return new DataOutputStream(new BufferedOutputStream(new FileOutputStream(dir + "/" + name + ".bin"), 1 << 20));
+        return new DataOutputStream(
+                new BufferedOutputStream(new FileOutputStream(dir + "/" + name + ".bin"), 1 << 20));
     }
 
     static void writeLong(DataOutputStream out, long v) throws IOException {

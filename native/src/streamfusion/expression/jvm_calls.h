@@ -98,12 +98,12 @@ JvmParseTimestampsFn GetJvmParseTimestamps();
 // the JVM for a text the native parser refuses, so that the query fails with the exception
 // Flink throws for it, its class and message whole: returns a user error whose message is that
 // exception's toString() (NativeException.of then throws that very exception, which the JVM
-// side kept; a TRY_CAST makes it NULL), or an internal error when Flink's parse succeeds where the native one failed. Errors only: the per-row path is
-// native. Must be called on a thread that is inside a JNI call.
+// side kept; a TRY_CAST makes it NULL), or an internal error when Flink's parse succeeds where the
+// native one failed. Errors only: the per-row path is native. Must be called on a thread that is
+// inside a JNI call.
 enum class FlinkStringParse : int32_t { kTimestamp = 0, kDate = 1, kTime = 2 };
 
-using JvmFlinkParseFn = Status (*)(FlinkStringParse kind, std::string_view text,
-                                   int32_t precision);
+using JvmFlinkParseFn = Status (*)(FlinkStringParse kind, std::string_view text, int32_t precision);
 
 void SetJvmFlinkParse(JvmFlinkParseFn fn);
 JvmFlinkParseFn GetJvmFlinkParse();

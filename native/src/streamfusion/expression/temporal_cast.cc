@@ -165,7 +165,8 @@ class TemporalCast final : public Expression {
                            return ParseError(
                                FlinkStringParse::kDate, s[i], 0,
                                date.ok() ? UserError("java.time.DateTimeException: For input "
-                                                     "string: '", s[i], "'.")
+                                                     "string: '",
+                                                     s[i], "'.")
                                          : date.status());
                          }
                          return w.Append(**date);
@@ -197,9 +198,8 @@ class TemporalCast final : public Expression {
                          if (!ts) {
                            // DEFAULT_TIMESTAMP_FORMATTER's DateTimeParseException, with the
                            // index where its parse stopped, as Flink throws it.
-                           return ParseError(
-                               FlinkStringParse::kTimestamp, s[i], p,
-                               UserError("Text '", s[i], "' could not be parsed"));
+                           return ParseError(FlinkStringParse::kTimestamp, s[i], p,
+                                             UserError("Text '", s[i], "' could not be parsed"));
                          }
                          if (ltz) ts->millis = zone_->LocalToEpochMillis(ts->millis);
                          return w.Append(*ts);
@@ -327,9 +327,8 @@ Result<ExprPtr> MakeTemporalCast(ExprPtr child, const type::LogicalType& to,
   if (zoned) {
     SF_ASSIGN_OR_RAISE(zone, SessionTimeZone(ctx));
   }
-  return ExprPtr(
-      std::make_unique<TemporalCast>(std::move(child), *kind, to, std::move(zone), flink_errors,
-                                     ctx.pool));
+  return ExprPtr(std::make_unique<TemporalCast>(std::move(child), *kind, to, std::move(zone),
+                                                flink_errors, ctx.pool));
 }
 
 }  // namespace streamfusion::expression

@@ -16,13 +16,13 @@ namespace {
 // plus powers of two and ten and their neighbours, with no difference).
 std::string D(uint64_t bits, JavaFloatAlgorithm algorithm) {
   char out[40];
-  return std::string(out, static_cast<size_t>(
-                              FormatJavaDouble(std::bit_cast<double>(bits), algorithm, out)));
+  return std::string(
+      out, static_cast<size_t>(FormatJavaDouble(std::bit_cast<double>(bits), algorithm, out)));
 }
 std::string F(uint32_t bits, JavaFloatAlgorithm algorithm) {
   char out[40];
-  return std::string(out, static_cast<size_t>(
-                              FormatJavaFloat(std::bit_cast<float>(bits), algorithm, out)));
+  return std::string(
+      out, static_cast<size_t>(FormatJavaFloat(std::bit_cast<float>(bits), algorithm, out)));
 }
 
 constexpr auto kJdk17 = JavaFloatAlgorithm::kFloatingDecimal;

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "arrow/c/bridge.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "arrow/record_batch.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/expression/function_registry.h"

@@ -538,9 +538,9 @@ void LoadValueAndLong(const arrow::ArrayData& data, int64_t row, int64_t absent,
 // `second` member, NULL where the optional `second_valid` member is false): the value, the
 // BIGINT, and NULL in any further field.
 template <typename Acc>
-Status StoreValueAndLong(const std::vector<Acc>& accs, int64_t Acc::* second,
+Status StoreValueAndLong(const std::vector<Acc>& accs, int64_t Acc::*second,
                          const arrow::DataType& row_type, arrow::MemoryPool* pool,
-                         std::vector<ArrayPtr>* columns, bool Acc::* second_valid = nullptr) {
+                         std::vector<ArrayPtr>* columns, bool Acc::*second_valid = nullptr) {
   using T = decltype(Acc::value);
   std::vector<T> values(accs.size());
   std::vector<uint8_t> valid(accs.size());

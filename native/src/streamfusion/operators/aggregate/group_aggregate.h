@@ -268,7 +268,7 @@ class GroupAggregate {
 
   // GLOBAL, per distinct map: the entries of the batch's views, in input order.
   struct MergedEntries {
-    std::vector<int32_t> key;    // the group key of each entry
+    std::vector<int32_t> key;  // the group key of each entry
     // The entry's bitmask, or its count per lane when the input retracts (lanes values each).
     std::vector<int64_t> masks;
     std::vector<std::vector<int8_t>> op;       // per call of the map: its RowOp on each entry

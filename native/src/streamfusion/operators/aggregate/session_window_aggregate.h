@@ -159,7 +159,7 @@ class SessionWindowAggregate {
   int64_t gap_ = 0;
   int32_t time_field_ = -1;
   bool proctime_ = false;
-  int32_t count_star_field_ = -1;  // with an updating input: decides empty windows
+  int32_t count_star_field_ = -1;       // with an updating input: decides empty windows
   const int64_t* row_times_ = nullptr;  // the batch's row times, during Merge
 
   // The prepared batch.

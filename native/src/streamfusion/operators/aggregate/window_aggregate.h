@@ -226,9 +226,9 @@ class WindowAggregate {
   struct FireEntries {
     std::vector<int32_t> fire;
     std::vector<int64_t> masks;
-    std::vector<int32_t> index;  // the entry's place in SetFireEntries
-    std::vector<int64_t> bases;  // CUMULATE: the first slice's value (0: none)
-    std::vector<int32_t> slice;  // HOP: the entry's slice (0: the latest)
+    std::vector<int32_t> index;       // the entry's place in SetFireEntries
+    std::vector<int64_t> bases;       // CUMULATE: the first slice's value (0: none)
+    std::vector<int32_t> slice;       // HOP: the entry's slice (0: the latest)
     std::vector<int32_t> view_entry;  // MIN/MAX: the entry's (fire, value) in the view
     std::vector<uint8_t> merged;      // MIN/MAX: its slice accumulator merged it
     batch::BinaryRowBuffer raw;

@@ -61,7 +61,7 @@ class WindowDistincts {
     int32_t call = 0;
     int32_t arg = 0;  // the argument's field in the aggregated input
     type::LogicalType type;
-    std::vector<int32_t> lookup_of_row;  // per row: its value's lookup, -1 for none (NULL)
+    std::vector<int32_t> lookup_of_row;    // per row: its value's lookup, -1 for none (NULL)
     std::vector<int32_t> lookup_of_entry;  // a session's merged entries: each one's lookup
     // A fire's merges: per state row, the (entry, count) pairs of the slice accumulator's map.
     std::vector<std::vector<std::pair<int32_t, int64_t>>> row_entries;

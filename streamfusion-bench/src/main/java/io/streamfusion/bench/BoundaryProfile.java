@@ -1,9 +1,9 @@
 package io.streamfusion.bench;
 
-import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 import io.streamfusion.runtime.transpose.RowImageEmitter;
@@ -19,8 +19,8 @@ import java.util.Map;
 
 /**
  * Splits the cost of a native island's boundary into its parts (entry transpose on the JVM side,
- * native processing, exit transpose on the JVM side) for the calc benchmark's plan, outside
- * Flink. A profiling aid: {@code ./sf bench boundary [rows]}.
+ * native processing, exit transpose on the JVM side) for the calc benchmark's plan, outside Flink.
+ * A profiling aid: {@code ./sf bench boundary [rows]}.
  */
 public final class BoundaryProfile {
     private BoundaryProfile() {}
@@ -46,7 +46,8 @@ public final class BoundaryProfile {
                         batch.add(row, RowImageBatch.NO_TIMESTAMP);
                     }
                     long t1 = System.nanoTime();
-                    long result = pipeline.processRows(batch.bytes(), batch.offsets(), batch.numRows());
+                    long result =
+                            pipeline.processRows(batch.bytes(), batch.offsets(), batch.numRows());
                     batch.clear();
                     long t2 = System.nanoTime();
                     int outRows = (int) result;
@@ -62,8 +63,14 @@ public final class BoundaryProfile {
                 }
             }
             System.out.printf(
-                    "round %d: %,d rows in, %,d out; per input row: entry %.1f ns, native %.1f ns, exit %.1f ns%n",
-                    round, rows, out, entry / (double) rows, nativeTime / (double) rows, exit / (double) rows);
+                    "round %d: %,d rows in, %,d out; per input row: entry %.1f ns, native %.1f ns,"
+                            + " exit %.1f ns%n",
+                    round,
+                    rows,
+                    out,
+                    entry / (double) rows,
+                    nativeTime / (double) rows,
+                    exit / (double) rows);
         }
         System.out.println("checksum " + sink[0]);
     }

@@ -6,30 +6,28 @@ import java.util.Map;
 /**
  * {@code ./sf bench calc [--rows N] [--parallelism P] [--warmups W] [--trials T] [--select SQL]
  * [--source nexmark]}: a filter and projection over generated rows (table src: id BIGINT, v INT;
- * with {@code --source nexmark}, src is the nexmark generator's event table without its
- * watermark: event_type, person, auction, bid), stock Flink vs StreamFusion, alternating trials.
- * Nexmark q14's UDF is registered as {@code count_char}. A benchmark, not a test: it reports, it
- * asserts nothing.
+ * with {@code --source nexmark}, src is the nexmark generator's event table without its watermark:
+ * event_type, person, auction, bid), stock Flink vs StreamFusion, alternating trials. Nexmark q14's
+ * UDF is registered as {@code count_char}. A benchmark, not a test: it reports, it asserts nothing.
  */
 public final class CalcBenchmark {
     private CalcBenchmark() {}
 
     static final String SOURCE =
-            "CREATE TEMPORARY TABLE src (id BIGINT, v INT) WITH ('connector' = 'datagen', "
-                    + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '{rows}', "
-                    + "'fields.v.kind' = 'sequence', 'fields.v.start' = '1', 'fields.v.end' = '{rows}', "
-                    + "'rows-per-second' = '1000000000')";
+            "CREATE TEMPORARY TABLE src (id BIGINT, v INT) WITH ('connector' = 'datagen',"
+                + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' ="
+                + " '{rows}', 'fields.v.kind' = 'sequence', 'fields.v.start' = '1', 'fields.v.end'"
+                + " = '{rows}', 'rows-per-second' = '1000000000')";
 
     static final String NEXMARK_SOURCE =
-            "CREATE TEMPORARY TABLE src (event_type INT, "
-                    + "person ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, "
-                    + "city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>, "
-                    + "auction ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, "
-                    + "reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, "
-                    + "category BIGINT, extra VARCHAR>, "
-                    + "bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, "
-                    + "`dateTime` TIMESTAMP(3), extra VARCHAR>) "
-                    + "WITH ('connector' = 'nexmark', 'events.num' = '{rows}')";
+            "CREATE TEMPORARY TABLE src (event_type INT, person ROW<id BIGINT, name VARCHAR,"
+                + " emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR,"
+                + " `dateTime` TIMESTAMP(3), extra VARCHAR>, auction ROW<id BIGINT, itemName"
+                + " VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime`"
+                + " TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra"
+                + " VARCHAR>, bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR,"
+                + " url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>) WITH ('connector' ="
+                + " 'nexmark', 'events.num' = '{rows}')";
 
     static final SideBySide.Query FILTER_PROJECT =
             new SideBySide.Query(
@@ -50,11 +48,21 @@ public final class CalcBenchmark {
         String select = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--rows": rows = Long.parseLong(args[++i]); break;
-                case "--parallelism": parallelism = Integer.parseInt(args[++i]); break;
-                case "--warmups": warmups = Integer.parseInt(args[++i]); break;
-                case "--trials": trials = Integer.parseInt(args[++i]); break;
-                case "--select": select = args[++i]; break;
+                case "--rows":
+                    rows = Long.parseLong(args[++i]);
+                    break;
+                case "--parallelism":
+                    parallelism = Integer.parseInt(args[++i]);
+                    break;
+                case "--warmups":
+                    warmups = Integer.parseInt(args[++i]);
+                    break;
+                case "--trials":
+                    trials = Integer.parseInt(args[++i]);
+                    break;
+                case "--select":
+                    select = args[++i];
+                    break;
                 case "--source":
                     String name = args[++i];
                     if (!name.equals("nexmark")) {
@@ -62,7 +70,8 @@ public final class CalcBenchmark {
                     }
                     source = NEXMARK_SOURCE;
                     break;
-                default: throw new IllegalArgumentException("unknown argument " + args[i]);
+                default:
+                    throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
         if (select != null) {
@@ -72,7 +81,8 @@ public final class CalcBenchmark {
         }
         System.out.printf(
                 "calc benchmark: %,d rows, parallelism %d, %d warmups, %d trials (alternating), "
-                        + "job net runtime%n", rows, parallelism, warmups, trials);
+                        + "job net runtime%n",
+                rows, parallelism, warmups, trials);
         SideBySide runner = new SideBySide(parallelism, Map.of());
 
         System.out.println(query.select);

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code ./sf demo [nexmark options]}: a few Nexmark queries on embedded MiniClusters, stock
- * Flink and StreamFusion side by side (throughput, speedup, native coverage, results check,
- * report files), then the calc benchmark's filter and projection. Sized to finish in a few
- * minutes on 2 cores; options given on the command line override the demo's.
+ * {@code ./sf demo [nexmark options]}: a few Nexmark queries on embedded MiniClusters, stock Flink
+ * and StreamFusion side by side (throughput, speedup, native coverage, results check, report
+ * files), then the calc benchmark's filter and projection. Sized to finish in a few minutes on 2
+ * cores; options given on the command line override the demo's.
  */
 public final class Demo {
     /**
@@ -38,11 +38,13 @@ public final class Demo {
         boolean nexmarkMatch = NexmarkBenchmark.run(nexmarkArgs.toArray(new String[0]));
 
         System.out.printf(
-                "%nStreamFusion demo, part 2: filter and projection (./sf bench calc), %,d generated "
-                        + "rows, parallelism 1, 1 warmup, 3 trials, all operators native (strict)%n%n",
+                "%nStreamFusion demo, part 2: filter and projection (./sf bench calc), %,d"
+                        + " generated rows, parallelism 1, 1 warmup, 3 trials, all operators native"
+                        + " (strict)%n%n",
                 CALC_ROWS);
         SideBySide.Outcome calc =
-                new SideBySide(1, Map.of()).run(CalcBenchmark.FILTER_PROJECT, CALC_ROWS, 20_000, 1, 3);
+                new SideBySide(1, Map.of())
+                        .run(CalcBenchmark.FILTER_PROJECT, CALC_ROWS, 20_000, 1, 3);
         SideBySide.printTable(List.of(calc));
 
         boolean allMatch = nexmarkMatch && calc.resultsMatch;

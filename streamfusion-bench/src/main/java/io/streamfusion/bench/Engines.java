@@ -19,13 +19,14 @@ public final class Engines {
         NATIVE
     }
 
-    static StreamTableEnvironment create(Engine engine, int parallelism, Map<String, String> options) {
+    static StreamTableEnvironment create(
+            Engine engine, int parallelism, Map<String, String> options) {
         return create(engine, parallelism, new Configuration(), options);
     }
 
     /**
-     * A table environment whose jobs each start a fresh MiniCluster configured by {@code
-     * cluster} (memory, state backend), with the table options {@code options}.
+     * A table environment whose jobs each start a fresh MiniCluster configured by {@code cluster}
+     * (memory, state backend), with the table options {@code options}.
      */
     public static StreamTableEnvironment create(
             Engine engine, int parallelism, Configuration cluster, Map<String, String> options) {

@@ -1,7 +1,6 @@
 package io.streamfusion.bench;
 
 import io.streamfusion.bench.nexmark.CountChar;
-
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.config.StreamFusionOptions;
@@ -20,9 +19,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one query on stock Flink and on StreamFusion with the same generated data, parallelism
- * and options: a results check on a small input first, then warmups and alternating timed
- * trials (job net runtime, which excludes MiniCluster start-up).
+ * Runs one query on stock Flink and on StreamFusion with the same generated data, parallelism and
+ * options: a results check on a small input first, then warmups and alternating timed trials (job
+ * net runtime, which excludes MiniCluster start-up).
  */
 final class SideBySide {
 
@@ -78,7 +77,8 @@ final class SideBySide {
         Outcome outcome = new Outcome(query);
         outcome.rows = rows;
         outcome.resultsMatch =
-                collect(Engines.Engine.STOCK, query, checkRows).equals(collect(Engines.Engine.NATIVE, query, checkRows));
+                collect(Engines.Engine.STOCK, query, checkRows)
+                        .equals(collect(Engines.Engine.NATIVE, query, checkRows));
         for (int i = 0; i < warmups; i++) {
             time(Engines.Engine.STOCK, query, rows, null);
             time(Engines.Engine.NATIVE, query, rows, null);
@@ -139,7 +139,12 @@ final class SideBySide {
     static void printTable(List<Outcome> outcomes) {
         System.out.printf(
                 "%-10s | %-34s | %-34s | %-7s | %-8s | %s%n",
-                "query", "stock median [range]", "native median [range]", "speedup", "native", "results");
+                "query",
+                "stock median [range]",
+                "native median [range]",
+                "speedup",
+                "native",
+                "results");
         for (Outcome o : outcomes) {
             System.out.printf(
                     "%-10s | %-34s | %-34s | %-7s | %-8s | %s%n",

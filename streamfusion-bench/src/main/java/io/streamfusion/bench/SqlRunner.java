@@ -15,8 +15,8 @@ import java.util.Map;
 
 /**
  * {@code ./sf sql -e 'SQL' | -f file.sql [--engine native|stock] [--parallelism P] [--set k=v]...}:
- * runs statements on an embedded MiniCluster and prints their results; EXPLAIN prints the plan
- * with native operators marked and the fallback reasons.
+ * runs statements on an embedded MiniCluster and prints their results; EXPLAIN prints the plan with
+ * native operators marked and the fallback reasons.
  */
 public final class SqlRunner {
     private SqlRunner() {}
@@ -32,7 +32,10 @@ public final class SqlRunner {
                     script = args[++i];
                     break;
                 case "-f":
-                    script = new String(Files.readAllBytes(Paths.get(args[++i])), StandardCharsets.UTF_8);
+                    script =
+                            new String(
+                                    Files.readAllBytes(Paths.get(args[++i])),
+                                    StandardCharsets.UTF_8);
                     break;
                 case "--engine":
                     engine = Engines.Engine.valueOf(args[++i].toUpperCase());
@@ -101,7 +104,8 @@ public final class SqlRunner {
     private static void usage(String problem) {
         System.err.println("sf sql: " + problem);
         System.err.println(
-                "usage: ./sf sql -e 'SQL' | -f file.sql [--engine native|stock] [--parallelism P] [--set key=value]...");
+                "usage: ./sf sql -e 'SQL' | -f file.sql [--engine native|stock] [--parallelism P]"
+                        + " [--set key=value]...");
         System.exit(2);
     }
 }

@@ -5,16 +5,17 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.planner.convert.GroupAggregateConverter;
-import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.convert.NativePlans;
 import io.streamfusion.planner.convert.NodeFields;
 import io.streamfusion.planner.convert.RexConverter;
 import io.streamfusion.planner.convert.UnsupportedNativeException;
+import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.Evidence;
 
+import org.apache.calcite.rex.RexNode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
@@ -33,20 +34,18 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDataStreamScan;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecIncrementalGroupAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecMiniBatchAssigner;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecIncrementalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacySink;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacyTableSourceScan;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecMiniBatchAssigner;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecValues;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.types.logical.RowType;
-
-import org.apache.calcite.rex.RexNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,10 +63,10 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Decides per ExecNode whether it can run natively and rewrites the graph: each supported node
- * is replaced by its native counterpart, every other keeps its Flink implementation with a
- * recorded reason (per-operator fallback). Runs on every translation and EXPLAIN; is suspended
- * while a plan is compiled so that COMPILE PLAN output stays stock Flink JSON.
+ * Decides per ExecNode whether it can run natively and rewrites the graph: each supported node is
+ * replaced by its native counterpart, every other keeps its Flink implementation with a recorded
+ * reason (per-operator fallback). Runs on every translation and EXPLAIN; is suspended while a plan
+ * is compiled so that COMPILE PLAN output stays stock Flink JSON.
  */
 public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(NativeIslandProcessor.class);
@@ -268,7 +267,9 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                     NativePlans.compile(
                             inputType,
                             outputType,
-                            Operator.newBuilder().setDescription(calc.getDescription()).setCalc(node),
+                            Operator.newBuilder()
+                                    .setDescription(calc.getDescription())
+                                    .setCalc(node),
                             session(),
                             udfs);
             return new StreamExecNativeCalc(calc, bytes, inputType);

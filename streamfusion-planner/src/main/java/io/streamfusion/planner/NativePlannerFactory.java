@@ -12,10 +12,10 @@ import java.util.Collections;
 import java.util.Set;
 
 /**
- * The "default" planner factory that StreamFusion puts in place of Flink's: streaming mode gets
- * a {@link NativeStreamPlanner}, batch mode Flink's own BatchPlanner. Flink discovers planner
- * factories by the hard-coded identifier "default" (PlannerFactoryUtil), so this factory is
- * made visible instead of Flink's, never beside it (see {@link StreamFusion}).
+ * The "default" planner factory that StreamFusion puts in place of Flink's: streaming mode gets a
+ * {@link NativeStreamPlanner}, batch mode Flink's own BatchPlanner. Flink discovers planner
+ * factories by the hard-coded identifier "default" (PlannerFactoryUtil), so this factory is made
+ * visible instead of Flink's, never beside it (see {@link StreamFusion}).
  */
 public final class NativePlannerFactory implements PlannerFactory {
 

@@ -13,10 +13,10 @@ import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.planner.delegation.StreamPlanner;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
 
-import java.util.List;
-
 import scala.collection.JavaConverters;
 import scala.collection.Seq;
+
+import java.util.List;
 
 /**
  * Flink's StreamPlanner with StreamFusion's ExecNode processor. Everything else (parsing,
@@ -58,7 +58,8 @@ public class NativeStreamPlanner extends StreamPlanner {
         processor.setExplaining(true);
         try {
             String flink = super.explain(operations, format, extraDetails);
-            return flink + (flink.endsWith("\n") ? "\n" : "\n\n")
+            return flink
+                    + (flink.endsWith("\n") ? "\n" : "\n\n")
                     + processor.lastReport().toExplainString();
         } finally {
             processor.setExplaining(false);

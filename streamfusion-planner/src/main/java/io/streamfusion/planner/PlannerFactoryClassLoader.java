@@ -14,13 +14,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A context class loader under which Flink's factory discovery finds {@link
- * NativePlannerFactory} where it would find Flink's DefaultPlannerFactory. It delegates every
- * class to its parent; only the Factory service listings that name Flink's planner factory are
- * served with that one line replaced, so there is exactly one "default" planner factory.
+ * A context class loader under which Flink's factory discovery finds {@link NativePlannerFactory}
+ * where it would find Flink's DefaultPlannerFactory. It delegates every class to its parent; only
+ * the Factory service listings that name Flink's planner factory are served with that one line
+ * replaced, so there is exactly one "default" planner factory.
  */
 final class PlannerFactoryClassLoader extends ClassLoader {
-    private static final String SERVICES = "META-INF/services/org.apache.flink.table.factories.Factory";
+    private static final String SERVICES =
+            "META-INF/services/org.apache.flink.table.factories.Factory";
     private static final String FLINK_FACTORY =
             "org.apache.flink.table.planner.delegation.DefaultPlannerFactory";
     private static final Map<URL, URL> REWRITTEN = new ConcurrentHashMap<>();

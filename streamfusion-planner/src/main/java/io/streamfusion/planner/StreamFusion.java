@@ -12,10 +12,10 @@ import org.apache.flink.table.delegation.Planner;
 import java.util.function.Supplier;
 
 /**
- * Embedded use of StreamFusion: table environments whose planner runs supported operators
- * natively. Configure with the {@code streamfusion.*} keys (see {@link
- * io.streamfusion.runtime.config.StreamFusionOptions}); {@code streamfusion.enabled=false}
- * gives stock Flink behaviour.
+ * Embedded use of StreamFusion: table environments whose planner runs supported operators natively.
+ * Configure with the {@code streamfusion.*} keys (see {@link
+ * io.streamfusion.runtime.config.StreamFusionOptions}); {@code streamfusion.enabled=false} gives
+ * stock Flink behaviour.
  *
  * <pre>{@code
  * StreamTableEnvironment tEnv = StreamFusion.create(env);

@@ -14,8 +14,10 @@ public final class SupportReport {
         public final String operator;
         public final boolean isNative;
         public final String reason;
+
         /** The serialized native plan of a native operator (for tools and profiling). */
         public final byte[] plan;
+
         /** A native operator's remark (e.g. where its state lives), or null. */
         public final String note;
 
@@ -84,8 +86,11 @@ public final class SupportReport {
                     s.append("          ").append(d.note).append('\n');
                 }
             } else {
-                s.append("fallback  ").append(d.operator).append("\n          reason: ")
-                        .append(d.reason).append('\n');
+                s.append("fallback  ")
+                        .append(d.operator)
+                        .append("\n          reason: ")
+                        .append(d.reason)
+                        .append('\n');
             }
         }
         return s.append(summary()).append('\n').toString();

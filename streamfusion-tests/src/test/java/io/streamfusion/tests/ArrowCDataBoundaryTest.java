@@ -1,7 +1,11 @@
 package io.streamfusion.tests;
 
-import io.streamfusion.plan.Call;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.streamfusion.plan.CalcNode;
+import io.streamfusion.plan.Call;
 import io.streamfusion.plan.DataType;
 import io.streamfusion.plan.Expr;
 import io.streamfusion.plan.Field;
@@ -24,19 +28,14 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * Batches through the Arrow C Data Interface: an Arrow Java batch goes into a native pipeline
- * without copying, the result comes back as Arrow, and both sides' memory is released (Arrow
- * Java's allocator fails on close if a release callback was not honoured).
+ * without copying, the result comes back as Arrow, and both sides' memory is released (Arrow Java's
+ * allocator fails on close if a release callback was not honoured).
  */
 class ArrowCDataBoundaryTest {
 
@@ -49,19 +48,40 @@ class ArrowCDataBoundaryTest {
         Expr a = Expr.newBuilder().setType(nullableInt()).setInputRef(0).build();
         Expr one = literal(1);
         Expr ten = literal(10);
-        Expr plus = Expr.newBuilder().setType(nullableInt())
-                .setCall(Call.newBuilder().setFunction("PLUS").addOperands(a).addOperands(one)).build();
-        Expr greater = Expr.newBuilder()
-                .setType(DataType.newBuilder().setKind(DataType.Kind.BOOLEAN).setNullable(true))
-                .setCall(Call.newBuilder().setFunction("GREATER_THAN").addOperands(a).addOperands(ten))
-                .build();
-        RowType row = RowType.newBuilder()
-                .addFields(Field.newBuilder().setName("a").setType(nullableInt())).build();
+        Expr plus =
+                Expr.newBuilder()
+                        .setType(nullableInt())
+                        .setCall(
+                                Call.newBuilder()
+                                        .setFunction("PLUS")
+                                        .addOperands(a)
+                                        .addOperands(one))
+                        .build();
+        Expr greater =
+                Expr.newBuilder()
+                        .setType(
+                                DataType.newBuilder()
+                                        .setKind(DataType.Kind.BOOLEAN)
+                                        .setNullable(true))
+                        .setCall(
+                                Call.newBuilder()
+                                        .setFunction("GREATER_THAN")
+                                        .addOperands(a)
+                                        .addOperands(ten))
+                        .build();
+        RowType row =
+                RowType.newBuilder()
+                        .addFields(Field.newBuilder().setName("a").setType(nullableInt()))
+                        .build();
         return Plan.newBuilder()
                 .setInputType(row)
                 .setOutputType(row)
-                .addOperators(Operator.newBuilder()
-                        .setCalc(CalcNode.newBuilder().addProjections(plus).setCondition(greater)))
+                .addOperators(
+                        Operator.newBuilder()
+                                .setCalc(
+                                        CalcNode.newBuilder()
+                                                .addProjections(plus)
+                                                .setCondition(greater)))
                 .build()
                 .toByteArray();
     }
@@ -69,14 +89,19 @@ class ArrowCDataBoundaryTest {
     /** SELECT 10 / a over (a INT): a = 0 fails the batch with Java's "/ by zero". */
     static byte[] divisionPlan() {
         Expr a = Expr.newBuilder().setType(nullableInt()).setInputRef(0).build();
-        Expr divide = Expr.newBuilder().setType(nullableInt())
-                .setCall(Call.newBuilder()
-                        .setFunction("DIVIDE")
-                        .addOperands(literal(10))
-                        .addOperands(a))
-                .build();
-        RowType row = RowType.newBuilder()
-                .addFields(Field.newBuilder().setName("a").setType(nullableInt())).build();
+        Expr divide =
+                Expr.newBuilder()
+                        .setType(nullableInt())
+                        .setCall(
+                                Call.newBuilder()
+                                        .setFunction("DIVIDE")
+                                        .addOperands(literal(10))
+                                        .addOperands(a))
+                        .build();
+        RowType row =
+                RowType.newBuilder()
+                        .addFields(Field.newBuilder().setName("a").setType(nullableInt()))
+                        .build();
         return Plan.newBuilder()
                 .setInputType(row)
                 .setOutputType(row)
@@ -87,15 +112,23 @@ class ArrowCDataBoundaryTest {
     }
 
     private static Expr literal(int value) {
-        return Expr.newBuilder().setType(nullableInt())
-                .setLiteral(Literal.newBuilder().setType(nullableInt()).setIntValue(value)).build();
+        return Expr.newBuilder()
+                .setType(nullableInt())
+                .setLiteral(Literal.newBuilder().setType(nullableInt()).setIntValue(value))
+                .build();
     }
 
     @Test
     void batchRoundTripThroughTheCDataInterface() {
-        Schema schema = new Schema(List.of(
-                new org.apache.arrow.vector.types.pojo.Field("a", FieldType.nullable(new ArrowType.Int(32, true)), null),
-                new org.apache.arrow.vector.types.pojo.Field("$row_kind", FieldType.notNullable(new ArrowType.Int(8, true)), null)));
+        Schema schema =
+                new Schema(
+                        List.of(
+                                new org.apache.arrow.vector.types.pojo.Field(
+                                        "a", FieldType.nullable(new ArrowType.Int(32, true)), null),
+                                new org.apache.arrow.vector.types.pojo.Field(
+                                        "$row_kind",
+                                        FieldType.notNullable(new ArrowType.Int(8, true)),
+                                        null)));
         try (BufferAllocator allocator = new RootAllocator();
                 NativePipeline pipeline = new NativePipeline(plan(), 0)) {
             try (VectorSchemaRoot input = VectorSchemaRoot.create(schema, allocator);
@@ -118,7 +151,8 @@ class ArrowCDataBoundaryTest {
                 pipeline.processArrow(
                         inArray.memoryAddress(), inSchema.memoryAddress(),
                         outArray.memoryAddress(), outSchema.memoryAddress());
-                try (VectorSchemaRoot output = Data.importVectorSchemaRoot(allocator, outArray, outSchema, null)) {
+                try (VectorSchemaRoot output =
+                        Data.importVectorSchemaRoot(allocator, outArray, outSchema, null)) {
                     assertEquals(3, output.getRowCount());
                     IntVector result = (IntVector) output.getVector(0);
                     assertEquals(12, result.get(0));

@@ -1,10 +1,11 @@
 package io.streamfusion.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
-
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -15,34 +16,41 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * Parity of CAST pairs whose result depends on Java's Double.toString (FLOAT/DOUBLE to STRING
- * and DECIMAL), BINARY targets, TRY_CAST and TYPEOF, over {@link TestData} (NaN, infinities,
- * -0.0, MIN/MAX values) and over a generated sequence that sweeps doubles across Java's
- * plain/scientific switch at 1e-3 and 1e7, subnormals and huge values.
+ * Parity of CAST pairs whose result depends on Java's Double.toString (FLOAT/DOUBLE to STRING and
+ * DECIMAL), BINARY targets, TRY_CAST and TYPEOF, over {@link TestData} (NaN, infinities, -0.0,
+ * MIN/MAX values) and over a generated sequence that sweeps doubles across Java's plain/scientific
+ * switch at 1e-3 and 1e7, subnormals and huge values.
  */
 class CastFunctionParityTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final ParityHarness HARNESS = new ParityHarness();
 
     static final String[] FLOATING = {
-        "CAST(f64 AS STRING)", "CAST(f32 AS STRING)", "CAST(f64 AS VARCHAR(6))",
-        "CAST(f32 AS CHAR(12))", "CAST(f64 * 1.0E-5 AS STRING)", "CAST(f64 / 3 AS STRING)",
-        "CAST(f32 / 3 AS STRING)", "CAST(CAST(i64 AS DOUBLE) AS STRING)",
-        "CAST(CAST(i32 AS FLOAT) AS STRING)", "CAST(CAST(d38 AS DOUBLE) AS STRING)",
-        "CAST(f64 * 0.0 AS STRING)", "CAST(-f64 AS STRING)",
+        "CAST(f64 AS STRING)",
+        "CAST(f32 AS STRING)",
+        "CAST(f64 AS VARCHAR(6))",
+        "CAST(f32 AS CHAR(12))",
+        "CAST(f64 * 1.0E-5 AS STRING)",
+        "CAST(f64 / 3 AS STRING)",
+        "CAST(f32 / 3 AS STRING)",
+        "CAST(CAST(i64 AS DOUBLE) AS STRING)",
+        "CAST(CAST(i32 AS FLOAT) AS STRING)",
+        "CAST(CAST(d38 AS DOUBLE) AS STRING)",
+        "CAST(f64 * 0.0 AS STRING)",
+        "CAST(-f64 AS STRING)",
         // Edge values next to the columns' NaN, infinities, -0.0 and MAX_VALUE.
-        "CAST(f64 * 0.0 + 4.9E-324 AS STRING)", "CAST(f64 * 0.0 + 1.0E-5 AS STRING)",
-        "CAST(f64 * 0.0 + 1.0E7 AS STRING)", "CAST(f64 * 0.0 + 9999999.999999998 AS STRING)",
-        "CAST(f64 * 0.0 + 0.001 AS STRING)", "CAST(f64 * 0.0 + 9.999999999999998E-4 AS STRING)",
+        "CAST(f64 * 0.0 + 4.9E-324 AS STRING)",
+        "CAST(f64 * 0.0 + 1.0E-5 AS STRING)",
+        "CAST(f64 * 0.0 + 1.0E7 AS STRING)",
+        "CAST(f64 * 0.0 + 9999999.999999998 AS STRING)",
+        "CAST(f64 * 0.0 + 0.001 AS STRING)",
+        "CAST(f64 * 0.0 + 9.999999999999998E-4 AS STRING)",
         "CAST(f64 * 0.0 + 2.2250738585072014E-308 AS STRING)",
-        "CAST(f64 * 0.0 + 2.82879384806159E17 AS STRING)", "CAST(f64 * 0.0 + 1.0E23 AS STRING)",
+        "CAST(f64 * 0.0 + 2.82879384806159E17 AS STRING)",
+        "CAST(f64 * 0.0 + 1.0E23 AS STRING)",
         "CAST(f32 * 0.0 + CAST(1.4E-45 AS FLOAT) AS STRING)",
         "CAST(f32 * 0.0 + CAST(1.17549435E-38 AS FLOAT) AS STRING)",
         "CAST(f32 * 0.0 + CAST(8.589973E9 AS FLOAT) AS STRING)",
@@ -50,26 +58,56 @@ class CastFunctionParityTest {
 
     static final String[] TO_DECIMAL = {
         // CAST(NaN/Infinity AS DECIMAL) fails in Flink: the finite rows only.
-        "CASE WHEN f64 = f64 AND f64 < 1.0E300 AND f64 > -1.0E300 THEN CAST(f64 AS DECIMAL(38, 10)) END",
-        "CASE WHEN f64 = f64 AND f64 < 1.0E300 AND f64 > -1.0E300 THEN CAST(f64 AS DECIMAL(10, 2)) END",
-        "CASE WHEN f32 = f32 AND f32 < 1.0E30 AND f32 > -1.0E30 THEN CAST(f32 AS DECIMAL(20, 10)) END",
-        "CASE WHEN f32 = f32 AND f32 < 1.0E30 AND f32 > -1.0E30 THEN CAST(f32 AS DECIMAL(5, 1)) END",
-        "CAST(CAST(i64 AS DOUBLE) AS DECIMAL(38, 0))", "CAST(CAST(i32 AS DOUBLE) / 7 AS DECIMAL(12, 4))",
+        "CASE WHEN f64 = f64 AND f64 < 1.0E300 AND f64 > -1.0E300 THEN CAST(f64 AS DECIMAL(38, 10))"
+                + " END",
+        "CASE WHEN f64 = f64 AND f64 < 1.0E300 AND f64 > -1.0E300 THEN CAST(f64 AS DECIMAL(10, 2))"
+                + " END",
+        "CASE WHEN f32 = f32 AND f32 < 1.0E30 AND f32 > -1.0E30 THEN CAST(f32 AS DECIMAL(20, 10))"
+                + " END",
+        "CASE WHEN f32 = f32 AND f32 < 1.0E30 AND f32 > -1.0E30 THEN CAST(f32 AS DECIMAL(5, 1))"
+                + " END",
+        "CAST(CAST(i64 AS DOUBLE) AS DECIMAL(38, 0))",
+        "CAST(CAST(i32 AS DOUBLE) / 7 AS DECIMAL(12, 4))",
     };
 
     static final String[] OTHERS = {
-        "CAST(bin AS BINARY(2))", "CAST(bin AS VARBINARY(1))", "CAST(bin AS BINARY(8))",
-        "CAST(s AS BYTES)", "CAST(s AS BINARY(3))", "CAST(s AS VARBINARY(2))",
-        "CAST(bin AS STRING)", "CAST(bin AS VARCHAR(1))", "CAST(bin AS CHAR(4))",
-        "CAST(CAST(s AS BINARY(3)) AS STRING)", "CAST(CAST(s AS BYTES) AS CHAR(12))",
+        "CAST(bin AS BINARY(2))",
+        "CAST(bin AS VARBINARY(1))",
+        "CAST(bin AS BINARY(8))",
+        "CAST(s AS BYTES)",
+        "CAST(s AS BINARY(3))",
+        "CAST(s AS VARBINARY(2))",
+        "CAST(bin AS STRING)",
+        "CAST(bin AS VARCHAR(1))",
+        "CAST(bin AS CHAR(4))",
+        "CAST(CAST(s AS BINARY(3)) AS STRING)",
+        "CAST(CAST(s AS BYTES) AS CHAR(12))",
         "CAST(CAST(s AS VARBINARY(5)) AS VARCHAR(2))",
-        "CAST(b AS STRING)", "CAST(b AS CHAR(6))", "CAST(d10 AS VARCHAR(4))", "CAST(i64 AS CHAR(3))",
-        "TRY_CAST(s AS INT)", "TRY_CAST(s AS DOUBLE)", "TRY_CAST(s AS BOOLEAN)",
-        "TRY_CAST(s AS DECIMAL(5, 2))", "TRY_CAST(s AS BIGINT)", "TRY_CAST(s AS FLOAT)",
-        "TRY_CAST(CAST(f64 AS STRING) AS DOUBLE)", "TRY_CAST(CAST(i32 AS STRING) AS TINYINT)",
-        "TRY_CAST(r.y AS INT)", "TRY_CAST(i32 AS STRING)", "TRY_CAST(f64 AS STRING)",
-        "TYPEOF(i32)", "TYPEOF(d10)", "TYPEOF(s)", "TYPEOF(bin)", "TYPEOF(f64, TRUE)", "TYPEOF(s, TRUE)",
-        "TYPEOF(b)", "TYPEOF(tm)", "TYPEOF(id)", "TYPEOF(dt)",
+        "CAST(b AS STRING)",
+        "CAST(b AS CHAR(6))",
+        "CAST(d10 AS VARCHAR(4))",
+        "CAST(i64 AS CHAR(3))",
+        "TRY_CAST(s AS INT)",
+        "TRY_CAST(s AS DOUBLE)",
+        "TRY_CAST(s AS BOOLEAN)",
+        "TRY_CAST(s AS DECIMAL(5, 2))",
+        "TRY_CAST(s AS BIGINT)",
+        "TRY_CAST(s AS FLOAT)",
+        "TRY_CAST(CAST(f64 AS STRING) AS DOUBLE)",
+        "TRY_CAST(CAST(i32 AS STRING) AS TINYINT)",
+        "TRY_CAST(r.y AS INT)",
+        "TRY_CAST(i32 AS STRING)",
+        "TRY_CAST(f64 AS STRING)",
+        "TYPEOF(i32)",
+        "TYPEOF(d10)",
+        "TYPEOF(s)",
+        "TYPEOF(bin)",
+        "TYPEOF(f64, TRUE)",
+        "TYPEOF(s, TRUE)",
+        "TYPEOF(b)",
+        "TYPEOF(tm)",
+        "TYPEOF(id)",
+        "TYPEOF(dt)",
     };
 
     static Stream<Arguments> projectionGroups() {
@@ -97,8 +135,11 @@ class CastFunctionParityTest {
     @ParameterizedTest
     @ValueSource(
             strings = {
-                "CAST(f64 AS STRING) = 'NaN'", "CAST(f64 AS STRING) <> '-0.0'",
-                "CAST(f32 AS STRING) LIKE '1%'", "TRY_CAST(s AS INT) IS NULL", "TRY_CAST(s AS DOUBLE) > 0",
+                "CAST(f64 AS STRING) = 'NaN'",
+                "CAST(f64 AS STRING) <> '-0.0'",
+                "CAST(f32 AS STRING) LIKE '1%'",
+                "TRY_CAST(s AS INT) IS NULL",
+                "TRY_CAST(s AS DOUBLE) > 0",
                 "CAST(f64 * 1.0E-5 AS STRING) LIKE '%E-5'",
             })
     void filters(String condition) {
@@ -159,8 +200,8 @@ class CastFunctionParityTest {
     @MethodSource("sweepGroups")
     void sweep(String[] expressions) {
         String ddl =
-                "CREATE TEMPORARY TABLE g (n BIGINT) WITH ('connector' = 'datagen',"
-                        + " 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '30000')";
+                "CREATE TEMPORARY TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'fields.n.kind'"
+                        + " = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '30000')";
         StringBuilder select = new StringBuilder("SELECT n");
         for (String e : expressions) {
             select.append(",\n  ").append(e);

@@ -14,7 +14,6 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -67,7 +66,9 @@ class EntryTransposeTest {
             BinaryRowData expected = serializer.toBinaryRow(fresh);
             byte[] expectedBytes =
                     BinarySegmentUtils.copyToBytes(
-                            expected.getSegments(), expected.getOffset(), expected.getSizeInBytes());
+                            expected.getSegments(),
+                            expected.getOffset(),
+                            expected.getSizeInBytes());
             byte[] actual =
                     Arrays.copyOfRange(batch.bytes(), batch.offsets()[i], batch.offsets()[i + 1]);
             assertThat(actual).as("image of %s", s).isEqualTo(expectedBytes);

@@ -1,5 +1,9 @@
 package io.streamfusion.tests;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 
@@ -7,7 +11,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,15 +19,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Map;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /** Per-operator fallback, strict mode, EXPLAIN and COMPILE PLAN. */
 class FallbackAndExplainTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     /**
      * UUID is non-deterministic and stays on Flink: a stock fallback with a readable reason
@@ -37,7 +35,8 @@ class FallbackAndExplainTest {
     private static StreamTableEnvironment nativeAllowingFallback() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        StreamTableEnvironment tEnv = StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
+        StreamTableEnvironment tEnv =
+                StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
         ParityHarness.registerTestTable(env, tEnv);
         return tEnv;
     }
@@ -92,14 +91,17 @@ class FallbackAndExplainTest {
     /**
      * CASTs that stay refused, with the pair named: constructed types to STRING (ROW, ARRAY) and
      * every CAST under table.exec.legacy-cast-behaviour. (A JVM whose Double.toString is not
-     * reproduced is covered by the native unit tests: CastFunctionTest.UnknownJavaVersionsAreRefused.)
+     * reproduced is covered by the native unit tests:
+     * CastFunctionTest.UnknownJavaVersionsAreRefused.)
      */
     @ParameterizedTest
     @ValueSource(strings = {"CAST(r AS STRING)", "CAST(r AS VARCHAR(3))"})
     void unreproducedCastsFallBackWithTheirReason(String cast) {
-        String explain = nativeAllowingFallback().explainSql("SELECT id, " + cast + " FROM t WHERE i32 > 0");
+        String explain =
+                nativeAllowingFallback().explainSql("SELECT id, " + cast + " FROM t WHERE i32 > 0");
         assertThat(explain).contains("fallback  Calc(");
-        assertThat(explain).containsPattern("reason: CAST\\(ROW<.* AS .*\\) is not supported natively");
+        assertThat(explain)
+                .containsPattern("reason: CAST\\(ROW<.* AS .*\\) is not supported natively");
     }
 
     @Test
@@ -112,22 +114,27 @@ class FallbackAndExplainTest {
     }
 
     /**
-     * Flink orders two strings held as Java objects in UTF-16 order and other pairs by UTF-8
-     * bytes (they differ between U+E000..U+FFFF and supplementary characters); the plan does not
-     * say how values are held, so string ordering stays on Flink unless one side is a literal
-     * below U+D800 (StringOrderingParityTest). Equality and IN lists do not depend on it and stay
-     * native.
+     * Flink orders two strings held as Java objects in UTF-16 order and other pairs by UTF-8 bytes
+     * (they differ between U+E000..U+FFFF and supplementary characters); the plan does not say how
+     * values are held, so string ordering stays on Flink unless one side is a literal below U+D800
+     * (StringOrderingParityTest). Equality and IN lists do not depend on it and stay native.
      */
     @ParameterizedTest
     @ValueSource(
             strings = {
-                "s < r.y", "s >= '\uFFFD'", "GREATEST(s, r.y) = 'b'", "s BETWEEN 'a' AND '\uE000'"
+                "s < r.y",
+                "s >= '\uFFFD'",
+                "GREATEST(s, r.y) = 'b'",
+                "s BETWEEN 'a' AND '\uE000'"
             })
     void stringOrderingFallsBackWithItsReason(String predicate) {
         String sql = "SELECT id, " + predicate + " FROM t WHERE i32 > 0";
         String explain = nativeAllowingFallback().explainSql(sql);
         assertThat(explain).contains("fallback  Calc(");
-        assertThat(explain).contains("Flink orders strings held as Java objects in UTF-16 order and others by bytes");
+        assertThat(explain)
+                .contains(
+                        "Flink orders strings held as Java objects in UTF-16 order and others by"
+                                + " bytes");
         ParityHarness.Result stock = ParityHarness.run(new ParityHarness().stock(), sql);
         assertEquals(stock.rows, ParityHarness.run(nativeAllowingFallback(), sql).rows);
     }
@@ -175,12 +182,13 @@ class FallbackAndExplainTest {
     @Test
     void compiledPlansStayStock() {
         StreamTableEnvironment tEnv = new ParityHarness(1, false, Map.of()).nativeEnv();
+        tEnv.executeSql("CREATE TABLE snk (id INT, v BIGINT) WITH ('connector' = 'blackhole')");
         tEnv.executeSql(
-                "CREATE TABLE snk (id INT, v BIGINT) WITH ('connector' = 'blackhole')");
-        tEnv.executeSql(
-                "CREATE TABLE src (id INT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10')");
+                "CREATE TABLE src (id INT, v BIGINT) WITH ('connector' = 'datagen',"
+                        + " 'number-of-rows' = '10')");
         String json =
-                tEnv.compilePlanSql("INSERT INTO snk SELECT id, v + 1 FROM src WHERE v > 0").asJsonString();
+                tEnv.compilePlanSql("INSERT INTO snk SELECT id, v + 1 FROM src WHERE v > 0")
+                        .asJsonString();
         assertThat(json).contains("\"type\" : \"stream-exec-calc_1\"");
         assertThat(json).doesNotContain("Native");
     }

@@ -1,10 +1,12 @@
 package io.streamfusion.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.streamfusion.planner.StreamFusion;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -12,7 +14,6 @@ import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,25 +22,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
  * A trickle of records is never held back in a partly filled batch: rows come out through the
- * processing-time flush, or through the flush before a checkpoint barrier. The source emits a
- * few rows per second of a million, so a batch of 4096 rows would not fill for hours; the test
- * only completes if the flush rules work (its timeout is a hang guard, not a timing check).
+ * processing-time flush, or through the flush before a checkpoint barrier. The source emits a few
+ * rows per second of a million, so a batch of 4096 rows would not fill for hours; the test only
+ * completes if the flush rules work (its timeout is a hang guard, not a timing check).
  */
 class FlushLivenessTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
-    private static List<Long> firstRows(StreamTableEnvironment tEnv, StreamExecutionEnvironment env, int n)
-            throws Exception {
+    private static List<Long> firstRows(
+            StreamTableEnvironment tEnv, StreamExecutionEnvironment env, int n) throws Exception {
         DataGeneratorSource<Long> source =
-                new DataGeneratorSource<>(i -> i, 1_000_000, RateLimiterStrategy.perSecond(20), Types.LONG);
+                new DataGeneratorSource<>(
+                        i -> i, 1_000_000, RateLimiterStrategy.perSecond(20), Types.LONG);
         tEnv.createTemporaryView(
-                "trickle", tEnv.fromDataStream(env.fromSource(source, WatermarkStrategy.noWatermarks(), "trickle")));
+                "trickle",
+                tEnv.fromDataStream(
+                        env.fromSource(source, WatermarkStrategy.noWatermarks(), "trickle")));
         TableResult result = tEnv.executeSql("SELECT f0 * 2 FROM trickle WHERE f0 % 2 = 0");
         List<Long> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = result.collect()) {
@@ -51,7 +52,8 @@ class FlushLivenessTest {
     }
 
     private static StreamTableEnvironment nativeEnv(StreamExecutionEnvironment env) {
-        StreamTableEnvironment tEnv = StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
+        StreamTableEnvironment tEnv =
+                StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
         tEnv.getConfig().set("streamfusion.fallback", "forbid");
         tEnv.getConfig().set("streamfusion.batch.size", "4096");
         return tEnv;

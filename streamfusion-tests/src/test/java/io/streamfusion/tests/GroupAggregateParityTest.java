@@ -12,7 +12,6 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.bridge.java.internal.StreamTableEnvironmentImpl;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,8 +29,7 @@ import java.util.Map;
  */
 class GroupAggregateParityTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     /** Small batches: every group's accumulator goes through Flink state between batches. */
     private static final Map<String, String> SMALL_BATCHES = Map.of("streamfusion.batch.size", "3");
@@ -41,8 +39,8 @@ class GroupAggregateParityTest {
     }
 
     /**
-     * Parallelism 1, for aggregations over aggregations: at parallelism 2 the outer one merges
-     * two inner subtasks' changelogs in arrival order, which even stock Flink does not fix.
+     * Parallelism 1, for aggregations over aggregations: at parallelism 2 the outer one merges two
+     * inner subtasks' changelogs in arrival order, which even stock Flink does not fix.
      */
     private static ParityHarness serial() {
         return new ParityHarness(1, false, SMALL_BATCHES);
@@ -61,8 +59,7 @@ class GroupAggregateParityTest {
             }
         }
         StreamExecutionEnvironment env = ((StreamTableEnvironmentImpl) tEnv).execEnv();
-        tEnv.createTemporaryView(
-                BIG, tEnv.fromDataStream(env.fromData(rows, TestData.typeInfo())));
+        tEnv.createTemporaryView(BIG, tEnv.fromDataStream(env.fromData(rows, TestData.typeInfo())));
     }
 
     private static void assertBigParity(ParityHarness harness, String sql) {
@@ -101,8 +98,19 @@ class GroupAggregateParityTest {
         String avg = ", AVG(" + c + ")";
         assertBigParity(
                 harness(),
-                "SELECT id % 4, COUNT(*), COUNT(" + c + "), SUM(" + c + "), MIN(" + c + "), MAX("
-                        + c + ")" + avg + " FROM " + BIG + " GROUP BY id % 4");
+                "SELECT id % 4, COUNT(*), COUNT("
+                        + c
+                        + "), SUM("
+                        + c
+                        + "), MIN("
+                        + c
+                        + "), MAX("
+                        + c
+                        + ")"
+                        + avg
+                        + " FROM "
+                        + BIG
+                        + " GROUP BY id % 4");
     }
 
     @ParameterizedTest
@@ -110,7 +118,14 @@ class GroupAggregateParityTest {
     void temporalMinMaxMatch(String c) {
         assertBigParity(
                 harness(),
-                "SELECT b, COUNT(" + c + "), MIN(" + c + "), MAX(" + c + ") FROM " + BIG
+                "SELECT b, COUNT("
+                        + c
+                        + "), MIN("
+                        + c
+                        + "), MAX("
+                        + c
+                        + ") FROM "
+                        + BIG
                         + " GROUP BY b");
     }
 
@@ -120,7 +135,11 @@ class GroupAggregateParityTest {
     void keysOfEveryTypeMatch(String keys) {
         assertBigParity(
                 harness(),
-                "SELECT " + keys + ", COUNT(*), SUM(i64), MAX(f64) FROM " + BIG + " GROUP BY "
+                "SELECT "
+                        + keys
+                        + ", COUNT(*), SUM(i64), MAX(f64) FROM "
+                        + BIG
+                        + " GROUP BY "
                         + keys);
     }
 
@@ -135,7 +154,9 @@ class GroupAggregateParityTest {
                 harness(),
                 "SELECT s, COUNT(*) FILTER (WHERE i32 > 0), SUM(i64) FILTER (WHERE b), "
                         + "MAX(i16) FILTER (WHERE f64 < 1), AVG(i8) FILTER (WHERE b IS NULL) "
-                        + "FROM " + BIG + " GROUP BY s");
+                        + "FROM "
+                        + BIG
+                        + " GROUP BY s");
     }
 
     /**
@@ -144,8 +165,10 @@ class GroupAggregateParityTest {
      */
     @Test
     void retractingInputEmptiesAndRefillsGroups() {
-        String inner = "SELECT id % 7 AS g, COUNT(*) AS cnt, SUM(i64) AS total FROM " + BIG
-                + " GROUP BY id % 7";
+        String inner =
+                "SELECT id % 7 AS g, COUNT(*) AS cnt, SUM(i64) AS total FROM "
+                        + BIG
+                        + " GROUP BY id % 7";
         assertBigParity(
                 serial(),
                 "SELECT cnt, SUM(total), COUNT(total), AVG(cnt) FROM (" + inner + ") GROUP BY cnt");
@@ -157,7 +180,8 @@ class GroupAggregateParityTest {
     @Test
     void retractionsProduceDeletes() {
         String sql =
-                "SELECT cnt, COUNT(*) FROM (SELECT s, COUNT(*) AS cnt FROM " + BIG
+                "SELECT cnt, COUNT(*) FROM (SELECT s, COUNT(*) AS cnt FROM "
+                        + BIG
                         + " GROUP BY s) GROUP BY cnt";
         ParityHarness.Result stock = runBig(serial().stock(), sql);
         assertThat(stock.rows).anyMatch(r -> r.getKind() == RowKind.DELETE);
@@ -181,7 +205,9 @@ class GroupAggregateParityTest {
         assertBigParity(
                 serialTtl,
                 "SELECT cnt, MIN(s), MAX(total) FROM (SELECT s, COUNT(*) AS cnt, SUM(i64) AS total"
-                        + " FROM " + BIG + " GROUP BY s) GROUP BY cnt",
+                        + " FROM "
+                        + BIG
+                        + " GROUP BY s) GROUP BY cnt",
                 true);
     }
 
@@ -212,10 +238,10 @@ class GroupAggregateParityTest {
     }
 
     /**
-     * FIRST_VALUE and LAST_VALUE (FirstValueAggFunction / LastValueAggFunction: a ROW(value,
-     * order) accumulator whose order is the wall clock) over values of every kept type, NULLs
-     * skipped, with FILTER; per row and with mini-batch. Parallelism 1: which row comes first
-     * depends on the arrival order, which two upstream subtasks would interleave at random.
+     * FIRST_VALUE and LAST_VALUE (FirstValueAggFunction / LastValueAggFunction: a ROW(value, order)
+     * accumulator whose order is the wall clock) over values of every kept type, NULLs skipped,
+     * with FILTER; per row and with mini-batch. Parallelism 1: which row comes first depends on the
+     * arrival order, which two upstream subtasks would interleave at random.
      */
     @ParameterizedTest
     @ValueSource(strings = {"none", "ONE_PHASE"})
@@ -226,17 +252,18 @@ class GroupAggregateParityTest {
                 "SELECT id % 4, FIRST_VALUE(i32), LAST_VALUE(i32), FIRST_VALUE(s), LAST_VALUE(s),"
                         + " FIRST_VALUE(d38), LAST_VALUE(ts), LAST_VALUE(f64) FILTER (WHERE b),"
                         + " FIRST_VALUE(ts9), LAST_VALUE(ts9),"
-                        + " FIRST_VALUE(dt) FILTER (WHERE i8 > 0), COUNT(*) FROM " + BIG
+                        + " FIRST_VALUE(dt) FILTER (WHERE i8 > 0), COUNT(*) FROM "
+                        + BIG
                         + " GROUP BY id % 4");
         assertBigParity(
                 harness, "SELECT s, LAST_VALUE(i64), FIRST_VALUE(f32) FROM " + BIG + " GROUP BY s");
     }
 
     /**
-     * Mini-batch, one phase (MiniBatchGroupAggFunction) and two phases (Local/Global): bundles of
-     * 7 rows (the latency is too long to end one), parallelism 1 so that bundles are the same in
-     * both engines. Keys of a bundle are emitted in another order than Flink's HashMap order;
-     * the results are compared as multisets.
+     * Mini-batch, one phase (MiniBatchGroupAggFunction) and two phases (Local/Global): bundles of 7
+     * rows (the latency is too long to end one), parallelism 1 so that bundles are the same in both
+     * engines. Keys of a bundle are emitted in another order than Flink's HashMap order; the
+     * results are compared as multisets.
      */
     @ParameterizedTest
     @ValueSource(strings = {"ONE_PHASE", "TWO_PHASE"})
@@ -245,13 +272,18 @@ class GroupAggregateParityTest {
         assertBigParity(
                 miniBatch,
                 "SELECT id % 4, COUNT(*), COUNT(i8), SUM(i64), SUM(f64), MIN(f32), MAX(d10), "
-                        + "AVG(i32), SUM(d38) FROM " + BIG + " GROUP BY id % 4");
+                        + "AVG(i32), SUM(d38) FROM "
+                        + BIG
+                        + " GROUP BY id % 4");
         assertBigParity(
                 miniBatch,
-                "SELECT s, COUNT(*) FILTER (WHERE b), MAX(ts), MIN(dt) FROM " + BIG
+                "SELECT s, COUNT(*) FILTER (WHERE b), MAX(ts), MIN(dt) FROM "
+                        + BIG
                         + " GROUP BY s");
-        String inner = "SELECT id % 7 AS g, COUNT(*) AS cnt, SUM(i64) AS total FROM " + BIG
-                + " GROUP BY id % 7";
+        String inner =
+                "SELECT id % 7 AS g, COUNT(*) AS cnt, SUM(i64) AS total FROM "
+                        + BIG
+                        + " GROUP BY id % 7";
         assertBigParity(
                 miniBatch,
                 "SELECT cnt, SUM(total), COUNT(*), AVG(cnt) FROM (" + inner + ") GROUP BY cnt");
@@ -300,7 +332,13 @@ class GroupAggregateParityTest {
     void tinyMemoryBudgetIsAClearError() {
         ParityHarness tiny =
                 new ParityHarness(
-                        1, false, Map.of("streamfusion.memory.budget", "1kb", "streamfusion.batch.size", "64"));
+                        1,
+                        false,
+                        Map.of(
+                                "streamfusion.memory.budget",
+                                "1kb",
+                                "streamfusion.batch.size",
+                                "64"));
         StreamTableEnvironment nat = tiny.nativeEnv();
         registerBig(nat);
         assertThatThrownBy(() -> ParityHarness.run(nat, "SELECT s, COUNT(*) FROM big GROUP BY s"))
@@ -322,11 +360,15 @@ class GroupAggregateParityTest {
                 "SELECT b, COUNT(DISTINCT i8), COUNT(DISTINCT i8) FILTER (WHERE i32 > 0), "
                         + "COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE f64 < 1), "
                         + "SUM(DISTINCT i64), AVG(DISTINCT i16), COUNT(*), MAX(i32) "
-                        + "FROM " + BIG + " GROUP BY b");
+                        + "FROM "
+                        + BIG
+                        + " GROUP BY b");
         assertBigParity(
                 harness,
                 "SELECT id % 3, COUNT(DISTINCT d10) FILTER (WHERE b), COUNT(DISTINCT ts9) "
-                        + "FROM " + BIG + " GROUP BY id % 3");
+                        + "FROM "
+                        + BIG
+                        + " GROUP BY id % 3");
     }
 
     /**
@@ -344,11 +386,15 @@ class GroupAggregateParityTest {
                 "SELECT s, i8, COUNT(*) AS cnt, SUM(i64) AS total FROM " + BIG + " GROUP BY s, i8";
         String[] queries = {
             "SELECT cnt, COUNT(DISTINCT i8), COUNT(DISTINCT s) FILTER (WHERE cnt > 1),"
-                    + " SUM(DISTINCT total), COUNT(*) FROM (" + inner + ") GROUP BY cnt",
+                    + " SUM(DISTINCT total), COUNT(*) FROM ("
+                    + inner
+                    + ") GROUP BY cnt",
             "SELECT i8, COUNT(DISTINCT s), AVG(DISTINCT cnt) FROM (" + inner + ") GROUP BY i8",
             "SELECT cnt, COUNT(DISTINCT i8), SUM(DISTINCT i8), AVG(DISTINCT i8) FILTER (WHERE"
                     + " total > 0), COUNT(DISTINCT s) FILTER (WHERE i8 > 0), COUNT(DISTINCT s)"
-                    + " FILTER (WHERE total < 0), COUNT(*) FROM (" + inner + ") GROUP BY cnt"
+                    + " FILTER (WHERE total < 0), COUNT(*) FROM ("
+                    + inner
+                    + ") GROUP BY cnt"
         };
         ParityHarness harness = miniBatch.equals("none") ? serial() : miniBatch(miniBatch);
         for (String sql : queries) {
@@ -359,8 +405,8 @@ class GroupAggregateParityTest {
     /**
      * MIN/MAX over a retracting input (Min/MaxWithRetractAggFunction): a count per value in a
      * state-backed map; when a retraction removes a group's extreme the whole map is scanned for
-     * the next one (negative counts included). Strings (byte order), FLOAT/DOUBLE (compareTo:
-     * -0.0 below 0.0, NaN above all), DECIMAL, TIMESTAMP(9), BIGINT; FILTER; groups that empty and
+     * the next one (negative counts included). Strings (byte order), FLOAT/DOUBLE (compareTo: -0.0
+     * below 0.0, NaN above all), DECIMAL, TIMESTAMP(9), BIGINT; FILTER; groups that empty and
      * refill. Per row and mini-batch in one and two phases (the Local aggregation sends each
      * bundle's map as Flink's heap MapView bytes, the Global one merges them into its state);
      * serial, as the outer aggregation of an aggregation.
@@ -370,10 +416,13 @@ class GroupAggregateParityTest {
     void minMaxOverRetractingInputMatches(String miniBatch) {
         String inner =
                 "SELECT s, i8, COUNT(*) AS cnt, SUM(i64) AS total, MAX(d38) AS md, MAX(ts9) AS mt,"
-                        + " MIN(f64) AS mf, MAX(f32) AS mx FROM " + BIG + " GROUP BY s, i8";
+                        + " MIN(f64) AS mf, MAX(f32) AS mx FROM "
+                        + BIG
+                        + " GROUP BY s, i8";
         String[] queries = {
             "SELECT cnt, MIN(total), MAX(total), MIN(s), MAX(s), MIN(md), MAX(mt), MAX(mf),"
-                    + " MIN(mf) FILTER (WHERE i8 > 0), MIN(mx), COUNT(*) FROM (" + inner
+                    + " MIN(mf) FILTER (WHERE i8 > 0), MIN(mx), COUNT(*) FROM ("
+                    + inner
                     + ") GROUP BY cnt",
             "SELECT i8, MAX(cnt), MIN(cnt), MAX(total), MIN(s) FROM (" + inner + ") GROUP BY i8",
             "SELECT cnt % 2, MAX(total), MIN(mt) FROM (" + inner + ") GROUP BY cnt % 2"
@@ -389,26 +438,31 @@ class GroupAggregateParityTest {
     /**
      * FIRST_VALUE/LAST_VALUE over a retracting input (First/LastValueWithRetractAggFunction): two
      * state-backed maps, value -> orders and order -> values (the order is the wall clock); a
-     * retraction removes the value's oldest occurrence, and when it retracts the group's value
-     * the whole order map is scanned for the next one. Strings, BIGINT, DECIMAL, TIMESTAMP(9),
-     * DOUBLE (NaN, -0.0); FILTER; groups that empty and refill. Per row and mini-batch (Flink's
-     * functions have no merge: never two phases, even when asked); serial, as the outer
-     * aggregation of an aggregation.
+     * retraction removes the value's oldest occurrence, and when it retracts the group's value the
+     * whole order map is scanned for the next one. Strings, BIGINT, DECIMAL, TIMESTAMP(9), DOUBLE
+     * (NaN, -0.0); FILTER; groups that empty and refill. Per row and mini-batch (Flink's functions
+     * have no merge: never two phases, even when asked); serial, as the outer aggregation of an
+     * aggregation.
      */
     @ParameterizedTest
     @ValueSource(strings = {"none", "ONE_PHASE", "TWO_PHASE"})
     void firstAndLastValuesOverRetractingInputMatch(String miniBatch) {
         String inner =
                 "SELECT s, i8, COUNT(*) AS cnt, SUM(i64) AS total, MAX(d38) AS md, MAX(ts9) AS mt,"
-                        + " MIN(f64) AS mf, LAST_VALUE(s) AS ls FROM " + BIG + " GROUP BY s, i8";
+                        + " MIN(f64) AS mf, LAST_VALUE(s) AS ls FROM "
+                        + BIG
+                        + " GROUP BY s, i8";
         String[] queries = {
             "SELECT cnt, FIRST_VALUE(total), LAST_VALUE(total), FIRST_VALUE(s), LAST_VALUE(s),"
                     + " FIRST_VALUE(md), LAST_VALUE(mt), FIRST_VALUE(mf),"
-                    + " LAST_VALUE(mf) FILTER (WHERE i8 > 0), COUNT(*) FROM (" + inner
+                    + " LAST_VALUE(mf) FILTER (WHERE i8 > 0), COUNT(*) FROM ("
+                    + inner
                     + ") GROUP BY cnt",
             "SELECT i8, FIRST_VALUE(cnt), LAST_VALUE(cnt), LAST_VALUE(ls), MAX(total) FROM ("
-                    + inner + ") GROUP BY i8",
-            "SELECT cnt % 2, LAST_VALUE(total), FIRST_VALUE(mt) FROM (" + inner
+                    + inner
+                    + ") GROUP BY i8",
+            "SELECT cnt % 2, LAST_VALUE(total), FIRST_VALUE(mt) FROM ("
+                    + inner
                     + ") GROUP BY cnt % 2"
         };
         ParityHarness harness = miniBatch.equals("none") ? serial() : miniBatch(miniBatch);
@@ -419,16 +473,16 @@ class GroupAggregateParityTest {
 
     /**
      * Split DISTINCT aggregation (table.optimizer.distinct-agg.split.enabled) with mini-batch:
-     * Flink's IncrementalGroupAggregate stays Flink's, with its reason in the report, the Local
-     * and Global aggregations around it are native, and the results match; with incremental
-     * aggregation off, every aggregation of the split plan (partial Local/Global with DISTINCT
-     * per bucket, final Local/Global) is native. The bucket's HASH_CODE and the Expand stay
-     * Flink's.
+     * Flink's IncrementalGroupAggregate stays Flink's, with its reason in the report, the Local and
+     * Global aggregations around it are native, and the results match; with incremental aggregation
+     * off, every aggregation of the split plan (partial Local/Global with DISTINCT per bucket,
+     * final Local/Global) is native. The bucket's HASH_CODE and the Expand stay Flink's.
      */
     @Test
     void splitDistinctAggregationMatches() {
         String sql =
-                "SELECT b, COUNT(DISTINCT i32), SUM(DISTINCT i8), COUNT(*), MAX(i64) FROM " + BIG
+                "SELECT b, COUNT(DISTINCT i32), SUM(DISTINCT i8), COUNT(*), MAX(i64) FROM "
+                        + BIG
                         + " GROUP BY b";
         Map<String, String> split = Map.of("table.optimizer.distinct-agg.split.enabled", "true");
         ParityHarness incremental =
@@ -439,9 +493,10 @@ class GroupAggregateParityTest {
         ParityHarness.run(nat, sql);
         assertThat(StreamFusion.planner(nat).lastReport().decisions())
                 .anyMatch(
-                        d -> !d.isNative
-                                && d.operator.startsWith("IncrementalGroupAggregate(")
-                                && d.reason.contains("split DISTINCT"))
+                        d ->
+                                !d.isNative
+                                        && d.operator.startsWith("IncrementalGroupAggregate(")
+                                        && d.reason.contains("split DISTINCT"))
                 .anyMatch(d -> d.isNative && d.operator.startsWith("LocalGroupAggregate("))
                 .anyMatch(d -> d.isNative && d.operator.startsWith("GlobalGroupAggregate("));
 
@@ -464,13 +519,17 @@ class GroupAggregateParityTest {
             "SELECT b, COUNT(DISTINCT i8), COUNT(DISTINCT i8) FILTER (WHERE i32 > 0), "
                     + "COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE f64 < 1), "
                     + "SUM(DISTINCT i64), AVG(DISTINCT i16), COUNT(*), MAX(i32) "
-                    + "FROM " + BIG + " GROUP BY b";
+                    + "FROM "
+                    + BIG
+                    + " GROUP BY b";
 
     private static final String TWO_PHASE_DISTINCT_TYPES =
             "SELECT id % 3, COUNT(DISTINCT d10) FILTER (WHERE b), COUNT(DISTINCT dt), "
                     + "COUNT(DISTINCT b), COUNT(DISTINCT f32), COUNT(DISTINCT ts), "
                     + "COUNT(DISTINCT ts9), COUNT(DISTINCT d38), "
-                    + "MIN(DISTINCT i32) FROM " + BIG + " GROUP BY id % 3";
+                    + "MIN(DISTINCT i32) FROM "
+                    + BIG
+                    + " GROUP BY id % 3";
 
     /**
      * Two-phase DISTINCT (mini-batch, Local/Global): LocalGroupAggregate sends each key's map of
@@ -503,17 +562,22 @@ class GroupAggregateParityTest {
                 miniBatch(
                         "TWO_PHASE",
                         Map.of(
-                                "streamfusion.fallback", "allow",
-                                "streamfusion.operators.excluded", excluded));
+                                "streamfusion.fallback",
+                                "allow",
+                                "streamfusion.operators.excluded",
+                                excluded));
         String retracting =
                 "SELECT cnt, COUNT(DISTINCT i8), SUM(DISTINCT total), SUM(DISTINCT i8) FILTER"
                         + " (WHERE total > 0), COUNT(DISTINCT total) FROM (SELECT s, i8, COUNT(*)"
-                        + " AS cnt, SUM(i64) AS total FROM " + BIG + " GROUP BY s, i8) GROUP BY cnt";
+                        + " AS cnt, SUM(i64) AS total FROM "
+                        + BIG
+                        + " GROUP BY s, i8) GROUP BY cnt";
         // MIN/MAX over retracting input: the Local side's heap map (value -> count) travels too.
         String minMax =
                 "SELECT cnt, MIN(total), MAX(s), MIN(mt), MAX(md), COUNT(*) FROM (SELECT s, i8,"
                         + " COUNT(*) AS cnt, SUM(i64) AS total, MAX(ts9) AS mt, MIN(d38) AS md"
-                        + " FROM " + BIG
+                        + " FROM "
+                        + BIG
                         + " GROUP BY s, i8) GROUP BY cnt";
         for (String sql :
                 List.of(TWO_PHASE_DISTINCT, TWO_PHASE_DISTINCT_TYPES, retracting, minMax)) {
@@ -521,7 +585,9 @@ class GroupAggregateParityTest {
             StreamTableEnvironment nat = mixed.nativeEnv();
             ParityHarness.Result actual = runBig(nat, sql);
             String kept =
-                    excluded.startsWith("Global") ? "LocalGroupAggregate(" : "GlobalGroupAggregate(";
+                    excluded.startsWith("Global")
+                            ? "LocalGroupAggregate("
+                            : "GlobalGroupAggregate(";
             assertThat(StreamFusion.planner(nat).lastReport().decisions())
                     .anyMatch(d -> d.isNative && d.operator.startsWith(kept))
                     .anyMatch(
@@ -553,17 +619,35 @@ class GroupAggregateParityTest {
         ParityHarness harness = miniBatch.equals("none") ? harness() : miniBatch(miniBatch);
         assertBigParity(
                 harness,
-                "SELECT id % 3, MIN(s), MAX(s), MAX(s) FILTER (WHERE b), COUNT(*) FROM " + BIG
+                "SELECT id % 3, MIN(s), MAX(s), MAX(s) FILTER (WHERE b), COUNT(*) FROM "
+                        + BIG
                         + " GROUP BY id % 3");
     }
 
     /** Flink's 21-row tupleData3 of its ITCases as view "t3" (a INT, b BIGINT, c STRING). */
     private static void registerTupleData3(StreamTableEnvironment tEnv) {
         String[] texts = {
-            "Hi", "Hello", "Hello world", "Hello world, how are you?", "I am fine.",
-            "Luke Skywalker", "Comment#1", "Comment#2", "Comment#3", "Comment#4", "Comment#5",
-            "Comment#6", "Comment#7", "Comment#8", "Comment#9", "Comment#10", "Comment#11",
-            "Comment#12", "Comment#13", "Comment#14", "Comment#15"
+            "Hi",
+            "Hello",
+            "Hello world",
+            "Hello world, how are you?",
+            "I am fine.",
+            "Luke Skywalker",
+            "Comment#1",
+            "Comment#2",
+            "Comment#3",
+            "Comment#4",
+            "Comment#5",
+            "Comment#6",
+            "Comment#7",
+            "Comment#8",
+            "Comment#9",
+            "Comment#10",
+            "Comment#11",
+            "Comment#12",
+            "Comment#13",
+            "Comment#14",
+            "Comment#15"
         };
         long[] groups = {1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6};
         StringBuilder values = new StringBuilder();
@@ -582,9 +666,9 @@ class GroupAggregateParityTest {
     }
 
     /**
-     * A filtered DISTINCT in two phases whose LocalGroupAggregate is fed by a Flink operator
-     * (the Calc kept on Flink, or the split plan's Expand): the filter's field must reach the
-     * native operator (it counted 0 for every group when the entry left it NULL).
+     * A filtered DISTINCT in two phases whose LocalGroupAggregate is fed by a Flink operator (the
+     * Calc kept on Flink, or the split plan's Expand): the filter's field must reach the native
+     * operator (it counted 0 for every group when the entry left it NULL).
      */
     @ParameterizedTest
     @ValueSource(strings = {"streamfusion.operators.excluded=Calc", "split"})
@@ -626,8 +710,7 @@ class GroupAggregateParityTest {
     private static Map<Object, Object> fold(List<Row> changelog) {
         Map<List<Object>, Integer> counts = new java.util.HashMap<>();
         for (Row row : changelog) {
-            boolean adds =
-                    row.getKind() == RowKind.INSERT || row.getKind() == RowKind.UPDATE_AFTER;
+            boolean adds = row.getKind() == RowKind.INSERT || row.getKind() == RowKind.UPDATE_AFTER;
             counts.merge(List.of(row.getField(0), row.getField(1)), adds ? 1 : -1, Integer::sum);
         }
         Map<Object, Object> left = new java.util.TreeMap<>();

@@ -13,7 +13,6 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
-
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,13 +26,12 @@ import java.util.TreeMap;
 /**
  * The native group aggregation keeps Flink's exactly-once state: results equal an uninterrupted
  * stock run after a checkpoint, an injected failure and the automatic restore, and after
- * stop-with-savepoint at parallelism 2 and a restore at 1 and at 3, with the heap (hashmap) and
- * the RocksDB state backends, without and with two-phase mini-batch aggregation.
+ * stop-with-savepoint at parallelism 2 and a restore at 1 and at 3, with the heap (hashmap) and the
+ * RocksDB state backends, without and with two-phase mini-batch aggregation.
  */
 class GroupAggregateStateTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final int ROWS = 20_000;
 
@@ -47,8 +45,8 @@ class GroupAggregateStateTest {
                     + " a BIGINT, f BIGINT) WITH ('connector'='blackhole')";
 
     /**
-     * DISTINCT maps in Flink's MapState; with two-phase mini-batch the Local aggregation sends
-     * each bundle's maps as RAW views to the Global one, which merges them into that state.
+     * DISTINCT maps in Flink's MapState; with two-phase mini-batch the Local aggregation sends each
+     * bundle's maps as RAW views to the Global one, which merges them into that state.
      */
     private static final String DISTINCT_QUERY =
             "SELECT k, COUNT(DISTINCT v % 997), COUNT(DISTINCT v % 31) FILTER (WHERE v % 2 = 0), "
@@ -56,9 +54,9 @@ class GroupAggregateStateTest {
                     + "GROUP BY k";
 
     /**
-     * DISTINCT over a retracting input (the inner aggregation's changelog): Flink's maps count
-     * each value and lose entries at zero; groups of the outer aggregation empty and refill.
-     * Three calls share k's map, which then holds a long[] of counts per value.
+     * DISTINCT over a retracting input (the inner aggregation's changelog): Flink's maps count each
+     * value and lose entries at zero; groups of the outer aggregation empty and refill. Three calls
+     * share k's map, which then holds a long[] of counts per value.
      */
     private static final String RETRACT_DISTINCT_QUERY =
             "SELECT c, COUNT(DISTINCT k), SUM(DISTINCT k), COUNT(DISTINCT k) FILTER (WHERE k % 3 ="
@@ -68,8 +66,8 @@ class GroupAggregateStateTest {
 
     /**
      * MIN/MAX over a retracting input (the inner aggregation's changelog): a count per value in
-     * Flink's MapState, whole maps read back when a group's extreme is retracted; every outer
-     * group keeps receiving rows, so a restored job's changelog alone folds to the final state.
+     * Flink's MapState, whole maps read back when a group's extreme is retracted; every outer group
+     * keeps receiving rows, so a restored job's changelog alone folds to the final state.
      */
     private static final String RETRACT_MIN_MAX_QUERY =
             "SELECT k % 10 AS g, MIN(c), MAX(c), COUNT(*) FROM (SELECT k, SUM(v % 7) AS c FROM"
@@ -102,8 +100,7 @@ class GroupAggregateStateTest {
             String backend,
             int rowsPerSecond,
             Map<String, String> extra) {
-        StreamTableEnvironment tEnv =
-                StateJobs.env(nativeEngine, parallelism, backend, extra);
+        StreamTableEnvironment tEnv = StateJobs.env(nativeEngine, parallelism, backend, extra);
         tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, ""));
         return tEnv;
     }
@@ -159,8 +156,7 @@ class GroupAggregateStateTest {
         "hashmap, true, retract-first-last"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
-            String backend, boolean miniBatch, String kind, @TempDir Path dir)
-            throws Exception {
+            String backend, boolean miniBatch, String kind, @TempDir Path dir) throws Exception {
         String query =
                 switch (kind) {
                     case "plain" -> QUERY;
@@ -204,7 +200,9 @@ class GroupAggregateStateTest {
         // Held from the second source subtask's 3,000th row on, failed after a checkpoint.
         Map<Object, String> actual =
                 StateJobs.failingAfterCheckpoint(
-                        MINI_CLUSTER.miniCluster(), ROWS / 2 + 3_000, () -> fold(nat.executeSql(query)));
+                        MINI_CLUSTER.miniCluster(),
+                        ROWS / 2 + 3_000,
+                        () -> fold(nat.executeSql(query)));
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(2L * ROWS);
         StateJobs.assertRestoredFromCheckpoint(ROWS);
         assertThat(actual).isEqualTo(expected);
@@ -233,11 +231,7 @@ class GroupAggregateStateTest {
     }
 
     @ParameterizedTest
-    @CsvSource({
-        "hashmap, 3, false",
-        "rocksdb, 1, false",
-        "hashmap, 3, true"
-    })
+    @CsvSource({"hashmap, 3, false", "rocksdb, 1, false", "hashmap, 3, true"})
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
             throws Exception {
@@ -248,19 +242,16 @@ class GroupAggregateStateTest {
     /** The rest of the matrix above, under {@code ./sf test --full}. */
     @Tag("full")
     @ParameterizedTest
-    @CsvSource({
-        "hashmap, 1, false",
-        "rocksdb, 3, false",
-        "rocksdb, 1, true"
-    })
+    @CsvSource({"hashmap, 1, false", "rocksdb, 3, false", "rocksdb, 1, true"})
     void savepointAtTwoRestoresAtAnotherParallelismFull(
-            String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir) throws Exception {
+            String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
+            throws Exception {
         savepointAtTwoRestoresAtAnotherParallelism(backend, restoreParallelism, miniBatch, dir);
     }
 
     /**
-     * MIN/MAX over retracting input: its maps rescale, and move between the engines, per row and
-     * in two phases.
+     * MIN/MAX over retracting input: its maps rescale, and move between the engines, per row and in
+     * two phases.
      */
     @ParameterizedTest
     @CsvSource({
@@ -301,8 +292,10 @@ class GroupAggregateStateTest {
             String backend,
             int restoreParallelism,
             boolean miniBatch,
-            @TempDir Path dir) throws Exception {
-        retractingMinMaxSavepointsRestore(firstNative, secondNative, backend, restoreParallelism, miniBatch, dir);
+            @TempDir Path dir)
+            throws Exception {
+        retractingMinMaxSavepointsRestore(
+                firstNative, secondNative, backend, restoreParallelism, miniBatch, dir);
     }
 
     /**
@@ -310,10 +303,7 @@ class GroupAggregateStateTest {
      * engines, per row and with mini-batch.
      */
     @ParameterizedTest
-    @CsvSource({
-        "true, true, rocksdb, 3, false",
-        "true, false, hashmap, 3, true"
-    })
+    @CsvSource({"true, true, rocksdb, 3, false", "true, false, hashmap, 3, true"})
     void retractingFirstLastSavepointsRestore(
             boolean firstNative,
             boolean secondNative,
@@ -336,23 +326,22 @@ class GroupAggregateStateTest {
     /** The rest of the matrix above, under {@code ./sf test --full}. */
     @Tag("full")
     @ParameterizedTest
-    @CsvSource({
-        "true, true, hashmap, 1, true",
-        "false, true, rocksdb, 1, true"
-    })
+    @CsvSource({"true, true, hashmap, 1, true", "false, true, rocksdb, 1, true"})
     void retractingFirstLastSavepointsRestoreFull(
             boolean firstNative,
             boolean secondNative,
             String backend,
             int restoreParallelism,
             boolean miniBatch,
-            @TempDir Path dir) throws Exception {
-        retractingFirstLastSavepointsRestore(firstNative, secondNative, backend, restoreParallelism, miniBatch, dir);
+            @TempDir Path dir)
+            throws Exception {
+        retractingFirstLastSavepointsRestore(
+                firstNative, secondNative, backend, restoreParallelism, miniBatch, dir);
     }
 
     /**
-     * A savepoint taken with one engine restores with the other: the state and uids are Flink's,
-     * so StreamFusion can be switched on or off for a running job.
+     * A savepoint taken with one engine restores with the other: the state and uids are Flink's, so
+     * StreamFusion can be switched on or off for a running job.
      */
     @ParameterizedTest
     @CsvSource({"true, rocksdb, false", "false, rocksdb, false", "true, hashmap, true"})

@@ -1,5 +1,7 @@
 package io.streamfusion.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.streamfusion.planner.convert.TypeConverter;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -27,31 +29,36 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Random;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
- * Native key-group assignment against Flink's on a million random keys of mixed types: Flink's
- * own key selector (the generated projection a keyed exchange uses) and KeyGroupRangeAssignment
- * on one side; on the other the same rows through the entry transpose, decoded to Arrow, the key
- * columns encoded and hashed natively. Keys mix NULLs, compact and non-compact DECIMAL and
- * TIMESTAMP, short (inline) and long strings, bytes, and every RowKind (a key ignores it).
+ * Native key-group assignment against Flink's on a million random keys of mixed types: Flink's own
+ * key selector (the generated projection a keyed exchange uses) and KeyGroupRangeAssignment on one
+ * side; on the other the same rows through the entry transpose, decoded to Arrow, the key columns
+ * encoded and hashed natively. Keys mix NULLs, compact and non-compact DECIMAL and TIMESTAMP, short
+ * (inline) and long strings, bytes, and every RowKind (a key ignores it).
  */
 class KeyGroupParityTest {
 
     private static final RowType ROW =
             RowType.of(
                     new LogicalType[] {
-                        new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH), new IntType(),
-                        new DecimalType(10, 2), new DecimalType(25, 5), new TimestampType(3),
-                        new TimestampType(6), new BooleanType(), new DoubleType(), new DateType(),
-                        new VarBinaryType(VarBinaryType.MAX_LENGTH), new SmallIntType()
+                        new BigIntType(),
+                        new VarCharType(VarCharType.MAX_LENGTH),
+                        new IntType(),
+                        new DecimalType(10, 2),
+                        new DecimalType(25, 5),
+                        new TimestampType(3),
+                        new TimestampType(6),
+                        new BooleanType(),
+                        new DoubleType(),
+                        new DateType(),
+                        new VarBinaryType(VarBinaryType.MAX_LENGTH),
+                        new SmallIntType()
                     },
                     new String[] {
                         "i64", "s", "i32", "d10", "d25", "ts", "ts6", "b", "f64", "dt", "bin", "i16"
@@ -88,12 +95,20 @@ class KeyGroupParityTest {
                 }
                 int[] actual = new int[BATCH];
                 NativeLib.keyGroups(
-                        rowType, batch.bytes(), batch.offsets(), batch.numRows(), keyFields,
-                        maxParallelism, actual);
+                        rowType,
+                        batch.bytes(),
+                        batch.offsets(),
+                        batch.numRows(),
+                        keyFields,
+                        maxParallelism,
+                        actual);
                 for (int i = 0; i < BATCH; i++) {
                     assertEquals(
-                            expected[i], actual[i],
-                            "key fields " + java.util.Arrays.toString(keyFields) + ", row "
+                            expected[i],
+                            actual[i],
+                            "key fields "
+                                    + java.util.Arrays.toString(keyFields)
+                                    + ", row "
                                     + (start + i));
                 }
                 checked += BATCH;
@@ -108,12 +123,19 @@ class KeyGroupParityTest {
         row.setField(0, nullOr(r, r.nextInt(4) == 0 ? (long) r.nextInt(100) : r.nextLong()));
         row.setField(1, nullOr(r, StringData.fromString(randomString(r))));
         row.setField(2, nullOr(r, r.nextInt()));
-        row.setField(3, nullOr(r, DecimalData.fromUnscaledLong(r.nextLong() % 10_000_000_000L, 10, 2)));
+        row.setField(
+                3, nullOr(r, DecimalData.fromUnscaledLong(r.nextLong() % 10_000_000_000L, 10, 2)));
         row.setField(
                 4,
-                nullOr(r, DecimalData.fromBigDecimal(
-                        new BigDecimal(new BigInteger(80, r).subtract(BigInteger.ONE.shiftLeft(79)), 5),
-                        25, 5)));
+                nullOr(
+                        r,
+                        DecimalData.fromBigDecimal(
+                                new BigDecimal(
+                                        new BigInteger(80, r)
+                                                .subtract(BigInteger.ONE.shiftLeft(79)),
+                                        5),
+                                25,
+                                5)));
         long millis = r.nextLong() % 253402300799999L;
         row.setField(5, nullOr(r, TimestampData.fromEpochMillis(millis)));
         row.setField(6, nullOr(r, TimestampData.fromEpochMillis(millis, r.nextInt(1000) * 1000)));
@@ -136,10 +158,18 @@ class KeyGroupParityTest {
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < length; i++) {
             switch (r.nextInt(4)) {
-                case 0: s.append((char) ('a' + r.nextInt(26))); break;
-                case 1: s.append((char) (0x400 + r.nextInt(200))); break;
-                case 2: s.appendCodePoint(0x1F600 + r.nextInt(50)); break;
-                default: s.append((char) ('0' + r.nextInt(10))); break;
+                case 0:
+                    s.append((char) ('a' + r.nextInt(26)));
+                    break;
+                case 1:
+                    s.append((char) (0x400 + r.nextInt(200)));
+                    break;
+                case 2:
+                    s.appendCodePoint(0x1F600 + r.nextInt(50));
+                    break;
+                default:
+                    s.append((char) ('0' + r.nextInt(10)));
+                    break;
             }
         }
         return s.toString();

@@ -1,5 +1,9 @@
 package io.streamfusion.tests;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.runtime.jni.NativeLib;
@@ -7,7 +11,6 @@ import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,15 +18,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Map;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /** The transposes, the operator shell and the JNI boundary around a native Calc. */
 class NativeBoundaryTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final String QUERY =
             "SELECT id, i32 * 2, s, d38 + d38, ts9, r FROM t WHERE i32 IS NULL OR i32 <> 5";
@@ -46,8 +44,8 @@ class NativeBoundaryTest {
     /**
      * Only the fields the plan reads cross the entry transpose: unread DECIMAL(38, 10) and
      * TIMESTAMP(9) fields no longer send every row through Flink's serializer, and nested ROW
-     * fields (read whole or in part) are written directly too. Reading a field the direct
-     * writer cannot write still takes the serializer, with the same results.
+     * fields (read whole or in part) are written directly too. Reading a field the direct writer
+     * cannot write still takes the serializer, with the same results.
      */
     @Test
     void onlyReadFieldsAreTransposed() {
@@ -65,9 +63,9 @@ class NativeBoundaryTest {
     }
 
     /**
-     * An island that is the only consumer of its input gets the rows without Flink's chaining
-     * copy (object reuse off); an input shared by two islands keeps the copy. Results equal
-     * stock either way.
+     * An island that is the only consumer of its input gets the rows without Flink's chaining copy
+     * (object reuse off); an input shared by two islands keeps the copy. Results equal stock either
+     * way.
      */
     @Test
     void soleConsumerSkipsTheChainingCopy() {
@@ -96,7 +94,8 @@ class NativeBoundaryTest {
         String sql =
                 "SELECT v * 3 + 1, v % 7, CAST(v AS STRING) FROM "
                         + "(SELECT CAST(s AS BIGINT) AS v FROM src) WHERE v % 5 <> 0";
-        ParityHarness harness = new ParityHarness(2, false, Map.of("streamfusion.batch.size", "1000"));
+        ParityHarness harness =
+                new ParityHarness(2, false, Map.of("streamfusion.batch.size", "1000"));
         StreamTableEnvironment stock = harness.stock();
         StreamTableEnvironment nat = harness.nativeEnv();
         for (StreamTableEnvironment tEnv : new StreamTableEnvironment[] {stock, nat}) {
@@ -120,10 +119,10 @@ class NativeBoundaryTest {
     @Test
     void retractionsKeepTheirRowKind() {
         String sql =
-                "SELECT k, cnt * 10, total > 0 FROM "
-                        + "(SELECT i32 % 3 AS k, COUNT(*) AS cnt, SUM(i64) AS total FROM t GROUP BY i32 % 3) "
-                        + "WHERE cnt > 0";
-        ParityHarness harness = new ParityHarness(1, false, Map.of("streamfusion.fallback", "allow"));
+                "SELECT k, cnt * 10, total > 0 FROM (SELECT i32 % 3 AS k, COUNT(*) AS cnt, SUM(i64)"
+                        + " AS total FROM t GROUP BY i32 % 3) WHERE cnt > 0";
+        ParityHarness harness =
+                new ParityHarness(1, false, Map.of("streamfusion.fallback", "allow"));
         ParityHarness.Result stock = ParityHarness.run(harness.stock(), sql);
         StreamTableEnvironment nat = harness.nativeEnv();
         long before = NativeMetrics.recordsIn();
@@ -156,10 +155,12 @@ class NativeBoundaryTest {
     void coalesceComputesEveryOperandLikeFlink() {
         // Flink 2's COALESCE is a runtime function: CAST(s AS DOUBLE) is computed for row 0
         // (s = 'hello') although i32 is not NULL there, and fails the job on both engines.
-        String sql = "SELECT id, COALESCE(CAST(i32 AS DOUBLE), CAST(s AS DOUBLE)) FROM t WHERE id = 0";
+        String sql =
+                "SELECT id, COALESCE(CAST(i32 AS DOUBLE), CAST(s AS DOUBLE)) FROM t WHERE id = 0";
         String message = "java.lang.NumberFormatException: For input string: \"hello\"";
         ParityHarness harness = new ParityHarness();
-        assertThatThrownBy(() -> ParityHarness.run(harness.stock(), sql)).hasStackTraceContaining(message);
+        assertThatThrownBy(() -> ParityHarness.run(harness.stock(), sql))
+                .hasStackTraceContaining(message);
         assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), sql))
                 .hasStackTraceContaining(message)
                 .hasStackTraceContaining("USER_ERROR");
@@ -167,7 +168,8 @@ class NativeBoundaryTest {
 
     @Test
     void castOfNonNumericStringFailsLikeFlink() {
-        // Row 0 holds s = 'hello': Double.parseDouble's message, then Flink's toDecimal "Overflow.".
+        // Row 0 holds s = 'hello': Double.parseDouble's message, then Flink's toDecimal
+        // "Overflow.".
         String toDouble = "SELECT id, CAST(s AS DOUBLE) FROM t";
         String message = "java.lang.NumberFormatException: For input string: \"hello\"";
         ParityHarness harness = new ParityHarness();
@@ -198,7 +200,8 @@ class NativeBoundaryTest {
 
     @Test
     void tinyMemoryBudgetGivesAClearError() {
-        ParityHarness harness = new ParityHarness(1, false, Map.of("streamfusion.memory.budget", "1kb"));
+        ParityHarness harness =
+                new ParityHarness(1, false, Map.of("streamfusion.memory.budget", "1kb"));
         assertThatThrownBy(() -> ParityHarness.run(harness.nativeEnv(), QUERY))
                 .hasStackTraceContaining("OUT_OF_MEMORY")
                 .hasStackTraceContaining("streamfusion.memory.budget");
@@ -208,8 +211,8 @@ class NativeBoundaryTest {
     /**
      * A failing expression fails the native job with the exception Flink throws, its class and
      * message whole (the innermost cause of the job's failure), so that log searches and alerts
-     * keep working: string CASTs that Flink's parser refuses (the index where it stopped
-     * included), integer overflow in date parts, division by zero.
+     * keep working: string CASTs that Flink's parser refuses (the index where it stopped included),
+     * integer overflow in date parts, division by zero.
      */
     @ParameterizedTest
     @ValueSource(
@@ -229,7 +232,12 @@ class NativeBoundaryTest {
         String expression = spec.substring(0, spec.indexOf('|'));
         String text = spec.substring(spec.indexOf('|') + 1);
         String sql =
-                "SELECT " + expression + " FROM (VALUES ('" + text + "'), ('" + text
+                "SELECT "
+                        + expression
+                        + " FROM (VALUES ('"
+                        + text
+                        + "'), ('"
+                        + text
                         + "')) AS v(s)";
         ParityHarness harness = new ParityHarness(1, false, Map.of());
         Throwable stock = rootCause(() -> ParityHarness.run(harness.stock(), sql));

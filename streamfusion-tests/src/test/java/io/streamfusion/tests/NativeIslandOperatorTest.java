@@ -1,5 +1,9 @@
 package io.streamfusion.tests;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.streamfusion.runtime.operators.NativeIslandOperator;
 
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -11,20 +15,15 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
- * The operator shell in Flink's operator test harness: each output record keeps the timestamp
- * (or the absence of one) of the input record it came from, as Flink's Calc does, rows keep
- * their RowKind, and a watermark is forwarded only after the rows before it.
+ * The operator shell in Flink's operator test harness: each output record keeps the timestamp (or
+ * the absence of one) of the input record it came from, as Flink's Calc does, rows keep their
+ * RowKind, and a watermark is forwarded only after the rows before it.
  */
 class NativeIslandOperatorTest {
 
@@ -52,11 +51,16 @@ class NativeIslandOperatorTest {
                     @SuppressWarnings("unchecked")
                     StreamRecord<RowData> record = (StreamRecord<RowData>) element;
                     RowData row = record.getValue();
-                    output.add(row.getRowKind().shortString() + " " + row.getInt(0) + " @"
-                            + (record.hasTimestamp() ? record.getTimestamp() : "none"));
+                    output.add(
+                            row.getRowKind().shortString()
+                                    + " "
+                                    + row.getInt(0)
+                                    + " @"
+                                    + (record.hasTimestamp() ? record.getTimestamp() : "none"));
                 }
             }
-            assertEquals(List.of("+I 12 @200", "-D 43 @300", "+I 21 @none", "watermark 250"), output);
+            assertEquals(
+                    List.of("+I 12 @200", "-D 43 @300", "+I 21 @none", "watermark 250"), output);
         }
     }
 
@@ -64,8 +68,8 @@ class NativeIslandOperatorTest {
      * A batch that fails (here 10 / 0) leaves the operator refusing all further work: no later
      * flush emits its rows again and no checkpoint is taken while the task fails. A checkpoint
      * between the failure and the end of the task (the mailbox may run one before it learns of a
-     * legacy source thread's failure) could otherwise persist a half-emitted batch, whose rows
-     * the restored job would then count twice.
+     * legacy source thread's failure) could otherwise persist a half-emitted batch, whose rows the
+     * restored job would then count twice.
      */
     @Test
     void aFailedBatchIsNeitherEmittedAgainNorCheckpointed() throws Exception {

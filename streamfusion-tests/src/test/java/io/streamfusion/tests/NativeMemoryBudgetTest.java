@@ -8,7 +8,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,18 +15,17 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Native window state (the hashmap backend's default) is bounded by streamfusion.memory.budget
- * when a job sets it, and otherwise by its default or, when larger, the operator's share of the
- * slot's managed memory, which Flink declares for the window aggregation and the hashmap backend
- * leaves unused.
+ * Native window state (the hashmap backend's default) is bounded by streamfusion.memory.budget when
+ * a job sets it, and otherwise by its default or, when larger, the operator's share of the slot's
+ * managed memory, which Flink declares for the window aggregation and the hashmap backend leaves
+ * unused.
  */
 class NativeMemoryBudgetTest {
 
     /** 1 GB per slot (four slots), of which the window aggregation's share is above 256 MB. */
     private static final MemorySize MANAGED = MemorySize.parse("4gb");
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = new ParityCluster(managed());
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = new ParityCluster(managed());
 
     private static Configuration managed() {
         Configuration conf = new Configuration();

@@ -1,13 +1,12 @@
 package io.streamfusion.tests;
 
-import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.resourcemanager.ResourceOverview;
 import org.apache.flink.runtime.testutils.InternalMiniClusterExtension;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
-
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
@@ -30,10 +29,10 @@ import java.util.concurrent.TimeUnit;
  * <p>FLINK-39330: Flink 2.2.1's collect sink throws a NullPointerException from {@code
  * CollectSinkFunction.accumulateFinalResults} when its task is cancelled before the sink was
  * initialized ({@code bufferLock} is still null). The task's exception handler escalates it to a
- * fatal error and the MiniCluster terminates its only TaskManager, so every later job of the
- * class waits five minutes for a slot and fails. A job that fails within milliseconds of starting
- * can hit it, on stock Flink as natively: the tests that fail a job on purpose (a memory budget,
- * a division by zero) race the sink task's start.
+ * fatal error and the MiniCluster terminates its only TaskManager, so every later job of the class
+ * waits five minutes for a slot and fails. A job that fails within milliseconds of starting can hit
+ * it, on stock Flink as natively: the tests that fail a job on purpose (a memory budget, a division
+ * by zero) race the sink task's start.
  *
  * <p>Before each test this extension waits for the previous jobs to end and checks every
  * TaskManager death logged since: one killed by exactly that error is replaced (and a warning

@@ -1,7 +1,8 @@
 package io.streamfusion.tests;
 
-import org.apache.flink.runtime.minicluster.MiniCluster;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.logging.log4j.LogManager;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -9,11 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
- * The test cluster replaces a TaskManager killed by FLINK-39330 and only that: the first test
- * kills the only TaskManager the way the bug does, the second must still get slots.
+ * The test cluster replaces a TaskManager killed by FLINK-39330 and only that: the first test kills
+ * the only TaskManager the way the bug does, the second must still get slots.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ParityClusterTest {

@@ -1,5 +1,8 @@
 package io.streamfusion.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.NativeMetrics;
@@ -20,13 +23,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * Runs the same SQL on stock Flink and on StreamFusion (fallback forbidden), on the test
- * MiniCluster, and compares the full results: schema (names and types), rows with their
- * RowKind, as multisets (a parallel source does not fix the order across subtasks).
+ * MiniCluster, and compares the full results: schema (names and types), rows with their RowKind, as
+ * multisets (a parallel source does not fix the order across subtasks).
  */
 public final class ParityHarness {
     private final int parallelism;
@@ -72,7 +72,8 @@ public final class ParityHarness {
     /** A stock Flink table environment with the test table "t" registered. */
     public StreamTableEnvironment stock() {
         StreamExecutionEnvironment env = environment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         sessionOptions.forEach((k, v) -> tEnv.getConfig().set(k, v));
         registerTestTable(env, tEnv);
         return tEnv;
@@ -81,7 +82,8 @@ public final class ParityHarness {
     /** A StreamFusion table environment (strict: fallback forbidden) with "t" registered. */
     public StreamTableEnvironment nativeEnv() {
         StreamExecutionEnvironment env = environment();
-        StreamTableEnvironment tEnv = StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
+        StreamTableEnvironment tEnv =
+                StreamFusion.create(env, EnvironmentSettings.inStreamingMode());
         tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "forbid");
         sessionOptions.forEach((k, v) -> tEnv.getConfig().set(k, v));
         // Options given to the harness win, including a deliberate "allow".
@@ -120,7 +122,8 @@ public final class ParityHarness {
                 "t", tEnv.fromDataStream(env.fromData(TestData.rows(), TestData.typeInfo())));
         tEnv.createTemporaryView(
                 "tc",
-                tEnv.fromDataStream(env.fromData(TestData.compactRows(), TestData.compactTypeInfo())));
+                tEnv.fromDataStream(
+                        env.fromData(TestData.compactRows(), TestData.compactTypeInfo())));
     }
 
     /** The result of one query: its schema and all rows (RowKind included). */
@@ -170,8 +173,7 @@ public final class ParityHarness {
             Row n = nat.rows.get(i);
             assertEquals(s.getKind(), n.getKind(), "RowKind differs for: " + sql);
             assertTrue(
-                    s.equals(n),
-                    "row differs for: " + sql + "\n stock:  " + s + "\n native: " + n);
+                    s.equals(n), "row differs for: " + sql + "\n stock:  " + s + "\n native: " + n);
         }
         return nat;
     }

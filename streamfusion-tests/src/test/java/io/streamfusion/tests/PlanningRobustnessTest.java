@@ -16,7 +16,6 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.bridge.java.internal.StreamTableEnvironmentImpl;
 import org.apache.flink.types.Row;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,14 +26,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Queries that Flink plans must never fail because of StreamFusion's planning: types the
- * converter does not know, expressions nested deeper than the native engine takes, and bad
- * {@code streamfusion.*} configuration (a clear error naming the key, at planning time).
+ * Queries that Flink plans must never fail because of StreamFusion's planning: types the converter
+ * does not know, expressions nested deeper than the native engine takes, and bad {@code
+ * streamfusion.*} configuration (a clear error naming the key, at planning time).
  */
 class PlanningRobustnessTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static ParityHarness allowingFallback() {
         return new ParityHarness(2, false, Map.of("streamfusion.fallback", "allow"));
@@ -69,7 +67,8 @@ class PlanningRobustnessTest {
                             tEnv.createTemporaryView(
                                     "legacy", tEnv.fromDataStream(env.fromData(data, type)));
                             results.add(
-                                    ParityHarness.run(tEnv, "SELECT f0 + 1 FROM legacy WHERE f0 > 1")
+                                    ParityHarness.run(
+                                                    tEnv, "SELECT f0 + 1 FROM legacy WHERE f0 > 1")
                                             .rows);
                             if (results.size() == 2) {
                                 assertThat(StreamFusion.planner(tEnv).lastReport().decisions())
@@ -117,8 +116,9 @@ class PlanningRobustnessTest {
                 .anyMatch(
                         d ->
                                 !d.isNative
-                                        && d.reason.contains("levels deep is not native (at most "
-                                                + Plans.MAX_EXPRESSION_DEPTH));
+                                        && d.reason.contains(
+                                                "levels deep is not native (at most "
+                                                        + Plans.MAX_EXPRESSION_DEPTH));
     }
 
     private static String deepExpression(String spec) {

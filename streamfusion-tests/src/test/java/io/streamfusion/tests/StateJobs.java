@@ -8,9 +8,9 @@ import io.streamfusion.runtime.config.StreamFusionOptions;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.client.JobStatusMessage;
@@ -20,18 +20,18 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
 
-import javax.annotation.Nullable;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+
+import javax.annotation.Nullable;
 
 /**
  * What the state tests share: table environments for jobs that fail, restore and rescale on a
@@ -42,33 +42,37 @@ final class StateJobs {
     private StateJobs() {}
 
     /**
-     * Fails the job once, only after a checkpoint is known to be complete, and holds a job back
-     * so that a test can stop it mid-way. From the row at which the job is held on (while armed:
-     * the first of id {@link #failAt} or above; else: the {@link #holdAfter}th distinct id), every
-     * row waits {@link #HOLD_MILLIS} before it goes on, which leaves the task free to take
-     * checkpoints between rows and keeps the rest of the input back, until the test {@link
-     * #release}s the rows; the first row after that fails the job, while armed. What happens
-     * never depends on how fast the machine is: the hold lasts as long as the test needs.
+     * Fails the job once, only after a checkpoint is known to be complete, and holds a job back so
+     * that a test can stop it mid-way. From the row at which the job is held on (while armed: the
+     * first of id {@link #failAt} or above; else: the {@link #holdAfter}th distinct id), every row
+     * waits {@link #HOLD_MILLIS} before it goes on, which leaves the task free to take checkpoints
+     * between rows and keeps the rest of the input back, until the test {@link #release}s the rows;
+     * the first row after that fails the job, while armed. What happens never depends on how fast
+     * the machine is: the hold lasts as long as the test needs.
      */
     public static final class FailOnce extends ScalarFunction {
         static final long HOLD_MILLIS = 5;
         static final AtomicBoolean ARMED = new AtomicBoolean();
+
         /** Calls per id, over all attempts of a job. */
         static final Map<Long, Integer> CALLS = new ConcurrentHashMap<>();
+
         /** The rows seen when the failure was injected (a restart from scratch replays them). */
         static volatile int seenAtFailure = -1;
+
         static volatile long failAt = Long.MAX_VALUE;
         static volatile int holdAfter = Integer.MAX_VALUE;
+
         /** The wall-clock time at which the first row was held, 0 before. */
         static final AtomicLong HELD_SINCE = new AtomicLong();
+
         private static volatile boolean released;
 
         public Long eval(Long id) {
             if (id != null) {
                 CALLS.merge(id, 1, Integer::sum);
             }
-            boolean held =
-                    (ARMED.get() && id != null && id >= failAt) || CALLS.size() >= holdAfter;
+            boolean held = (ARMED.get() && id != null && id >= failAt) || CALLS.size() >= holdAfter;
             if (held && !released) {
                 HELD_SINCE.compareAndSet(0, System.currentTimeMillis());
                 try {
@@ -109,9 +113,9 @@ final class StateJobs {
     }
 
     /**
-     * A table environment: stock or native (strict, batches and window buffers of 64 rows),
-     * {@code backend} state,
-     * restarts after a failure, {@code extra} configuration, and the fail_once function.
+     * A table environment: stock or native (strict, batches and window buffers of 64 rows), {@code
+     * backend} state, restarts after a failure, {@code extra} configuration, and the fail_once
+     * function.
      */
     static StreamTableEnvironment env(
             boolean nativeEngine, int parallelism, String backend, Map<String, String> extra) {
@@ -153,17 +157,24 @@ final class StateJobs {
      */
     static String sequenceSource(String name, int rows, int rowsPerSecond, String extraColumns) {
         String rate = rowsPerSecond > 0 ? "'rows-per-second'='" + rowsPerSecond + "'," : "";
-        return "CREATE TEMPORARY TABLE " + name + " (id BIGINT" + extraColumns
-                + ") WITH ('connector'='datagen', " + rate + "'number-of-rows'='" + rows
+        return "CREATE TEMPORARY TABLE "
+                + name
+                + " (id BIGINT"
+                + extraColumns
+                + ") WITH ('connector'='datagen', "
+                + rate
+                + "'number-of-rows'='"
+                + rows
                 + "', 'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='"
-                + rows + "')";
+                + rows
+                + "')";
     }
 
     /**
-     * Runs {@code insert} (a query that calls fail_once on every source row) until a quarter of
-     * the source's {@code rows} were read and the rest are held back, then stops it with a
-     * savepoint in {@code dir} and returns the savepoint's path, asserting that the job read some
-     * but not all of them.
+     * Runs {@code insert} (a query that calls fail_once on every source row) until a quarter of the
+     * source's {@code rows} were read and the rest are held back, then stops it with a savepoint in
+     * {@code dir} and returns the savepoint's path, asserting that the job read some but not all of
+     * them.
      */
     static String savepointMidway(StreamTableEnvironment tEnv, String insert, Path dir, int rows)
             throws Exception {
@@ -226,8 +237,9 @@ final class StateJobs {
             return checkpoints
                     .filter(p -> p.getFileName().toString().startsWith("chk-"))
                     .filter(p -> Files.exists(p.resolve("_metadata")))
-                    .max(Comparator.comparingInt(
-                            p -> Integer.parseInt(p.getFileName().toString().substring(4))))
+                    .max(
+                            Comparator.comparingInt(
+                                    p -> Integer.parseInt(p.getFileName().toString().substring(4))))
                     .orElseThrow(() -> new AssertionError("no completed checkpoint in " + jobDir))
                     .toUri()
                     .toString();
@@ -315,8 +327,8 @@ final class StateJobs {
     /**
      * Asserts that fail_once failed the job ({@link #failingAfterCheckpoint}) and that the job
      * restored from a completed checkpoint: every one of the source's {@code rows} was seen, and
-     * the rows seen more often than the least-seen one (the replay) are fewer than those seen
-     * when the failure was injected - a restart from scratch replays them all, a restore from a
+     * the rows seen more often than the least-seen one (the replay) are fewer than those seen when
+     * the failure was injected - a restart from scratch replays them all, a restore from a
      * checkpoint taken after the rows were held only those read since.
      */
     static void assertRestoredFromCheckpoint(int rows) {

@@ -1,28 +1,26 @@
 package io.streamfusion.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * String ordering (<, <=, >, >=, BETWEEN, GREATEST, LEAST) over the rx strings, which include
  * supplementary characters and characters in U+E000..U+FFFF. Flink's BinaryStringData.compareTo
- * orders two Java-held strings in UTF-16 order and any other pair by UTF-8 bytes; against a
- * literal whose characters are all below U+D800 (literals are Java-held in Flink's generated
- * code) both orders agree, so those comparisons run natively; the rest stay on Flink.
+ * orders two Java-held strings in UTF-16 order and any other pair by UTF-8 bytes; against a literal
+ * whose characters are all below U+D800 (literals are Java-held in Flink's generated code) both
+ * orders agree, so those comparisons run natively; the rest stay on Flink.
  */
 class StringOrderingParityTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     @ParameterizedTest
     @ValueSource(
@@ -46,8 +44,11 @@ class StringOrderingParityTest {
     @ParameterizedTest
     @ValueSource(
             strings = {
-                "s < '\uFF21'", "s >= '\uD83D\uDE00'", "s < s || 'x'",
-                "GREATEST(s, UPPER(s))", "s BETWEEN 'a' AND '\uE000'"
+                "s < '\uFF21'",
+                "s >= '\uD83D\uDE00'",
+                "s < s || 'x'",
+                "GREATEST(s, UPPER(s))",
+                "s BETWEEN 'a' AND '\uE000'"
             })
     void otherOrderingsFallBackWithTheirReason(String expression) {
         String sql = "SELECT id, " + expression + " FROM rx";

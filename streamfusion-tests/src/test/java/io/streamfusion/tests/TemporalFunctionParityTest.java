@@ -1,5 +1,8 @@
 package io.streamfusion.tests;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.streamfusion.runtime.config.StreamFusionOptions;
 
 import org.junit.jupiter.api.Test;
@@ -15,20 +18,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
  * Parity of the native date and time functions and temporal CASTs with stock Flink over {@link
  * TestData} (dates and timestamps at years 1, 1969, 1970, 2000, 2024 and 9999, nanosecond
- * precision, NULLs). Expressions that depend on the session time zone run under several zones
- * (one with daylight saving time, one with a half-hour offset), set in both engines.
- * Strings to parse come from CASE over the row id, so that Flink cannot fold them.
+ * precision, NULLs). Expressions that depend on the session time zone run under several zones (one
+ * with daylight saving time, one with a half-hour offset), set in both engines. Strings to parse
+ * come from CASE over the row id, so that Flink cannot fold them.
  */
 class TemporalFunctionParityTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final Map<String, ParityHarness> HARNESSES = new HashMap<>();
 
@@ -38,39 +37,94 @@ class TemporalFunctionParityTest {
                 z -> new ParityHarness(2, false, Map.of(), Map.of("table.local-time-zone", z)));
     }
 
-    static final String[] ZONES = {"UTC", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"};
+    static final String[] ZONES = {
+        "UTC", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"
+    };
 
     static final String[] EXTRACT = {
-        "EXTRACT(YEAR FROM ts)", "EXTRACT(QUARTER FROM ts)", "EXTRACT(MONTH FROM ts)",
-        "EXTRACT(WEEK FROM ts)", "EXTRACT(DAY FROM ts)", "EXTRACT(HOUR FROM ts)",
-        "EXTRACT(MINUTE FROM ts)", "EXTRACT(SECOND FROM ts)", "EXTRACT(MILLISECOND FROM ts9)",
-        "EXTRACT(MICROSECOND FROM ts9)", "EXTRACT(NANOSECOND FROM ts9)", "EXTRACT(DOW FROM ts)",
-        "EXTRACT(DOY FROM ts)", "EXTRACT(ISODOW FROM ts)", "EXTRACT(ISOYEAR FROM ts)",
-        "EXTRACT(EPOCH FROM ts)", "EXTRACT(DECADE FROM ts)", "EXTRACT(CENTURY FROM ts)",
-        "EXTRACT(MILLENNIUM FROM ts)", "EXTRACT(YEAR FROM ts9)", "EXTRACT(HOUR FROM ts9)",
-        "YEAR(dt)", "QUARTER(dt)", "MONTH(dt)", "WEEK(dt)", "DAYOFYEAR(dt)", "DAYOFMONTH(dt)",
-        "DAYOFWEEK(dt)", "EXTRACT(ISOYEAR FROM dt)", "EXTRACT(EPOCH FROM dt)",
-        "EXTRACT(MILLENNIUM FROM dt)", "HOUR(ts)", "MINUTE(ts)", "SECOND(ts)", "HOUR(tm)",
-        "MINUTE(tm)", "SECOND(tm)", "DAYOFWEEK(ts)", "WEEK(ts)",
+        "EXTRACT(YEAR FROM ts)",
+        "EXTRACT(QUARTER FROM ts)",
+        "EXTRACT(MONTH FROM ts)",
+        "EXTRACT(WEEK FROM ts)",
+        "EXTRACT(DAY FROM ts)",
+        "EXTRACT(HOUR FROM ts)",
+        "EXTRACT(MINUTE FROM ts)",
+        "EXTRACT(SECOND FROM ts)",
+        "EXTRACT(MILLISECOND FROM ts9)",
+        "EXTRACT(MICROSECOND FROM ts9)",
+        "EXTRACT(NANOSECOND FROM ts9)",
+        "EXTRACT(DOW FROM ts)",
+        "EXTRACT(DOY FROM ts)",
+        "EXTRACT(ISODOW FROM ts)",
+        "EXTRACT(ISOYEAR FROM ts)",
+        "EXTRACT(EPOCH FROM ts)",
+        "EXTRACT(DECADE FROM ts)",
+        "EXTRACT(CENTURY FROM ts)",
+        "EXTRACT(MILLENNIUM FROM ts)",
+        "EXTRACT(YEAR FROM ts9)",
+        "EXTRACT(HOUR FROM ts9)",
+        "YEAR(dt)",
+        "QUARTER(dt)",
+        "MONTH(dt)",
+        "WEEK(dt)",
+        "DAYOFYEAR(dt)",
+        "DAYOFMONTH(dt)",
+        "DAYOFWEEK(dt)",
+        "EXTRACT(ISOYEAR FROM dt)",
+        "EXTRACT(EPOCH FROM dt)",
+        "EXTRACT(MILLENNIUM FROM dt)",
+        "HOUR(ts)",
+        "MINUTE(ts)",
+        "SECOND(ts)",
+        "HOUR(tm)",
+        "MINUTE(tm)",
+        "SECOND(tm)",
+        "DAYOFWEEK(ts)",
+        "WEEK(ts)",
     };
 
     static final String[] FLOOR_CEIL = {
-        "FLOOR(ts TO YEAR)", "CEIL(ts TO YEAR)", "FLOOR(ts TO QUARTER)", "CEIL(ts TO QUARTER)",
-        "FLOOR(ts TO MONTH)", "CEIL(ts TO MONTH)", "FLOOR(ts TO WEEK)", "CEIL(ts TO WEEK)",
-        "FLOOR(ts TO DAY)", "CEIL(ts TO DAY)", "FLOOR(ts TO HOUR)", "CEIL(ts TO HOUR)",
-        "FLOOR(ts TO MINUTE)", "CEIL(ts TO SECOND)", "FLOOR(ts9 TO SECOND)",
-        "CEIL(ts9 TO MILLISECOND)", "FLOOR(ts9 TO MILLISECOND)", "FLOOR(ts TO DECADE)",
-        "CEIL(ts TO CENTURY)", "FLOOR(ts TO MILLENNIUM)", "FLOOR(dt TO MONTH)",
-        "CEIL(dt TO MONTH)", "FLOOR(dt TO YEAR)", "CEIL(dt TO WEEK)", "FLOOR(dt TO DAY)",
-        "CEIL(dt TO DAY)", "FLOOR(tm TO HOUR)", "FLOOR(tm TO MINUTE)",
+        "FLOOR(ts TO YEAR)",
+        "CEIL(ts TO YEAR)",
+        "FLOOR(ts TO QUARTER)",
+        "CEIL(ts TO QUARTER)",
+        "FLOOR(ts TO MONTH)",
+        "CEIL(ts TO MONTH)",
+        "FLOOR(ts TO WEEK)",
+        "CEIL(ts TO WEEK)",
+        "FLOOR(ts TO DAY)",
+        "CEIL(ts TO DAY)",
+        "FLOOR(ts TO HOUR)",
+        "CEIL(ts TO HOUR)",
+        "FLOOR(ts TO MINUTE)",
+        "CEIL(ts TO SECOND)",
+        "FLOOR(ts9 TO SECOND)",
+        "CEIL(ts9 TO MILLISECOND)",
+        "FLOOR(ts9 TO MILLISECOND)",
+        "FLOOR(ts TO DECADE)",
+        "CEIL(ts TO CENTURY)",
+        "FLOOR(ts TO MILLENNIUM)",
+        "FLOOR(dt TO MONTH)",
+        "CEIL(dt TO MONTH)",
+        "FLOOR(dt TO YEAR)",
+        "CEIL(dt TO WEEK)",
+        "FLOOR(dt TO DAY)",
+        "CEIL(dt TO DAY)",
+        "FLOOR(tm TO HOUR)",
+        "FLOOR(tm TO MINUTE)",
     };
 
     static final String[] DATE_FORMAT = {
-        "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS')",
-        "DATE_FORMAT(ts9, 'yyyy-MM-dd HH:mm:ss.SSSSSSSSS')", "DATE_FORMAT(ts, 'yy/M/d H:m:s')",
-        "DATE_FORMAT(ts, 'D DDD Q QQ h hh K k')", "DATE_FORMAT(ts9, 'n A S SS')",
-        "DATE_FORMAT(ts, '''T''HH ''o''''clock''')", "DATE_FORMAT(ts, 'yyyy年MM月dd日')",
-        "DATE_FORMAT(ts, 'uuuu yyyyy')", "DATE_FORMAT(ts, 'HH')",
+        "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')",
+        "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS')",
+        "DATE_FORMAT(ts9, 'yyyy-MM-dd HH:mm:ss.SSSSSSSSS')",
+        "DATE_FORMAT(ts, 'yy/M/d H:m:s')",
+        "DATE_FORMAT(ts, 'D DDD Q QQ h hh K k')",
+        "DATE_FORMAT(ts9, 'n A S SS')",
+        "DATE_FORMAT(ts, '''T''HH ''o''''clock''')",
+        "DATE_FORMAT(ts, 'yyyy年MM月dd日')",
+        "DATE_FORMAT(ts, 'uuuu yyyyy')",
+        "DATE_FORMAT(ts, 'HH')",
         // Week-based fields: the JVM locale's week definition.
         "DATE_FORMAT(ts, 'YYYY-''W''ww-e W YY Y uu')",
         "DATE_FORMAT(CAST(dt AS TIMESTAMP(3)), 'w W Y')",
@@ -84,38 +138,68 @@ class TemporalFunctionParityTest {
     };
 
     static final String[] ARITHMETIC = {
-        "ts + INTERVAL '1' MONTH", "ts - INTERVAL '1' YEAR", "ts9 + INTERVAL '13' MONTH",
-        "ts + INTERVAL '1 02:03:04.005' DAY TO SECOND", "ts9 - INTERVAL '1' DAY",
-        "dt + INTERVAL '1' MONTH", "dt - INTERVAL '13' MONTH", "dt + INTERVAL '2' DAY",
-        "dt - INTERVAL '36' HOUR", "tm + INTERVAL '3' HOUR", "tm - INTERVAL '25' HOUR",
-        "tm + INTERVAL '1' YEAR", "TIMESTAMPADD(MONTH, 1, dt)", "TIMESTAMPADD(DAY, -40, ts)",
-        "TIMESTAMPADD(YEAR, 2, ts9)", "TIMESTAMPDIFF(DAY, ts, TIMESTAMP '2024-01-01 00:00:00')",
-        "TIMESTAMPDIFF(MONTH, dt, DATE '2000-01-31')", "TIMESTAMPDIFF(SECOND, ts, ts9)",
-        "TIMESTAMPDIFF(YEAR, ts, ts9)", "TIMESTAMPDIFF(HOUR, dt, ts)",
+        "ts + INTERVAL '1' MONTH",
+        "ts - INTERVAL '1' YEAR",
+        "ts9 + INTERVAL '13' MONTH",
+        "ts + INTERVAL '1 02:03:04.005' DAY TO SECOND",
+        "ts9 - INTERVAL '1' DAY",
+        "dt + INTERVAL '1' MONTH",
+        "dt - INTERVAL '13' MONTH",
+        "dt + INTERVAL '2' DAY",
+        "dt - INTERVAL '36' HOUR",
+        "tm + INTERVAL '3' HOUR",
+        "tm - INTERVAL '25' HOUR",
+        "tm + INTERVAL '1' YEAR",
+        "TIMESTAMPADD(MONTH, 1, dt)",
+        "TIMESTAMPADD(DAY, -40, ts)",
+        "TIMESTAMPADD(YEAR, 2, ts9)",
+        "TIMESTAMPDIFF(DAY, ts, TIMESTAMP '2024-01-01 00:00:00')",
+        "TIMESTAMPDIFF(MONTH, dt, DATE '2000-01-31')",
+        "TIMESTAMPDIFF(SECOND, ts, ts9)",
+        "TIMESTAMPDIFF(YEAR, ts, ts9)",
+        "TIMESTAMPDIFF(HOUR, dt, ts)",
         "TIMESTAMPDIFF(QUARTER, ts, TIMESTAMP '2000-03-31 12:00:00')",
         // Non-literal amounts: INTERVAL * column.
-        "TIMESTAMPADD(DAY, i16, ts)", "TIMESTAMPADD(MONTH, i8, dt)", "TIMESTAMPADD(HOUR, i8, ts9)",
-        "TIMESTAMPADD(SECOND, i16, ts)", "TIMESTAMPADD(WEEK, i8, ts)", "TIMESTAMPADD(YEAR, i8, ts)",
+        "TIMESTAMPADD(DAY, i16, ts)",
+        "TIMESTAMPADD(MONTH, i8, dt)",
+        "TIMESTAMPADD(HOUR, i8, ts9)",
+        "TIMESTAMPADD(SECOND, i16, ts)",
+        "TIMESTAMPADD(WEEK, i8, ts)",
+        "TIMESTAMPADD(YEAR, i8, ts)",
         "TIMESTAMPADD(MINUTE, i8, tm)",
         // Column amounts up to Integer/Long MIN/MAX: Flink's int arithmetic on the far-off
         // dates wraps, and so must ours (fuzzer, seed 99).
-        "FLOOR(TIMESTAMPADD(YEAR, i32, ts) TO YEAR)", "CEIL(TIMESTAMPADD(YEAR, i32, ts) TO MONTH)",
-        "FLOOR(TIMESTAMPADD(SECOND, i64, ts) TO YEAR)", "FLOOR(TIMESTAMPADD(MONTH, i64, ts) TO QUARTER)",
+        "FLOOR(TIMESTAMPADD(YEAR, i32, ts) TO YEAR)",
+        "CEIL(TIMESTAMPADD(YEAR, i32, ts) TO MONTH)",
+        "FLOOR(TIMESTAMPADD(SECOND, i64, ts) TO YEAR)",
+        "FLOOR(TIMESTAMPADD(MONTH, i64, ts) TO QUARTER)",
         "TIMESTAMPDIFF(YEAR, TIMESTAMPADD(WEEK, i32, ts), ts9)",
         "TIMESTAMPDIFF(MONTH, TIMESTAMPADD(DAY, i32, ts), ts)",
     };
 
     static final String[] CASTS = {
-        "CAST(dt AS TIMESTAMP(3))", "CAST(dt AS TIMESTAMP(9))", "CAST(ts AS DATE)",
-        "CAST(ts9 AS DATE)", "CAST(ts9 AS TIMESTAMP(3))", "CAST(ts9 AS TIMESTAMP(6))",
-        "CAST(ts AS TIMESTAMP(9))", "CAST(tm AS TIMESTAMP(3))", "CAST(dt AS STRING)",
-        "CAST(tm AS STRING)", "CAST(ts AS STRING)", "CAST(ts9 AS STRING)",
-        "CAST(dt AS CHAR(12))", "CAST(ts AS VARCHAR(10))",
+        "CAST(dt AS TIMESTAMP(3))",
+        "CAST(dt AS TIMESTAMP(9))",
+        "CAST(ts AS DATE)",
+        "CAST(ts9 AS DATE)",
+        "CAST(ts9 AS TIMESTAMP(3))",
+        "CAST(ts9 AS TIMESTAMP(6))",
+        "CAST(ts AS TIMESTAMP(9))",
+        "CAST(tm AS TIMESTAMP(3))",
+        "CAST(dt AS STRING)",
+        "CAST(tm AS STRING)",
+        "CAST(ts AS STRING)",
+        "CAST(ts9 AS STRING)",
+        "CAST(dt AS CHAR(12))",
+        "CAST(ts AS VARCHAR(10))",
         "CASE WHEN ts >= TIMESTAMP '1970-01-01 00:00:00' THEN CAST(ts AS TIME) END",
         "CASE WHEN ts9 >= TIMESTAMP '1970-01-01 00:00:00' THEN CAST(ts9 AS TIME(3)) END",
-        "CAST(CAST(ts AS STRING) AS TIMESTAMP(3))", "CAST(CAST(ts9 AS STRING) AS TIMESTAMP(9))",
-        "CAST(CAST(ts9 AS STRING) AS TIMESTAMP(2))", "CAST(CAST(dt AS STRING) AS DATE)",
-        "CAST(CAST(tm AS STRING) AS TIME)", "CAST(CAST(ts AS STRING) AS DATE)",
+        "CAST(CAST(ts AS STRING) AS TIMESTAMP(3))",
+        "CAST(CAST(ts9 AS STRING) AS TIMESTAMP(9))",
+        "CAST(CAST(ts9 AS STRING) AS TIMESTAMP(2))",
+        "CAST(CAST(dt AS STRING) AS DATE)",
+        "CAST(CAST(tm AS STRING) AS TIME)",
+        "CAST(CAST(ts AS STRING) AS DATE)",
     };
 
     static final String[] PARSING_WITH_PATTERN = {
@@ -126,7 +210,8 @@ class TemporalFunctionParityTest {
         "TO_TIMESTAMP(DATE_FORMAT(ts, 'yyyyMMddHHmmssSSS'), 'yyyyMMddHHmmssSSS')",
         "TO_TIMESTAMP(DATE_FORMAT(ts9, 'dd.MM.uuuu HH:mm:ss.SSSSSSSSS'),"
                 + " 'dd.MM.uuuu HH:mm:ss.SSSSSSSSS')",
-        "TO_TIMESTAMP(CAST(i64 AS STRING), 'yyyyMMdd')", "TO_TIMESTAMP(CAST(i32 AS STRING), 'y')",
+        "TO_TIMESTAMP(CAST(i64 AS STRING), 'yyyyMMdd')",
+        "TO_TIMESTAMP(CAST(i32 AS STRING), 'y')",
         "TO_TIMESTAMP(DATE_FORMAT(ts, 'HH:mm'), 'HH:mm')",
         "TO_TIMESTAMP(DATE_FORMAT(ts, 'yy-M-d'), 'yy-M-d')",
         "TO_TIMESTAMP(CASE id WHEN 0 THEN '2024-2-9 1:2:3' WHEN 2 THEN '2023-02-31 24:00:00'"
@@ -141,10 +226,13 @@ class TemporalFunctionParityTest {
     };
 
     static final String[] PARSING = {
-        "TO_TIMESTAMP(s)", "TO_DATE(s)", "TO_TIMESTAMP(CAST(ts9 AS STRING))",
+        "TO_TIMESTAMP(s)",
+        "TO_DATE(s)",
+        "TO_TIMESTAMP(CAST(ts9 AS STRING))",
         "TO_DATE(CAST(ts AS STRING))",
         // SimpleDateFormat's lenient parsing (Long.MIN_VALUE where it fails).
-        "UNIX_TIMESTAMP(s)", "UNIX_TIMESTAMP(CAST(ts AS STRING))",
+        "UNIX_TIMESTAMP(s)",
+        "UNIX_TIMESTAMP(CAST(ts AS STRING))",
         "UNIX_TIMESTAMP(CAST(ts9 AS STRING), 'yyyy-MM-dd HH:mm:ss.SSS')",
         "UNIX_TIMESTAMP(DATE_FORMAT(ts, 'dd.MM.yyyy'), 'dd.MM.yyyy')",
         "UNIX_TIMESTAMP(CAST(i64 AS STRING), 'yyyyMMdd')",
@@ -153,15 +241,16 @@ class TemporalFunctionParityTest {
                 + " WHEN 3 THEN ' 2024-1E1-05\t7:00:00' WHEN 4 THEN '2024-3-5 1:2:3xyz'"
                 + " WHEN 5 THEN '-0044-03-15 12:00:00' WHEN 6 THEN '2024-\u0663-05 00:00:00'"
                 + " WHEN 7 THEN '99999999999-01-01 00:00:00' ELSE '2024-NaN-05 00:00:00' END)",
-        "UNIX_TIMESTAMP(s, 'HH:mm')", "UNIX_TIMESTAMP('20240105', 'yyyyMMdd') + i32",
+        "UNIX_TIMESTAMP(s, 'HH:mm')",
+        "UNIX_TIMESTAMP('20240105', 'yyyyMMdd') + i32",
         "TO_TIMESTAMP(CASE id WHEN 0 THEN '2024-2-9 1:2:3' WHEN 2 THEN '2023-02-31 24:00:00'"
                 + " WHEN 3 THEN '2024-011-01' WHEN 4 THEN '2024-01-01 10:00:00.'"
                 + " WHEN 5 THEN '2024-01-01 12:60:00' WHEN 6 THEN '+10000-01-01'"
                 + " WHEN 7 THEN '2024-01-01T10:00:00' ELSE '2024-02-29 24:00:00' END)",
         // DEFAULT_TIMESTAMP_FORMATTER's optional month, day and time fields (fuzzer, seed 99).
         "TO_TIMESTAMP(CASE id WHEN 0 THEN '2024-02-' WHEN 2 THEN '2024--' WHEN 3 THEN '2024-13-'"
-                + " WHEN 4 THEN '2024-02- 24::' WHEN 5 THEN '2024-02-29 1::.5'"
-                + " WHEN 6 THEN '2024--31' WHEN 7 THEN '2024-02-01 23:-0:0' ELSE '2024-1- :05:' END)",
+            + " WHEN 4 THEN '2024-02- 24::' WHEN 5 THEN '2024-02-29 1::.5' WHEN 6 THEN '2024--31'"
+            + " WHEN 7 THEN '2024-02-01 23:-0:0' ELSE '2024-1- :05:' END)",
         "CAST(CASE id WHEN 0 THEN '2024-2-9 1:2:3.123456789' WHEN 2 THEN '2023-04-31'"
                 + " ELSE '1999-12-31 23:59:59.9999' END AS TIMESTAMP(6))",
         "CAST(CASE id WHEN 0 THEN ' 2024 - 02 - 29 ' WHEN 2 THEN '2024' WHEN 3 THEN '2024-2'"
@@ -182,7 +271,8 @@ class TemporalFunctionParityTest {
         "CAST(TO_DATE(CASE id WHEN 0 THEN '2024-13-45' WHEN 2 THEN '1582-10-10' WHEN 3 THEN 'x'"
                 + " WHEN 4 THEN '99999999999-01-01' ELSE '-0044-03-15' END, 'yyyy-MM-dd')"
                 + " AS STRING)",
-        "DATE_FORMAT(s, 'yyyyMMdd HH')", "DATE_FORMAT(CAST(ts AS STRING), 'yy/M/d h:m:s.S k K')",
+        "DATE_FORMAT(s, 'yyyyMMdd HH')",
+        "DATE_FORMAT(CAST(ts AS STRING), 'yy/M/d h:m:s.S k K')",
         "DATE_FORMAT(CAST(ts9 AS STRING), 'yyyy-MM-dd''T''HH:mm:ss.SSS')",
         "DATE_FORMAT(CASE id WHEN 0 THEN '2024-13-45 25:61:61' WHEN 2 THEN '1582-10-10 00:00:00'"
                 + " WHEN 3 THEN '-0044-03-15 12:00:00' ELSE '2024-2-9 1:2:3' END,"
@@ -199,23 +289,43 @@ class TemporalFunctionParityTest {
 
     /** Expressions whose result depends on table.local-time-zone. */
     static final String[] ZONED = {
-        "EXTRACT(HOUR FROM ltz)", "EXTRACT(DAY FROM ltz)", "EXTRACT(YEAR FROM ltz)",
-        "EXTRACT(DOW FROM ltz)", "HOUR(ltz)", "MINUTE(ltz)", "FLOOR(ltz TO DAY)",
-        "CEIL(ltz TO HOUR)", "FLOOR(ltz TO MONTH)", "CEIL(ltz TO YEAR)", "FLOOR(ltz TO MINUTE)",
-        "CAST(ltz AS TIMESTAMP(3))", "CAST(ts AS TIMESTAMP_LTZ(3))", "CAST(ts9 AS TIMESTAMP_LTZ(9))",
-        "CAST(ltz AS DATE)", "CAST(ltz AS STRING)", "CAST(dt AS TIMESTAMP_LTZ(3))",
-        "CAST(tm AS TIMESTAMP_LTZ(0))", "CAST(CAST(ltz AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3))",
-        "CAST(ltz AS TIME)", "CAST(ltz AS TIMESTAMP_LTZ(0))",
-        "DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')", "DATE_FORMAT(ltz, 'EEE d MMM h a')",
-        "FROM_UNIXTIME(i64)", "FROM_UNIXTIME(i32)",
-        "FROM_UNIXTIME(i64, 'yyyy-MM-dd''T''HH:mm:ss.SSS')", "FROM_UNIXTIME(i32, 'yy/M/d h:m:s k K')",
-        "FROM_UNIXTIME(EXTRACT(EPOCH FROM ts))", "UNIX_TIMESTAMP(CAST(ts AS STRING))",
+        "EXTRACT(HOUR FROM ltz)",
+        "EXTRACT(DAY FROM ltz)",
+        "EXTRACT(YEAR FROM ltz)",
+        "EXTRACT(DOW FROM ltz)",
+        "HOUR(ltz)",
+        "MINUTE(ltz)",
+        "FLOOR(ltz TO DAY)",
+        "CEIL(ltz TO HOUR)",
+        "FLOOR(ltz TO MONTH)",
+        "CEIL(ltz TO YEAR)",
+        "FLOOR(ltz TO MINUTE)",
+        "CAST(ltz AS TIMESTAMP(3))",
+        "CAST(ts AS TIMESTAMP_LTZ(3))",
+        "CAST(ts9 AS TIMESTAMP_LTZ(9))",
+        "CAST(ltz AS DATE)",
+        "CAST(ltz AS STRING)",
+        "CAST(dt AS TIMESTAMP_LTZ(3))",
+        "CAST(tm AS TIMESTAMP_LTZ(0))",
+        "CAST(CAST(ltz AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3))",
+        "CAST(ltz AS TIME)",
+        "CAST(ltz AS TIMESTAMP_LTZ(0))",
+        "DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')",
+        "DATE_FORMAT(ltz, 'EEE d MMM h a')",
+        "FROM_UNIXTIME(i64)",
+        "FROM_UNIXTIME(i32)",
+        "FROM_UNIXTIME(i64, 'yyyy-MM-dd''T''HH:mm:ss.SSS')",
+        "FROM_UNIXTIME(i32, 'yy/M/d h:m:s k K')",
+        "FROM_UNIXTIME(EXTRACT(EPOCH FROM ts))",
+        "UNIX_TIMESTAMP(CAST(ts AS STRING))",
         // SimpleDateFormat's text fields: the JVM locale's texts.
-        "FROM_UNIXTIME(i64, 'EEE, d MMM yyyy hh:mm a G')", "FROM_UNIXTIME(i32, 'EEEE MMMM LLL')",
+        "FROM_UNIXTIME(i64, 'EEE, d MMM yyyy hh:mm a G')",
+        "FROM_UNIXTIME(i32, 'EEEE MMMM LLL')",
         "DATE_FORMAT(CAST(ts AS STRING), 'EEEE, MMMM d, yyyy G')",
         "UNIX_TIMESTAMP(DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss.SSS'), 'yyyy-MM-dd HH:mm:ss.SSS')",
         "ltz + INTERVAL '1' MONTH",
-        "ltz - INTERVAL '1 01:00:00' DAY TO SECOND", "TIMESTAMPDIFF(HOUR, ltz, ltz)",
+        "ltz - INTERVAL '1 01:00:00' DAY TO SECOND",
+        "TIMESTAMPDIFF(HOUR, ltz, ltz)",
         "CAST(CASE id WHEN 0 THEN '2024-03-10 02:30:00' WHEN 2 THEN '2024-11-03 01:30:00'"
                 + " WHEN 3 THEN '2024-03-31 02:30:00' WHEN 4 THEN '2024-10-27 02:30:00'"
                 + " WHEN 5 THEN '2024-04-07 01:30:00' WHEN 6 THEN '2024-10-06 02:15:00'"
@@ -227,8 +337,14 @@ class TemporalFunctionParityTest {
         List<Arguments> cases = new ArrayList<>();
         for (String[] group :
                 new String[][] {
-                    EXTRACT, FLOOR_CEIL, DATE_FORMAT, ARITHMETIC, CASTS, PARSING,
-                    PARSING_WITH_PATTERN, TO_TIMESTAMP_LTZ
+                    EXTRACT,
+                    FLOOR_CEIL,
+                    DATE_FORMAT,
+                    ARITHMETIC,
+                    CASTS,
+                    PARSING,
+                    PARSING_WITH_PATTERN,
+                    TO_TIMESTAMP_LTZ
                 }) {
             chunks(group, "UTC", cases);
         }
@@ -257,10 +373,10 @@ class TemporalFunctionParityTest {
     }
 
     /**
-     * UNIX_TIMESTAMP parses with java.util.TimeZone's wall-time offsets of the session zone,
-     * fixed or region: in a daylight-saving gap the wall time moves forward, in an overlap it
-     * is the later instant, before 1900 the zone's standard offset applies (Europe/Dublin's
-     * is GMT in Java's tz data, though the system's calls its winter time daylight saving).
+     * UNIX_TIMESTAMP parses with java.util.TimeZone's wall-time offsets of the session zone, fixed
+     * or region: in a daylight-saving gap the wall time moves forward, in an overlap it is the
+     * later instant, before 1900 the zone's standard offset applies (Europe/Dublin's is GMT in
+     * Java's tz data, though the system's calls its winter time daylight saving).
      */
     @Test
     void unixTimestampInSessionZones() {
@@ -274,8 +390,13 @@ class TemporalFunctionParityTest {
                         + " ELSE '2024-03-31 00:90:00' END) FROM t";
         for (String zone :
                 new String[] {
-                    "GMT+05:30", "GMT-03:00", "Europe/Berlin", "America/New_York",
-                    "Europe/Dublin", "Australia/Lord_Howe", "Africa/Casablanca"
+                    "GMT+05:30",
+                    "GMT-03:00",
+                    "Europe/Berlin",
+                    "America/New_York",
+                    "Europe/Dublin",
+                    "Australia/Lord_Howe",
+                    "Africa/Casablanca"
                 }) {
             ParityHarness.Result result = harness(zone).assertParity(sql);
             assertThat(result.rows).as(zone).isNotEmpty();
@@ -283,9 +404,9 @@ class TemporalFunctionParityTest {
     }
 
     /**
-     * TO_TIMESTAMP's java.sql fallback (texts the pattern does not parse) normalizes in the
-     * JVM's default time zone: in New York the wall time 02:30 of 2024-03-10 does not exist and
-     * becomes 03:30. Native TO_TIMESTAMP leaves those texts to Flink's function in the JVM.
+     * TO_TIMESTAMP's java.sql fallback (texts the pattern does not parse) normalizes in the JVM's
+     * default time zone: in New York the wall time 02:30 of 2024-03-10 does not exist and becomes
+     * 03:30. Native TO_TIMESTAMP leaves those texts to Flink's function in the JVM.
      */
     @Test
     void toTimestampFallbackFollowsTheJvmTimeZone() {
@@ -293,12 +414,13 @@ class TemporalFunctionParityTest {
         java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("America/New_York"));
         try {
             ParityHarness.Result result =
-                    harness("UTC").assertParity(
-                            "SELECT id, TO_TIMESTAMP(CASE WHEN id >= 0 THEN"
-                                    + " '2024-03-10 02:30:00' END, 'yyyy-MM-dd'),"
-                                    + " TO_TIMESTAMP(CASE WHEN id >= 0 THEN"
-                                    + " '2024-03-10 12:30:00' END, 'yyyy-MM-dd HH:mm:ss')"
-                                    + " FROM t");
+                    harness("UTC")
+                            .assertParity(
+                                    "SELECT id, TO_TIMESTAMP(CASE WHEN id >= 0 THEN"
+                                            + " '2024-03-10 02:30:00' END, 'yyyy-MM-dd'),"
+                                            + " TO_TIMESTAMP(CASE WHEN id >= 0 THEN"
+                                            + " '2024-03-10 12:30:00' END, 'yyyy-MM-dd HH:mm:ss')"
+                                            + " FROM t");
             assertThat(result.rows.toString())
                     .contains("2024-03-10T03:30")
                     .contains("2024-03-10T12:30");
@@ -308,10 +430,10 @@ class TemporalFunctionParityTest {
     }
 
     /**
-     * DATE_FORMAT's text fields and week numbering follow the JVM's default FORMAT locale, on
-     * stock Flink (DateTimeFormatter.ofPattern) and natively (texts and week definition come
-     * from the same JVM): weeks start on Monday with at least 4 days in de-DE, on Sunday with 1
-     * in en-US, on Saturday with 1 in ar-EG. FROM_UNIXTIME's SimpleDateFormat texts likewise.
+     * DATE_FORMAT's text fields and week numbering follow the JVM's default FORMAT locale, on stock
+     * Flink (DateTimeFormatter.ofPattern) and natively (texts and week definition come from the
+     * same JVM): weeks start on Monday with at least 4 days in de-DE, on Sunday with 1 in en-US, on
+     * Saturday with 1 in ar-EG. FROM_UNIXTIME's SimpleDateFormat texts likewise.
      */
     @Test
     void dateFormatTextsFollowTheJvmLocale() {
@@ -319,7 +441,6 @@ class TemporalFunctionParityTest {
         String sql =
                 "SELECT id, DATE_FORMAT(ts, 'EEEE d. MMMM yyyy, a G'),"
                         + " DATE_FORMAT(ts, 'YYYY-''W''ww-e W'), DATE_FORMAT(ts, 'B BBBB'),"
-
                         + " DATE_FORMAT(CASE WHEN id >= 0 THEN TIMESTAMP '2024-12-29 10:00:00' END,"
                         + " 'YYYY ww e') FROM t";
         Map<String, String> expected =
@@ -335,9 +456,10 @@ class TemporalFunctionParityTest {
                 if (!locale.getKey().equals("ar-EG")) {
                     // SimpleDateFormat's texts (ar-EG's Arabic digits keep it on Flink).
                     ParityHarness.Result legacy =
-                            harness("UTC").assertParity(
-                                    "SELECT id, FROM_UNIXTIME(i64 * 0, 'EEEE d. MMMM yyyy, a G'),"
-                                            + " FROM_UNIXTIME(i32, 'EEE LLLL') FROM t");
+                            harness("UTC")
+                                    .assertParity(
+                                            "SELECT id, FROM_UNIXTIME(i64 * 0, 'EEEE d. MMMM yyyy,"
+                                                + " a G'), FROM_UNIXTIME(i32, 'EEE LLLL') FROM t");
                     assertThat(legacy.rows.toString())
                             .contains(
                                     locale.getKey().equals("de-DE")
@@ -360,7 +482,8 @@ class TemporalFunctionParityTest {
         Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag("th-TH"));
         try {
             String sql =
-                    "SELECT id, FROM_UNIXTIME(i64 * 0, 'yyyy-MM-dd'), DATE_FORMAT(s, 'yyyy') FROM t";
+                    "SELECT id, FROM_UNIXTIME(i64 * 0, 'yyyy-MM-dd'), DATE_FORMAT(s, 'yyyy') FROM"
+                            + " t";
             ParityHarness allow =
                     new ParityHarness(
                             2, false, Map.of(StreamFusionOptions.FALLBACK.key(), "allow"));
@@ -368,7 +491,7 @@ class TemporalFunctionParityTest {
             assertThat(explain).contains("fallback  Calc(").contains("integer format or calendar");
             ParityHarness.Result stock = ParityHarness.run(allow.stock(), sql);
             assertEquals(stock.rows, ParityHarness.run(allow.nativeEnv(), sql).rows);
-            assertThat(stock.rows.toString()).contains("2513-01-01");  // 1970 in Buddhist years
+            assertThat(stock.rows.toString()).contains("2513-01-01"); // 1970 in Buddhist years
         } finally {
             Locale.setDefault(Locale.Category.FORMAT, saved);
         }
@@ -377,9 +500,10 @@ class TemporalFunctionParityTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("filterZones")
     void filters(String zone) {
-        harness(zone).assertParity(
-                "SELECT id, ts, ltz FROM t WHERE HOUR(ts) >= 6 AND EXTRACT(YEAR FROM ltz) > 1970"
-                        + " AND DATE_FORMAT(ts, 'yyyy') <> '2000'");
+        harness(zone)
+                .assertParity(
+                        "SELECT id, ts, ltz FROM t WHERE HOUR(ts) >= 6 AND EXTRACT(YEAR FROM ltz) >"
+                                + " 1970 AND DATE_FORMAT(ts, 'yyyy') <> '2000'");
     }
 
     static Stream<String> filterZones() {

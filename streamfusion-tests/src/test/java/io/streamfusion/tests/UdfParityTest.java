@@ -1,5 +1,9 @@
 package io.streamfusion.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.table.annotation.DataTypeHint;
@@ -10,11 +14,8 @@ import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.ExceptionUtils;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import javax.annotation.Nullable;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -22,9 +23,7 @@ import java.time.LocalDateTime;
 import java.util.Arrays;
 import java.util.Optional;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.annotation.Nullable;
 
 /**
  * User-defined scalar functions inside a native Calc: the native pipeline calls them back in the
@@ -33,16 +32,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class UdfParityTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final ParityHarness HARNESS = new ParityHarness();
 
     /** Nexmark q14's count_char, on Flink's internal strings. */
     public static final class CountChar extends ScalarFunction {
         public long eval(
-                @Nullable @DataTypeHint(value = "STRING", bridgedTo = StringData.class) StringData s,
-                @Nullable @DataTypeHint(value = "STRING", bridgedTo = StringData.class) StringData c) {
+                @Nullable @DataTypeHint(value = "STRING", bridgedTo = StringData.class)
+                        StringData s,
+                @Nullable @DataTypeHint(value = "STRING", bridgedTo = StringData.class)
+                        StringData c) {
             if (s == null || c == null) {
                 return 0;
             }
@@ -216,28 +216,32 @@ class UdfParityTest {
         for (int i = 0; i < stock.rows.size(); i++) {
             assertTrue(
                     stock.rows.get(i).equals(nat.rows.get(i)),
-                    "row differs for: " + sql + "\n stock:  " + stock.rows.get(i)
-                            + "\n native: " + nat.rows.get(i));
+                    "row differs for: "
+                            + sql
+                            + "\n stock:  "
+                            + stock.rows.get(i)
+                            + "\n native: "
+                            + nat.rows.get(i));
         }
     }
 
     @Test
     void projections() {
         assertParity(
-                "SELECT id, count_char(s, 'l'), count_char(s, ''), count_char(s, CAST(NULL AS STRING)),"
-                        + " count_char(r.y, 'e'), mixed(id, i64, COALESCE(f64, 0.5), s),"
-                        + " join_all(s), join_all(s, r.y, 'k'), join_all(), sum_all(s, i32, id),"
-                        + " sum_all('x'), sum_all(s, id, id, id), odd_or_null(i32), odd_or_null(id),"
-                        + " describe_all(d10, ts, bin, b, dt, f32), scaled(d10), next_day(dt),"
-                        + " reverse_bytes(bin), row_info(r), nano_later(ts9, ltz),"
-                        + " row_info(r).t FROM t");
+                "SELECT id, count_char(s, 'l'), count_char(s, ''), count_char(s, CAST(NULL AS"
+                    + " STRING)), count_char(r.y, 'e'), mixed(id, i64, COALESCE(f64, 0.5), s),"
+                    + " join_all(s), join_all(s, r.y, 'k'), join_all(), sum_all(s, i32, id),"
+                    + " sum_all('x'), sum_all(s, id, id, id), odd_or_null(i32), odd_or_null(id),"
+                    + " describe_all(d10, ts, bin, b, dt, f32), scaled(d10), next_day(dt),"
+                    + " reverse_bytes(bin), row_info(r), nano_later(ts9, ltz), row_info(r).t FROM"
+                    + " t");
     }
 
     @Test
     void nestedCallsAndFilter() {
         assertParity(
                 "SELECT id, count_char(join_all(s, s), 'l'), odd_or_null(odd_or_null(i32) + 1),"
-                        + " count_char(s, 'l') * 2 + id FROM t WHERE count_char(s, 'l') > 0 OR id > 6");
+                    + " count_char(s, 'l') * 2 + id FROM t WHERE count_char(s, 'l') > 0 OR id > 6");
     }
 
     @Test
@@ -253,10 +257,12 @@ class UdfParityTest {
     @Test
     void exceptionOfTheFunctionFailsTheJob() {
         String sql = "SELECT id, boom(i32) FROM t";
-        for (StreamTableEnvironment tEnv : new StreamTableEnvironment[] {
-            withUdfs(HARNESS.stock()), withUdfs(HARNESS.nativeEnv())
-        }) {
-            RuntimeException e = assertThrows(RuntimeException.class, () -> ParityHarness.run(tEnv, sql));
+        for (StreamTableEnvironment tEnv :
+                new StreamTableEnvironment[] {
+                    withUdfs(HARNESS.stock()), withUdfs(HARNESS.nativeEnv())
+                }) {
+            RuntimeException e =
+                    assertThrows(RuntimeException.class, () -> ParityHarness.run(tEnv, sql));
             Optional<IllegalArgumentException> cause =
                     ExceptionUtils.findThrowable(e, IllegalArgumentException.class);
             assertTrue(cause.isPresent(), "the UDF's exception is not the cause: " + e);
@@ -267,7 +273,8 @@ class UdfParityTest {
     @Test
     void explainShowsTheCalcNativeAndRefusesNonDeterministicFunctions() {
         StreamTableEnvironment tEnv = withUdfs(HARNESS.nativeEnv());
-        String explain = tEnv.explainSql("SELECT id, count_char(s, 'l') FROM t WHERE boom(i32) > 0");
+        String explain =
+                tEnv.explainSql("SELECT id, count_char(s, 'l') FROM t WHERE boom(i32) > 0");
         assertTrue(explain.contains("NativeCalc("), explain);
         assertTrue(explain.contains("1 of 1 operators native"), explain);
         String refused = tEnv.explainSql("SELECT id, random_udf(i32) FROM t");

@@ -1,5 +1,9 @@
 package io.streamfusion.tests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.protobuf.ByteString;
+
 import io.streamfusion.plan.CalcNode;
 import io.streamfusion.plan.Call;
 import io.streamfusion.plan.DataType;
@@ -23,15 +27,11 @@ import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.util.InstantiationUtil;
-
-import com.google.protobuf.ByteString;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The operator shell with a plan calling a UDF: one up-call into the JVM per batch, not per row,
@@ -74,20 +74,26 @@ class UdfUpCallTest {
                         List.of(new IntType()),
                         new IntType());
         Expr a = Expr.newBuilder().setType(nullableInt()).setInputRef(0).build();
-        Expr udf = Expr.newBuilder()
-                .setType(nullableInt())
-                .setCall(Call.newBuilder().setFunction("UDF").setUdfIndex(0).addOperands(a))
-                .build();
-        RowType row = RowType.newBuilder()
-                .addFields(Field.newBuilder().setName("a").setType(nullableInt()))
-                .build();
+        Expr udf =
+                Expr.newBuilder()
+                        .setType(nullableInt())
+                        .setCall(Call.newBuilder().setFunction("UDF").setUdfIndex(0).addOperands(a))
+                        .build();
+        RowType row =
+                RowType.newBuilder()
+                        .addFields(Field.newBuilder().setName("a").setType(nullableInt()))
+                        .build();
         return Plan.newBuilder()
                 .setInputType(row)
                 .setOutputType(row)
-                .addOperators(Operator.newBuilder().setCalc(CalcNode.newBuilder().addProjections(udf)))
-                .addUdfs(UdfDescriptor.newBuilder()
-                        .setName("plus_one")
-                        .setJavaSpec(ByteString.copyFrom(InstantiationUtil.serializeObject(spec))))
+                .addOperators(
+                        Operator.newBuilder().setCalc(CalcNode.newBuilder().addProjections(udf)))
+                .addUdfs(
+                        UdfDescriptor.newBuilder()
+                                .setName("plus_one")
+                                .setJavaSpec(
+                                        ByteString.copyFrom(
+                                                InstantiationUtil.serializeObject(spec))))
                 .build()
                 .toByteArray();
     }
@@ -116,7 +122,7 @@ class UdfUpCallTest {
             assertEquals(List.of("1", "2", "3", "4", "5", "null", "7", "8", "9", "10"), output);
         }
         long batches = NativeMetrics.batches() - batchesBefore;
-        assertEquals(3, batches);  // 4 + 4 + 2 rows
+        assertEquals(3, batches); // 4 + 4 + 2 rows
         assertEquals(batches, NativeMetrics.udfCalls() - callsBefore);
         assertEquals(10, EVALS.get());
         assertEquals(1, CLOSES.get());

@@ -1,5 +1,8 @@
 package io.streamfusion.tests;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.metrics.NativeMetrics;
@@ -7,12 +10,8 @@ import io.streamfusion.runtime.metrics.NativeMetrics;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A native Calc between a watermark assigner and an event-time window must process its buffered
@@ -22,22 +21,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class WatermarkFlushTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final String DDL =
-            "CREATE TEMPORARY TABLE events (event_type INT, "
-                    + "person ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, "
-                    + "city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>, "
-                    + "auction ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, "
-                    + "reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, "
-                    + "category BIGINT, extra VARCHAR>, "
-                    + "bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, "
-                    + "`dateTime` TIMESTAMP(3), extra VARCHAR>, "
-                    + "`dateTime` AS CASE WHEN event_type = 0 THEN person.`dateTime` "
-                    + "WHEN event_type = 1 THEN auction.`dateTime` ELSE bid.`dateTime` END, "
-                    + "WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND) "
-                    + "WITH ('connector' = 'nexmark', 'events.num' = '300000')";
+            "CREATE TEMPORARY TABLE events (event_type INT, person ROW<id BIGINT, name VARCHAR,"
+                + " emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR,"
+                + " `dateTime` TIMESTAMP(3), extra VARCHAR>, auction ROW<id BIGINT, itemName"
+                + " VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime`"
+                + " TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra"
+                + " VARCHAR>, bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR,"
+                + " url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>, `dateTime` AS CASE WHEN"
+                + " event_type = 0 THEN person.`dateTime` WHEN event_type = 1 THEN"
+                + " auction.`dateTime` ELSE bid.`dateTime` END, WATERMARK FOR `dateTime` AS"
+                + " `dateTime` - INTERVAL '4' SECOND) WITH ('connector' = 'nexmark', 'events.num' ="
+                + " '300000')";
 
     private static final String QUERY =
             "SELECT window_start, COUNT(*) AS bids, SUM(price) AS volume FROM TABLE(TUMBLE("

@@ -25,7 +25,6 @@ import org.apache.flink.table.api.bridge.java.internal.StreamTableEnvironmentImp
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,17 +37,15 @@ import java.util.Map;
 
 /**
  * Window TVF aggregation (TUMBLE, HOP and CUMULATE, one and two phases) runs natively with stock
- * Flink's results:
- * same rows and values, window_start/window_end/window_time, over {@link TestData}'s edge values,
- * with out-of-order rows some of which are late (dropped, or for HOP kept in the windows that
- * have not fired), in batches of 3 rows so that every window's accumulators go through Flink
- * state. Watermarks are punctuated (one per row, from one source subtask) so that which rows are
- * late is the same in both engines.
+ * Flink's results: same rows and values, window_start/window_end/window_time, over {@link
+ * TestData}'s edge values, with out-of-order rows some of which are late (dropped, or for HOP kept
+ * in the windows that have not fired), in batches of 3 rows so that every window's accumulators go
+ * through Flink state. Watermarks are punctuated (one per row, from one source subtask) so that
+ * which rows are late is the same in both engines.
  */
 class WindowAggregateParityTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final Map<String, String> SMALL_BATCHES =
             Map.of("streamfusion.batch.size", "3", "streamfusion.window.buffer-rows", "3");
@@ -165,12 +162,15 @@ class WindowAggregateParityTest {
                 HOPPED,
                 tEnv.sqlQuery(
                         "SELECT b, window_time AS wt, COUNT(*) AS cnt, MAX(i64) AS top FROM "
-                                + hop("2", "4") + " GROUP BY b, " + WINDOW));
+                                + hop("2", "4")
+                                + " GROUP BY b, "
+                                + WINDOW));
         tEnv.createTemporaryView(
                 HOP_COUNTS,
                 tEnv.sqlQuery(
                         "SELECT b, window_start, window_end, COUNT(*) AS cnt, MAX(i32) AS top FROM "
-                                + hop("2", "6") + " GROUP BY b, window_start, window_end"));
+                                + hop("2", "6")
+                                + " GROUP BY b, window_start, window_end"));
     }
 
     /** A changelog (a CDC source) of {@code rows} as view {@code name}, as {@link #withTimes}. */
@@ -337,13 +337,21 @@ class WindowAggregateParityTest {
     }
 
     private static String tumble(String size) {
-        return "TABLE(TUMBLE(TABLE " + EV + ", DESCRIPTOR(rowtime), INTERVAL '" + size
+        return "TABLE(TUMBLE(TABLE "
+                + EV
+                + ", DESCRIPTOR(rowtime), INTERVAL '"
+                + size
                 + "' SECOND))";
     }
 
     private static String hop(String slide, String size) {
-        return "TABLE(HOP(TABLE " + EV + ", DESCRIPTOR(rowtime), INTERVAL '" + slide
-                + "' SECOND, INTERVAL '" + size + "' SECOND))";
+        return "TABLE(HOP(TABLE "
+                + EV
+                + ", DESCRIPTOR(rowtime), INTERVAL '"
+                + slide
+                + "' SECOND, INTERVAL '"
+                + size
+                + "' SECOND))";
     }
 
     private static final String WINDOW = "window_start, window_end, window_time";
@@ -358,25 +366,33 @@ class WindowAggregateParityTest {
         return window.equals("TUMBLE")
                 ? "TUMBLE(TABLE " + table + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND)"
                 : window.equals("HOP")
-                        ? "HOP(TABLE " + table + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
+                        ? "HOP(TABLE "
+                                + table
+                                + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
                                 + " INTERVAL '6' SECOND)"
-                        : "CUMULATE(TABLE " + table + ", DESCRIPTOR(rowtime), INTERVAL '2'"
+                        : "CUMULATE(TABLE "
+                                + table
+                                + ", DESCRIPTOR(rowtime), INTERVAL '2'"
                                 + " SECOND, INTERVAL '6' SECOND)";
     }
 
     /**
      * Window aggregations over an updating input (a changelog source): -U/-D rows retract from
      * their slice (AggCombiner), the functions are Flink's retracting ones, and a window whose
-     * COUNT(*) is back at 0 is empty and not emitted. TUMBLE, HOP and CUMULATE, one and two
-     * phases.
+     * COUNT(*) is back at 0 is empty and not emitted. TUMBLE, HOP and CUMULATE, one and two phases.
      */
     @ParameterizedTest
     @ValueSource(strings = {"TUMBLE", "HOP", "CUMULATE"})
     void windowsOverAnUpdatingInputMatch(String window) {
         String tvf = changesWindow(window);
         String sql =
-                "SELECT id % 2, " + WINDOW + ", COUNT(*), COUNT(s), SUM(i64), AVG(i32), SUM(i16)"
-                        + " FILTER (WHERE b) FROM TABLE(" + tvf + ") GROUP BY id % 2, " + WINDOW;
+                "SELECT id % 2, "
+                        + WINDOW
+                        + ", COUNT(*), COUNT(s), SUM(i64), AVG(i32), SUM(i16)"
+                        + " FILTER (WHERE b) FROM TABLE("
+                        + tvf
+                        + ") GROUP BY id % 2, "
+                        + WINDOW;
         assertWindowParity(onePhase(), sql);
         assertThat(lastDecisions)
                 .as("retracting functions")
@@ -385,26 +401,35 @@ class WindowAggregateParityTest {
     }
 
     /**
-     * DISTINCT aggregates over an updating input: every window's maps count per value (a long[]
-     * for several calls on one argument), a -U/-D counts -1, a call retracts a value whose count
-     * falls to 0 (an updated row's old string, a deleted row's only value) and the map loses it;
-     * HOP windows and CUMULATE steps merge counts that may be negative. One and two phases.
+     * DISTINCT aggregates over an updating input: every window's maps count per value (a long[] for
+     * several calls on one argument), a -U/-D counts -1, a call retracts a value whose count falls
+     * to 0 (an updated row's old string, a deleted row's only value) and the map loses it; HOP
+     * windows and CUMULATE steps merge counts that may be negative. One and two phases.
      */
     @ParameterizedTest
     @ValueSource(strings = {"TUMBLE", "HOP", "CUMULATE"})
     void distinctAggregatesOverAnUpdatingInputMatch(String window) {
         String tvf = changesWindow(window);
         String sql =
-                "SELECT id % 2, " + WINDOW + ", COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE"
+                "SELECT id % 2, "
+                        + WINDOW
+                        + ", COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE"
                         + " b), COUNT(DISTINCT i8 % 3), SUM(DISTINCT i32), COUNT(*), SUM(i64) FROM"
-                        + " TABLE(" + tvf + ") GROUP BY id % 2, " + WINDOW;
+                        + " TABLE("
+                        + tvf
+                        + ") GROUP BY id % 2, "
+                        + WINDOW;
         assertWindowParity(onePhase(), sql);
         assertTwoPhase(assertWindowParity(harness(), sql));
         // Few rows per window and one group: values come and go within a window.
         assertWindowParity(
                 harness(),
-                "SELECT " + WINDOW + ", COUNT(DISTINCT i8 % 2), COUNT(DISTINCT i8 % 2) FILTER"
-                        + " (WHERE i32 > 0), COUNT(DISTINCT s) FROM TABLE(" + tvf + ") GROUP BY "
+                "SELECT "
+                        + WINDOW
+                        + ", COUNT(DISTINCT i8 % 2), COUNT(DISTINCT i8 % 2) FILTER"
+                        + " (WHERE i32 > 0), COUNT(DISTINCT s) FROM TABLE("
+                        + tvf
+                        + ") GROUP BY "
                         + WINDOW);
     }
 
@@ -420,9 +445,14 @@ class WindowAggregateParityTest {
     void minMaxOverAnUpdatingInputMatch(String window) {
         String tvf = changesWindow(window);
         String sql =
-                "SELECT id % 2, " + WINDOW + ", MAX(i64), MIN(i64), MIN(s), MAX(s), MAX(ts),"
-                        + " MIN(i32) FILTER (WHERE b), COUNT(*) FROM TABLE(" + tvf + ") GROUP BY"
-                        + " id % 2, " + WINDOW;
+                "SELECT id % 2, "
+                        + WINDOW
+                        + ", MAX(i64), MIN(i64), MIN(s), MAX(s), MAX(ts),"
+                        + " MIN(i32) FILTER (WHERE b), COUNT(*) FROM TABLE("
+                        + tvf
+                        + ") GROUP BY"
+                        + " id % 2, "
+                        + WINDOW;
         long loads = NativeMetrics.wholeMapLoads();
         assertWindowParity(onePhase(), sql);
         assertThat(lastDecisions)
@@ -432,13 +462,22 @@ class WindowAggregateParityTest {
         // One group: the extremes of few rows come and go.
         assertWindowParity(
                 onePhase(),
-                "SELECT " + WINDOW + ", MAX(i64), MIN(i8), MAX(d38) FROM TABLE(" + tvf
-                        + ") GROUP BY " + WINDOW);
+                "SELECT "
+                        + WINDOW
+                        + ", MAX(i64), MIN(i8), MAX(d38) FROM TABLE("
+                        + tvf
+                        + ") GROUP BY "
+                        + WINDOW);
         // Retractions in later slices: negative counts there; a HOP window or a CUMULATE step
         // merges them into counts of other slices (an extreme may fall to 0 and be rescanned).
         String moved =
-                "SELECT id % 2, " + WINDOW + ", MAX(i64), MIN(i64), MAX(s), MIN(i8), COUNT(*) FROM"
-                        + " TABLE(" + changesWindow(window, MOVED) + ") GROUP BY id % 2, " + WINDOW;
+                "SELECT id % 2, "
+                        + WINDOW
+                        + ", MAX(i64), MIN(i64), MAX(s), MIN(i8), COUNT(*) FROM"
+                        + " TABLE("
+                        + changesWindow(window, MOVED)
+                        + ") GROUP BY id % 2, "
+                        + WINDOW;
         assertWindowParity(onePhase(), moved);
     }
 
@@ -450,9 +489,22 @@ class WindowAggregateParityTest {
     @ValueSource(strings = {"i8", "i16", "i32", "i64", "f32", "f64", "d10", "d38"})
     void numericFunctionsMatchInTumblingWindows(String c) {
         String sql =
-                "SELECT id % 3, " + WINDOW + ", COUNT(*), COUNT(" + c + "), SUM(" + c + "), MIN("
-                        + c + "), MAX(" + c + "), AVG(" + c + ") FROM " + tumble("5")
-                        + " GROUP BY id % 3, " + WINDOW;
+                "SELECT id % 3, "
+                        + WINDOW
+                        + ", COUNT(*), COUNT("
+                        + c
+                        + "), SUM("
+                        + c
+                        + "), MIN("
+                        + c
+                        + "), MAX("
+                        + c
+                        + "), AVG("
+                        + c
+                        + ") FROM "
+                        + tumble("5")
+                        + " GROUP BY id % 3, "
+                        + WINDOW;
         assertWindowParity(onePhase(), sql);
         if (integral(c)) {
             assertTwoPhase(assertWindowParity(harness(), sql));
@@ -487,7 +539,9 @@ class WindowAggregateParityTest {
     @ValueSource(strings = {"i64", "f64", "d38", "s"})
     void functionsMatchInCumulativeWindows(String c) {
         String cumulate =
-                "TABLE(CUMULATE(TABLE " + EV + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
+                "TABLE(CUMULATE(TABLE "
+                        + EV
+                        + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND,"
                         + " INTERVAL '8' SECOND))";
         String minMax =
                 "SELECT b, " + WINDOW + ", COUNT(" + c + "), MIN(" + c + "), MAX(" + c + ")";
@@ -506,8 +560,13 @@ class WindowAggregateParityTest {
     void keysOfEveryTypeMatch(String keys) {
         assertWindowParity(
                 harness(),
-                "SELECT " + keys + ", window_start, window_end, COUNT(*), SUM(i64), MAX(f64) FROM "
-                        + tumble("10") + " GROUP BY " + keys + ", window_start, window_end");
+                "SELECT "
+                        + keys
+                        + ", window_start, window_end, COUNT(*), SUM(i64), MAX(f64) FROM "
+                        + tumble("10")
+                        + " GROUP BY "
+                        + keys
+                        + ", window_start, window_end");
     }
 
     @Test
@@ -515,14 +574,17 @@ class WindowAggregateParityTest {
         String sql =
                 "SELECT window_end, COUNT(*), SUM(i32) FILTER (WHERE b),"
                         + " MAX(s) FILTER (WHERE i8 > 0),"
-                        + " MIN(d38) FILTER (WHERE f64 < 1) FROM " + hop("3", "9")
+                        + " MIN(d38) FILTER (WHERE f64 < 1) FROM "
+                        + hop("3", "9")
                         + " GROUP BY window_start, window_end";
         assertWindowParity(onePhase(), sql);
         assertTwoPhase(assertWindowParity(harness(), sql));
         assertWindowParity(
                 onePhase(),
                 "SELECT window_end, AVG(f32) FILTER (WHERE b IS NULL), SUM(d10) FILTER (WHERE b)"
-                        + " FROM " + hop("3", "9") + " GROUP BY window_start, window_end");
+                        + " FROM "
+                        + hop("3", "9")
+                        + " GROUP BY window_start, window_end");
     }
 
     /** An offset that is a multiple of the slice (HOP: the slide) keeps Flink's flush points. */
@@ -530,7 +592,8 @@ class WindowAggregateParityTest {
     void windowOffsetsMatch() {
         String sql =
                 "SELECT i8, window_start, window_end, COUNT(*), MIN(i32) FROM TABLE(HOP(TABLE "
-                        + EV + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND, INTERVAL '6' SECOND,"
+                        + EV
+                        + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND, INTERVAL '6' SECOND,"
                         + " INTERVAL '2' SECOND)) GROUP BY i8, window_start, window_end";
         assertWindowParity(onePhase(), sql);
         assertTwoPhase(assertWindowParity(harness(), sql));
@@ -547,7 +610,8 @@ class WindowAggregateParityTest {
             ParityHarness.Result result =
                     assertWindowParity(
                             harness(),
-                            "SELECT window_start, COUNT(*) FROM " + window
+                            "SELECT window_start, COUNT(*) FROM "
+                                    + window
                                     + " GROUP BY window_start, window_end");
             long counted = 0;
             for (Row row : result.rows) {
@@ -563,20 +627,22 @@ class WindowAggregateParityTest {
     void cascadedWindowsMatch() {
         String sql =
                 "SELECT window_start, window_end, SUM(cnt), MAX(top) FROM TABLE(TUMBLE(TABLE "
-                        + HOPPED + ", DESCRIPTOR(wt), INTERVAL '10' SECOND)) GROUP BY window_start,"
+                        + HOPPED
+                        + ", DESCRIPTOR(wt), INTERVAL '10' SECOND)) GROUP BY window_start,"
                         + " window_end";
         assertWindowParity(onePhase(), sql);
         assertTwoPhase(assertWindowParity(harness(), sql));
     }
 
     /**
-     * An aggregation per window over windowed rows (Nexmark q5's hot items): Flink keeps each
-     * row's window (WindowAttachedWindowingStrategy) instead of assigning one.
+     * An aggregation per window over windowed rows (Nexmark q5's hot items): Flink keeps each row's
+     * window (WindowAttachedWindowingStrategy) instead of assigning one.
      */
     @Test
     void aggregationsOverWindowedRowsMatch() {
         String sql =
-                "SELECT window_start, window_end, MAX(cnt), SUM(cnt), MIN(top) FROM " + HOP_COUNTS
+                "SELECT window_start, window_end, MAX(cnt), SUM(cnt), MIN(top) FROM "
+                        + HOP_COUNTS
                         + " GROUP BY window_start, window_end";
         assertWindowParity(onePhase(), sql);
         assertTwoPhase(assertWindowParity(harness(), sql));
@@ -594,8 +660,8 @@ class WindowAggregateParityTest {
     }
 
     /**
-     * Processing-time windows depend on the wall clock, so the rows cannot be compared; every
-     * row is counted once per key (a bounded input fires its windows at the end).
+     * Processing-time windows depend on the wall clock, so the rows cannot be compared; every row
+     * is counted once per key (a bounded input fires its windows at the end).
      */
     @ParameterizedTest
     @ValueSource(strings = {"TVF", "TUMBLE", "HOP", "SESSION", "TVF_SESSION"})
@@ -613,7 +679,8 @@ class WindowAggregateParityTest {
                                         + " SECOND)) WHERE g >= 0 GROUP BY g, window_start,"
                                         + " window_end"
                                 : "SELECT g, COUNT(*) AS c FROM src WHERE g >= 0 GROUP BY g, "
-                                        + kind + "(pt, INTERVAL '1' SECOND"
+                                        + kind
+                                        + "(pt, INTERVAL '1' SECOND"
                                         + (kind.equals("HOP") ? ", INTERVAL '2' SECOND)" : ")");
         // PROCTIME() itself stays on Flink (non-deterministic); the window aggregation is native.
         Map<String, String> options = new HashMap<>();
@@ -636,9 +703,9 @@ class WindowAggregateParityTest {
     }
 
     /**
-     * Rows still in the operator's batch when a processing-time window's timer fires reach
-     * state first (they arrived before it) and the window fires once: with a long batch delay and
-     * rows trickling in over several windows, every HOP window's timer finds its last pane's rows
+     * Rows still in the operator's batch when a processing-time window's timer fires reach state
+     * first (they arrived before it) and the window fires once: with a long batch delay and rows
+     * trickling in over several windows, every HOP window's timer finds its last pane's rows
      * waiting (before the fix they registered the firing timer again and the window fired twice,
      * the second time over the pane it leaves to the next window).
      */
@@ -677,8 +744,7 @@ class WindowAggregateParityTest {
         List<Map<Object, Long>> counts = new ArrayList<>();
         harness.forEachEngine(
                 tEnv -> {
-                    StreamExecutionEnvironment env =
-                            ((StreamTableEnvironmentImpl) tEnv).execEnv();
+                    StreamExecutionEnvironment env = ((StreamTableEnvironmentImpl) tEnv).execEnv();
                     DataGeneratorSource<Long> source =
                             new DataGeneratorSource<>(generator, rows + 1, Types.LONG);
                     tEnv.createTemporaryView(
@@ -727,27 +793,31 @@ class WindowAggregateParityTest {
     /** The legacy GROUP BY SESSION(rowtime, gap) of a query, with its window properties. */
     private static String session(String keys, String calls, String gap) {
         String window = "rowtime, INTERVAL '" + gap + "' SECOND";
-        return "SELECT " + (keys.isEmpty() ? "" : keys + ", ") + calls
-                + ", SESSION_START(" + window + "), SESSION_END(" + window + "), SESSION_ROWTIME("
-                + window + ") FROM " + EV + " GROUP BY " + (keys.isEmpty() ? "" : keys + ", ")
-                + "SESSION(" + window + ")";
+        return "SELECT "
+                + (keys.isEmpty() ? "" : keys + ", ")
+                + calls
+                + ", SESSION_START("
+                + window
+                + "), SESSION_END("
+                + window
+                + "), SESSION_ROWTIME("
+                + window
+                + ") FROM "
+                + EV
+                + " GROUP BY "
+                + (keys.isEmpty() ? "" : keys + ", ")
+                + "SESSION("
+                + window
+                + ")";
     }
 
     /**
      * Legacy SESSION windows (Nexmark q11's shape): sessions that grow, merge when a row bridges
-     * them (the late rows, 9 s early, land between sessions or behind the watermark), and fire
-     * at the watermark. Gaps from below the rows' spacing per key to above it.
+     * them (the late rows, 9 s early, land between sessions or behind the watermark), and fire at
+     * the watermark. Gaps from below the rows' spacing per key to above it.
      */
     @ParameterizedTest
-    @ValueSource(
-            strings = {
-                "id % 4|1",
-                "id % 4|2",
-                "id % 3|5",
-                "b|1",
-                "|3",
-                "s, i8 % 2|2"
-            })
+    @ValueSource(strings = {"id % 4|1", "id % 4|2", "id % 3|5", "b|1", "|3", "s, i8 % 2|2"})
     void sessionWindowsMatch(String spec) {
         String keys = spec.substring(0, spec.indexOf('|'));
         String gap = spec.substring(spec.indexOf('|') + 1);
@@ -761,8 +831,8 @@ class WindowAggregateParityTest {
     }
 
     /**
-     * SESSION window TVFs (WindowAggOperator with Flink's merging window set), partitioned by
-     * keys of several types or not at all, with window_start, window_end and window_time.
+     * SESSION window TVFs (WindowAggOperator with Flink's merging window set), partitioned by keys
+     * of several types or not at all, with window_start, window_end and window_time.
      */
     @ParameterizedTest
     @ValueSource(strings = {"b|1", "i8|2", "s|3", "|2", "i8, b|1"})
@@ -773,16 +843,24 @@ class WindowAggregateParityTest {
         String grouping = keys.isEmpty() ? "" : keys + ", ";
         assertWindowParity(
                 harness(),
-                "SELECT " + grouping + WINDOW + ", COUNT(*), SUM(i32), MAX(s), MIN(ts), AVG(i64),"
-                        + " COUNT(d10) FILTER (WHERE i16 > 0) FROM TABLE(SESSION(TABLE " + EV
-                        + partition + ", DESCRIPTOR(rowtime), INTERVAL '" + gap + "' SECOND))"
-                        + " GROUP BY " + grouping + WINDOW);
+                "SELECT "
+                        + grouping
+                        + WINDOW
+                        + ", COUNT(*), SUM(i32), MAX(s), MIN(ts), AVG(i64),"
+                        + " COUNT(d10) FILTER (WHERE i16 > 0) FROM TABLE(SESSION(TABLE "
+                        + EV
+                        + partition
+                        + ", DESCRIPTOR(rowtime), INTERVAL '"
+                        + gap
+                        + "' SECOND))"
+                        + " GROUP BY "
+                        + grouping
+                        + WINDOW);
     }
 
     /**
-     * SESSION TVF over an updating input: rows retract from the session they fall in, and a
-     * session whose COUNT(*) is back at 0 is empty and not emitted (per id: every deleted row's
-     * session).
+     * SESSION TVF over an updating input: rows retract from the session they fall in, and a session
+     * whose COUNT(*) is back at 0 is empty and not emitted (per id: every deleted row's session).
      */
     @ParameterizedTest
     @ValueSource(strings = {"b|1", "b|3", "id|1"})
@@ -791,23 +869,35 @@ class WindowAggregateParityTest {
         String gap = spec.substring(spec.indexOf('|') + 1);
         assertWindowParity(
                 harness(),
-                "SELECT " + key + ", " + WINDOW + ", COUNT(*), SUM(i32), AVG(i64), COUNT(s) FROM"
-                        + " TABLE(SESSION(TABLE " + CHANGES + " PARTITION BY (" + key + "),"
-                        + " DESCRIPTOR(rowtime), INTERVAL '" + gap + "' SECOND)) GROUP BY " + key
-                        + ", " + WINDOW);
+                "SELECT "
+                        + key
+                        + ", "
+                        + WINDOW
+                        + ", COUNT(*), SUM(i32), AVG(i64), COUNT(s) FROM"
+                        + " TABLE(SESSION(TABLE "
+                        + CHANGES
+                        + " PARTITION BY ("
+                        + key
+                        + "),"
+                        + " DESCRIPTOR(rowtime), INTERVAL '"
+                        + gap
+                        + "' SECOND)) GROUP BY "
+                        + key
+                        + ", "
+                        + WINDOW);
         assertThat(lastDecisions)
                 .as("retracting functions")
                 .anyMatch(d -> d.isNative && d.operator.contains("SUM_RETRACT("));
     }
 
     /**
-     * MIN/MAX over an updating input in SESSION TVFs: a map value -> count per state window,
-     * merged into the target's when sessions merge, in Flink's order (the target is the state
-     * window of the first merged window in its HashSet; a merge takes the other side's extreme
-     * when this side's map is empty, and a rescan sees negative counts too). With the retractions
-     * 2.1 s after their rows ({@code moved}) they land in other sessions (negative counts there)
-     * or bridge sessions. Per i8 a session's few values leave their maps empty rather than
-     * rescanned ("-": no whole maps expected).
+     * MIN/MAX over an updating input in SESSION TVFs: a map value -> count per state window, merged
+     * into the target's when sessions merge, in Flink's order (the target is the state window of
+     * the first merged window in its HashSet; a merge takes the other side's extreme when this
+     * side's map is empty, and a rescan sees negative counts too). With the retractions 2.1 s after
+     * their rows ({@code moved}) they land in other sessions (negative counts there) or bridge
+     * sessions. Per i8 a session's few values leave their maps empty rather than rescanned ("-": no
+     * whole maps expected).
      */
     @ParameterizedTest
     @ValueSource(strings = {"b|1", "b|3", "i8|1|-", "|2"})
@@ -822,11 +912,19 @@ class WindowAggregateParityTest {
         for (String table : new String[] {CHANGES, MOVED}) {
             assertWindowParity(
                     harness(),
-                    "SELECT " + grouping + WINDOW + ", MAX(i64), MIN(i64), MIN(s), MAX(ts),"
+                    "SELECT "
+                            + grouping
+                            + WINDOW
+                            + ", MAX(i64), MIN(i64), MIN(s), MAX(ts),"
                             + " MIN(i32) FILTER (WHERE b), MAX(d38), COUNT(*) FROM"
                             + " TABLE(SESSION(TABLE "
-                            + table + partition + ", DESCRIPTOR(rowtime), INTERVAL '" + gap
-                            + "' SECOND)) GROUP BY " + grouping + WINDOW);
+                            + table
+                            + partition
+                            + ", DESCRIPTOR(rowtime), INTERVAL '"
+                            + gap
+                            + "' SECOND)) GROUP BY "
+                            + grouping
+                            + WINDOW);
             assertThat(lastDecisions)
                     .as("retracting MIN/MAX")
                     .anyMatch(d -> d.isNative && d.operator.contains("MAX_RETRACT("));
@@ -843,20 +941,24 @@ class WindowAggregateParityTest {
     void minMaxOverAnUpdatingInputMatchWhenSessionsMerge() {
         assertWindowParity(
                 harness(),
-                "SELECT id, " + WINDOW + ", MIN(i64), MAX(i64), COUNT(*) FROM TABLE(SESSION(TABLE "
-                        + MERGING + " PARTITION BY (id), DESCRIPTOR(rowtime), INTERVAL '1' SECOND))"
-                        + " GROUP BY id, " + WINDOW);
+                "SELECT id, "
+                        + WINDOW
+                        + ", MIN(i64), MAX(i64), COUNT(*) FROM TABLE(SESSION(TABLE "
+                        + MERGING
+                        + " PARTITION BY (id), DESCRIPTOR(rowtime), INTERVAL '1' SECOND))"
+                        + " GROUP BY id, "
+                        + WINDOW);
         assertThat(lastDecisions)
                 .as("retracting MIN/MAX")
                 .anyMatch(d -> d.isNative && d.operator.contains("MIN_RETRACT("));
     }
 
     /**
-     * DISTINCT aggregates in session windows: Flink's maps per state window (MapState in the
-     * state window's namespace), merged into the target's when sessions merge (the late rows
-     * bridge sessions here) and cleared with the merged and the fired windows. The legacy
-     * GROUP BY SESSION and the TVF (bitmasks: FILTERs, several calls on one argument, NULL
-     * values), and the TVF over an updating input (counts, a long[] for several calls).
+     * DISTINCT aggregates in session windows: Flink's maps per state window (MapState in the state
+     * window's namespace), merged into the target's when sessions merge (the late rows bridge
+     * sessions here) and cleared with the merged and the fired windows. The legacy GROUP BY SESSION
+     * and the TVF (bitmasks: FILTERs, several calls on one argument, NULL values), and the TVF over
+     * an updating input (counts, a long[] for several calls).
      */
     @ParameterizedTest
     @ValueSource(strings = {"i8|2", "|3", "b|1"})
@@ -871,24 +973,54 @@ class WindowAggregateParityTest {
         String grouping = keys.isEmpty() ? "" : keys + ", ";
         assertWindowParity(
                 harness(),
-                "SELECT " + grouping + WINDOW + ", " + calls + " FROM TABLE(SESSION(TABLE " + EV
-                        + partition + ", DESCRIPTOR(rowtime), INTERVAL '" + gap + "' SECOND))"
-                        + " GROUP BY " + grouping + WINDOW);
+                "SELECT "
+                        + grouping
+                        + WINDOW
+                        + ", "
+                        + calls
+                        + " FROM TABLE(SESSION(TABLE "
+                        + EV
+                        + partition
+                        + ", DESCRIPTOR(rowtime), INTERVAL '"
+                        + gap
+                        + "' SECOND))"
+                        + " GROUP BY "
+                        + grouping
+                        + WINDOW);
         assertWindowParity(
                 harness(),
-                "SELECT " + grouping + WINDOW + ", COUNT(*), COUNT(DISTINCT s), COUNT(DISTINCT s)"
+                "SELECT "
+                        + grouping
+                        + WINDOW
+                        + ", COUNT(*), COUNT(DISTINCT s), COUNT(DISTINCT s)"
                         + " FILTER (WHERE b), COUNT(DISTINCT i8 % 3), SUM(i32) FROM"
-                        + " TABLE(SESSION(TABLE " + CHANGES + partition + ", DESCRIPTOR(rowtime),"
-                        + " INTERVAL '" + gap + "' SECOND)) GROUP BY " + grouping + WINDOW);
+                        + " TABLE(SESSION(TABLE "
+                        + CHANGES
+                        + partition
+                        + ", DESCRIPTOR(rowtime),"
+                        + " INTERVAL '"
+                        + gap
+                        + "' SECOND)) GROUP BY "
+                        + grouping
+                        + WINDOW);
         // Sessions in state merging: the merged one's map merges into the target's.
         assertWindowParity(
                 harness(),
-                "SELECT " + calls + ", SESSION_START(rowtime, INTERVAL '1' SECOND) FROM " + BRIDGED
+                "SELECT "
+                        + calls
+                        + ", SESSION_START(rowtime, INTERVAL '1' SECOND) FROM "
+                        + BRIDGED
                         + " GROUP BY SESSION(rowtime, INTERVAL '1' SECOND)");
         assertWindowParity(
                 harness(),
-                "SELECT " + WINDOW + ", " + calls + " FROM TABLE(SESSION(TABLE " + BRIDGED
-                        + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND)) GROUP BY " + WINDOW);
+                "SELECT "
+                        + WINDOW
+                        + ", "
+                        + calls
+                        + " FROM TABLE(SESSION(TABLE "
+                        + BRIDGED
+                        + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND)) GROUP BY "
+                        + WINDOW);
     }
 
     /**
@@ -896,9 +1028,9 @@ class WindowAggregateParityTest {
      * per pane of gcd(size, slide)) with their _START, _END and _ROWTIME, one phase: FLOAT, DOUBLE
      * and DECIMAL sums too, whose panes are accumulated in arrival order and merged earliest first
      * as Flink merges them. HOP sizes that are not a multiple of the slide have panes smaller than
-     * the slide (2 s / 5 s: 1 s panes, 4 s / 6 s: 2 s), several of which expire with one window;
-     * a slide longer than the size (3 s / 2 s) leaves rows between windows in panes no window
-     * reads, as Flink does.
+     * the slide (2 s / 5 s: 1 s panes, 4 s / 6 s: 2 s), several of which expire with one window; a
+     * slide longer than the size (3 s / 2 s) leaves rows between windows in panes no window reads,
+     * as Flink does.
      */
     @ParameterizedTest
     @ValueSource(
@@ -923,10 +1055,29 @@ class WindowAggregateParityTest {
         }
         assertWindowParity(
                 harness(),
-                "SELECT " + keys + "COUNT(*), SUM(i64), SUM(f64), AVG(f32), SUM(d38), MIN(s),"
-                        + " MAX(ts), COUNT(i8) FILTER (WHERE b), " + kind + "_START(" + window
-                        + "), " + kind + "_END(" + window + "), " + kind + "_ROWTIME(" + window
-                        + ") FROM " + EV + " GROUP BY " + keys + kind + "(" + window + ")");
+                "SELECT "
+                        + keys
+                        + "COUNT(*), SUM(i64), SUM(f64), AVG(f32), SUM(d38), MIN(s),"
+                        + " MAX(ts), COUNT(i8) FILTER (WHERE b), "
+                        + kind
+                        + "_START("
+                        + window
+                        + "), "
+                        + kind
+                        + "_END("
+                        + window
+                        + "), "
+                        + kind
+                        + "_ROWTIME("
+                        + window
+                        + ") FROM "
+                        + EV
+                        + " GROUP BY "
+                        + keys
+                        + kind
+                        + "("
+                        + window
+                        + ")");
     }
 
     /**
@@ -942,25 +1093,28 @@ class WindowAggregateParityTest {
                 harness(),
                 "SELECT i8 % 3, window_end, FIRST_VALUE(i32), LAST_VALUE(s), FIRST_VALUE(d38)"
                         + " FILTER (WHERE b), LAST_VALUE(ts), LAST_VALUE(i8), COUNT(*) FROM"
-                        + " TABLE(TUMBLE(TABLE " + EV + ", DESCRIPTOR(rowtime), INTERVAL '4'"
+                        + " TABLE(TUMBLE(TABLE "
+                        + EV
+                        + ", DESCRIPTOR(rowtime), INTERVAL '4'"
                         + " SECOND)) GROUP BY i8 % 3, window_start, window_end");
         assertWindowParity(
                 harness(),
                 "SELECT id % 4, FIRST_VALUE(s), LAST_VALUE(i64), FIRST_VALUE(f64),"
-                        + " TUMBLE_END(rowtime, INTERVAL '3' SECOND) FROM " + EV
+                        + " TUMBLE_END(rowtime, INTERVAL '3' SECOND) FROM "
+                        + EV
                         + " GROUP BY id % 4, TUMBLE(rowtime, INTERVAL '3' SECOND)");
     }
 
     /**
-     * DISTINCT aggregates in TUMBLE, HOP and CUMULATE windows: Flink's per-slice maps (value to
-     * a bitmask of the calls, MapState namespaced by the slice end, a null-value ValueState) read
-     * and written once per (key, slice, value) and batch; in two phases the Local aggregation
-     * sends each slice's map as Flink's RAW MapView bytes and the Global one merges them into
-     * state; a HOP window merges its slices' maps when it fires (each value counted once per
-     * window), a CUMULATE window its current slice's map into its first slice's state map; the
-     * legacy TUMBLE and HOP (1 s panes of a 2 s slide) group windows. FILTER, strings, NULLs, SUM
-     * and COUNT sharing a map. Such windows keep Flink state with the default
-     * streamfusion.window.state (AUTO), and EXPLAIN says so.
+     * DISTINCT aggregates in TUMBLE, HOP and CUMULATE windows: Flink's per-slice maps (value to a
+     * bitmask of the calls, MapState namespaced by the slice end, a null-value ValueState) read and
+     * written once per (key, slice, value) and batch; in two phases the Local aggregation sends
+     * each slice's map as Flink's RAW MapView bytes and the Global one merges them into state; a
+     * HOP window merges its slices' maps when it fires (each value counted once per window), a
+     * CUMULATE window its current slice's map into its first slice's state map; the legacy TUMBLE
+     * and HOP (1 s panes of a 2 s slide) group windows. FILTER, strings, NULLs, SUM and COUNT
+     * sharing a map. Such windows keep Flink state with the default streamfusion.window.state
+     * (AUTO), and EXPLAIN says so.
      */
     @ParameterizedTest
     @ValueSource(strings = {"TWO_PHASE", "ONE_PHASE"})
@@ -970,7 +1124,9 @@ class WindowAggregateParityTest {
                 harness,
                 "SELECT i8 % 3, window_end, COUNT(DISTINCT s), COUNT(DISTINCT i32) FILTER (WHERE"
                         + " b), SUM(DISTINCT i16), COUNT(DISTINCT i16), COUNT(DISTINCT i8),"
-                        + " COUNT(*), MAX(i64) FROM TABLE(TUMBLE(TABLE " + EV + ","
+                        + " COUNT(*), MAX(i64) FROM TABLE(TUMBLE(TABLE "
+                        + EV
+                        + ","
                         + " DESCRIPTOR(rowtime), INTERVAL '4' SECOND)) GROUP BY i8 % 3,"
                         + " window_start, window_end");
         // HOP aggregations consume retractions: a count per value (Flink cannot plan a SUM
@@ -978,7 +1134,8 @@ class WindowAggregateParityTest {
         assertWindowParity(
                 harness,
                 "SELECT i8 % 3, window_end, COUNT(DISTINCT s), COUNT(DISTINCT i32) FILTER (WHERE"
-                        + " b), COUNT(DISTINCT i8), COUNT(*), MAX(i64) FROM TABLE(HOP(TABLE " + EV
+                        + " b), COUNT(DISTINCT i8), COUNT(*), MAX(i64) FROM TABLE(HOP(TABLE "
+                        + EV
                         + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP"
                         + " BY i8 % 3, window_start, window_end");
         assertThat(lastDecisions)
@@ -991,26 +1148,31 @@ class WindowAggregateParityTest {
         assertWindowParity(
                 harness,
                 "SELECT id % 4, COUNT(DISTINCT s), SUM(DISTINCT i32) FILTER (WHERE b),"
-                        + " COUNT(DISTINCT i8), TUMBLE_END(rowtime, INTERVAL '3' SECOND) FROM " + EV
+                        + " COUNT(DISTINCT i8), TUMBLE_END(rowtime, INTERVAL '3' SECOND) FROM "
+                        + EV
                         + " GROUP BY id % 4, TUMBLE(rowtime, INTERVAL '3' SECOND)");
         assertWindowParity(
                 harness,
                 "SELECT id % 4, COUNT(DISTINCT s), SUM(DISTINCT i32) FILTER (WHERE b),"
                         + " COUNT(DISTINCT i8), HOP_END(rowtime, INTERVAL '2' SECOND, INTERVAL '5'"
-                        + " SECOND) FROM " + EV + " GROUP BY id % 4, HOP(rowtime, INTERVAL '2'"
+                        + " SECOND) FROM "
+                        + EV
+                        + " GROUP BY id % 4, HOP(rowtime, INTERVAL '2'"
                         + " SECOND, INTERVAL '5' SECOND)");
         // CUMULATE: each step merges its slice's map into the first slice's state map.
         assertWindowParity(
                 harness,
                 "SELECT i8 % 3, window_end, COUNT(DISTINCT s), COUNT(DISTINCT i32) FILTER (WHERE"
                         + " b), COUNT(DISTINCT i8), COUNT(*), MAX(i64) FROM TABLE(CUMULATE(TABLE "
-                        + EV + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '4' SECOND))"
+                        + EV
+                        + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '4' SECOND))"
                         + " GROUP BY i8 % 3, window_start, window_end");
         // Few values, many rows per window: most values of a step were seen in an earlier one.
         assertWindowParity(
                 harness,
                 "SELECT window_end, COUNT(DISTINCT i8 % 3), COUNT(DISTINCT b) FILTER (WHERE i32 >"
-                        + " 0), COUNT(DISTINCT s), COUNT(*) FROM TABLE(CUMULATE(TABLE " + EV
+                        + " 0), COUNT(DISTINCT s), COUNT(*) FROM TABLE(CUMULATE(TABLE "
+                        + EV
                         + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '5' SECOND))"
                         + " GROUP BY window_start, window_end");
     }
@@ -1032,18 +1194,28 @@ class WindowAggregateParityTest {
                         + " (WHERE b), COUNT(*), MAX(i64)";
         assertWindowParity(
                 harness,
-                "SELECT i8 % 3, window_end, " + calls + " FROM TABLE(HOP(TABLE " + EV
+                "SELECT i8 % 3, window_end, "
+                        + calls
+                        + " FROM TABLE(HOP(TABLE "
+                        + EV
                         + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP"
                         + " BY i8 % 3, window_start, window_end");
         assertWindowParity(
                 harness,
-                "SELECT window_end, " + calls + " FROM TABLE(CUMULATE(TABLE " + EV
+                "SELECT window_end, "
+                        + calls
+                        + " FROM TABLE(CUMULATE(TABLE "
+                        + EV
                         + ", DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '5' SECOND))"
                         + " GROUP BY window_start, window_end");
         assertWindowParity(
                 harness,
-                "SELECT id % 4, " + calls + ", HOP_END(rowtime, INTERVAL '2' SECOND, INTERVAL '5'"
-                        + " SECOND) FROM " + EV + " GROUP BY id % 4, HOP(rowtime, INTERVAL '2'"
+                "SELECT id % 4, "
+                        + calls
+                        + ", HOP_END(rowtime, INTERVAL '2' SECOND, INTERVAL '5'"
+                        + " SECOND) FROM "
+                        + EV
+                        + " GROUP BY id % 4, HOP(rowtime, INTERVAL '2'"
                         + " SECOND, INTERVAL '5' SECOND)");
     }
 
@@ -1112,7 +1284,8 @@ class WindowAggregateParityTest {
                         () ->
                                 ParityHarness.run(
                                         nat,
-                                        "SELECT window_end, COUNT(*) FROM " + tumble("5")
+                                        "SELECT window_end, COUNT(*) FROM "
+                                                + tumble("5")
                                                 + " GROUP BY window_start, window_end"))
                 .hasStackTraceContaining("Asia/Shanghai");
     }
@@ -1133,7 +1306,8 @@ class WindowAggregateParityTest {
                         () ->
                                 ParityHarness.run(
                                         nat,
-                                        "SELECT s, window_end, COUNT(*) FROM " + tumble("5")
+                                        "SELECT s, window_end, COUNT(*) FROM "
+                                                + tumble("5")
                                                 + " GROUP BY s, window_start, window_end"))
                 .hasStackTraceContaining("streamfusion.memory.budget");
         assertThat(NativeLib.globalMemoryBytes()).isZero();

@@ -13,7 +13,6 @@ import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,8 +38,7 @@ import java.util.Map;
  */
 class WindowAggregateStateTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final int ROWS = 20_000;
 
@@ -51,16 +49,19 @@ class WindowAggregateStateTest {
     private static final String IN_ORDER = eventTime("id", "1");
 
     /**
-     * Both source subtasks' ranges cover the same 10 s of event time, with a watermark 99 s
-     * behind: no window fires before the end of the input, and no row is ever late, whatever
-     * order a rescaled source reads the rest of its ranges in (the datagen source hands its
-     * remaining ids to the new subtasks as list state).
+     * Both source subtasks' ranges cover the same 10 s of event time, with a watermark 99 s behind:
+     * no window fires before the end of the input, and no row is ever late, whatever order a
+     * rescaled source reads the rest of its ranges in (the datagen source hands its remaining ids
+     * to the new subtasks as list state).
      */
     private static final String COMPLETE = eventTime("(id - 1) % " + ROWS / 2, "99");
 
     private static String eventTime(String millis, String delaySeconds) {
-        return ", ts AS TIMESTAMPADD(MILLISECOND, CAST(" + millis + " AS INT), TIMESTAMP"
-                + " '2024-01-01 00:00:00'), WATERMARK FOR ts AS ts - INTERVAL '" + delaySeconds
+        return ", ts AS TIMESTAMPADD(MILLISECOND, CAST("
+                + millis
+                + " AS INT), TIMESTAMP"
+                + " '2024-01-01 00:00:00'), WATERMARK FOR ts AS ts - INTERVAL '"
+                + delaySeconds
                 + "' SECOND";
     }
 
@@ -76,14 +77,14 @@ class WindowAggregateStateTest {
                                 + " AS mx, COUNT(DISTINCT v % 97) FILTER (WHERE v % 3 = 0) * 10000"
                                 + " + COUNT(DISTINCT v % 1000) FILTER (WHERE v % 2 = 0) AS f"
                         : window.contains("_DISTINCT")
-                        // Two calls share the map of v % 1000: in HOP and CUMULATE windows
-                        // (counting) a long[] per value, in TUMBLE a bitmask.
-                        ? "COUNT(*) AS c, COUNT(DISTINCT v % 1000) AS s, MIN(v) AS mn,"
-                                + " MAX(v) AS mx, COUNT(DISTINCT v % 97) FILTER (WHERE v % 3 = 0)"
-                                + " * 10000 + COUNT(DISTINCT v % 1000) FILTER (WHERE v % 2 = 0)"
-                                + " AS f"
-                        : "COUNT(*) AS c, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx,"
-                                + " COUNT(*) FILTER (WHERE v % 3 = 0) AS f";
+                                // Two calls share the map of v % 1000: in HOP and CUMULATE windows
+                                // (counting) a long[] per value, in TUMBLE a bitmask.
+                                ? "COUNT(*) AS c, COUNT(DISTINCT v % 1000) AS s, MIN(v) AS mn,"
+                                      + " MAX(v) AS mx, COUNT(DISTINCT v % 97) FILTER (WHERE v % 3"
+                                      + " = 0) * 10000 + COUNT(DISTINCT v % 1000) FILTER (WHERE v %"
+                                      + " 2 = 0) AS f"
+                                : "COUNT(*) AS c, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx,"
+                                        + " COUNT(*) FILTER (WHERE v % 3 = 0) AS f";
         window = window.replace("_DISTINCT", "");
         // *_UPDATING: the window over an updating input (view "latest": each group of ten ids
         // keeps its latest row, the ones before it retracted).
@@ -99,16 +100,34 @@ class WindowAggregateStateTest {
         if (window.equals("SESSION")) {
             // The legacy GROUP BY SESSION.
             String gap = "ts, INTERVAL '0.5' SECOND";
-            return record + "(SELECT k, SESSION_START(" + gap + ") AS window_start, " + calls
-                    + " FROM kept GROUP BY k, SESSION(" + gap + "))";
+            return record
+                    + "(SELECT k, SESSION_START("
+                    + gap
+                    + ") AS window_start, "
+                    + calls
+                    + " FROM kept GROUP BY k, SESSION("
+                    + gap
+                    + "))";
         }
         if (window.endsWith("_LEGACY")) {
             // The legacy GROUP BY TUMBLE / HOP group windows.
             String kind = window.substring(0, window.indexOf('_'));
-            String args = kind.equals("HOP") ? "ts, INTERVAL '1' SECOND, INTERVAL '3' SECOND"
-                    : "ts, INTERVAL '1' SECOND";
-            return record + "(SELECT k, " + kind + "_START(" + args + ") AS window_start, " + calls
-                    + " FROM ev GROUP BY k, " + kind + "(" + args + "))";
+            String args =
+                    kind.equals("HOP")
+                            ? "ts, INTERVAL '1' SECOND, INTERVAL '3' SECOND"
+                            : "ts, INTERVAL '1' SECOND";
+            return record
+                    + "(SELECT k, "
+                    + kind
+                    + "_START("
+                    + args
+                    + ") AS window_start, "
+                    + calls
+                    + " FROM ev GROUP BY k, "
+                    + kind
+                    + "("
+                    + args
+                    + "))";
         }
         if (window.equals("SESSION_TVF")) {
             // Over the updating input (view "kept_latest") MIN/MAX keep a map per state window,
@@ -118,19 +137,33 @@ class WindowAggregateStateTest {
             // stock runs too: such a session is recorded by its end (its latest row's).
             boolean updating = from.equals("latest");
             String start = updating ? "window_end AS window_start" : "window_start";
-            return record + "(SELECT k, " + start + ", " + calls + " FROM TABLE(SESSION(TABLE "
-                    + (updating ? "kept_latest" : "kept") + " PARTITION BY k, DESCRIPTOR(ts),"
+            return record
+                    + "(SELECT k, "
+                    + start
+                    + ", "
+                    + calls
+                    + " FROM TABLE(SESSION(TABLE "
+                    + (updating ? "kept_latest" : "kept")
+                    + " PARTITION BY k, DESCRIPTOR(ts),"
                     + " INTERVAL '0.5' SECOND)) GROUP BY k, window_start, window_end)";
         }
         String tvf =
                 window.equals("HOP")
-                        ? "HOP(TABLE " + from + ", DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL"
+                        ? "HOP(TABLE "
+                                + from
+                                + ", DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL"
                                 + " '3' SECOND)"
                         : window.equals("CUMULATE")
-                                ? "CUMULATE(TABLE " + from + ", DESCRIPTOR(ts), INTERVAL '1'"
+                                ? "CUMULATE(TABLE "
+                                        + from
+                                        + ", DESCRIPTOR(ts), INTERVAL '1'"
                                         + " SECOND, INTERVAL '4' SECOND)"
                                 : "TUMBLE(TABLE " + from + ", DESCRIPTOR(ts), INTERVAL '1' SECOND)";
-        return record + "(SELECT k, window_start, " + calls + " FROM TABLE(" + tvf
+        return record
+                + "(SELECT k, window_start, "
+                + calls
+                + " FROM TABLE("
+                + tvf
                 + ") GROUP BY k, window_start, window_end)";
     }
 
@@ -154,8 +187,7 @@ class WindowAggregateStateTest {
             Map<String, String> extra) {
         Map<String, String> options = new HashMap<>(extra);
         // LEGACY: a group window (GROUP BY SESSION / TUMBLE / HOP), which has a single phase.
-        options.put(
-                "table.optimizer.agg-phase-strategy", phase.equals("LEGACY") ? "AUTO" : phase);
+        options.put("table.optimizer.agg-phase-strategy", phase.equals("LEGACY") ? "AUTO" : phase);
         options.put("table.local-time-zone", "UTC");
         // The source's WatermarkAssigner stays on Flink.
         options.put("streamfusion.fallback", "allow");
@@ -217,8 +249,8 @@ class WindowAggregateStateTest {
                     window.startsWith("SESSION")
                             ? kept(millis)
                             : window.startsWith("HOP")
-                            ? 3
-                            : window.startsWith("CUMULATE") ? 4 - millis % 4000 / 1000 : 1;
+                                    ? 3
+                                    : window.startsWith("CUMULATE") ? 4 - millis % 4000 / 1000 : 1;
         }
         assertThat(counted).isEqualTo(expected);
         return rows;
@@ -310,13 +342,16 @@ class WindowAggregateStateTest {
                         phase,
                         IN_ORDER,
                         Map.of(
-                                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), "100 ms",
+                                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
+                                "100 ms",
                                 CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
-                                        dir.toUri().toString()));
+                                dir.toUri().toString()));
         // Held from the second source subtask's 5,000th row on, failed after a checkpoint.
         List<String> actual =
                 StateJobs.failingAfterCheckpoint(
-                        MINI_CLUSTER.miniCluster(), ROWS / 2 + 5_000, () -> collect(nat, query(window)));
+                        MINI_CLUSTER.miniCluster(),
+                        ROWS / 2 + 5_000,
+                        () -> collect(nat, query(window)));
         assertWindowsNative(nat, window, phase);
         assertStateOwner(backend, window, stateRows);
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(ROWS);
@@ -391,7 +426,8 @@ class WindowAggregateStateTest {
         "hashmap, 3, SESSION_DISTINCT, LEGACY"
     })
     void savepointAtTwoRestoresAtAnotherParallelismFull(
-            String backend, int restoreParallelism, String window, String phase, @TempDir Path dir) throws Exception {
+            String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
+            throws Exception {
         savepointAtTwoRestoresAtAnotherParallelism(backend, restoreParallelism, window, phase, dir);
     }
 
@@ -436,7 +472,8 @@ class WindowAggregateStateTest {
         "false, hashmap, SESSION_TVF_DISTINCT, ONE_PHASE"
     })
     void savepointsMoveBetweenStockAndNativeFull(
-            boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir) throws Exception {
+            boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)
+            throws Exception {
         savepointsMoveBetweenStockAndNative(nativeFirst, backend, window, phase, dir);
     }
 
@@ -445,10 +482,7 @@ class WindowAggregateStateTest {
      * restores at another parallelism: each new subtask gets the sections of its key groups.
      */
     @ParameterizedTest
-    @CsvSource({
-        "1, HOP, ONE_PHASE",
-        "3, TUMBLE, TWO_PHASE"
-    })
+    @CsvSource({"1, HOP, ONE_PHASE", "3, TUMBLE, TWO_PHASE"})
     void checkpointAtTwoRestoresAtAnotherParallelism(
             int restoreParallelism, String window, String phase, @TempDir Path dir)
             throws Exception {
@@ -458,12 +492,10 @@ class WindowAggregateStateTest {
     /** The rest of the matrix above, under {@code ./sf test --full}. */
     @Tag("full")
     @ParameterizedTest
-    @CsvSource({
-        "3, CUMULATE, ONE_PHASE",
-        "3, HOP, TWO_PHASE"
-    })
+    @CsvSource({"3, CUMULATE, ONE_PHASE", "3, HOP, TWO_PHASE"})
     void checkpointAtTwoRestoresAtAnotherParallelismFull(
-            int restoreParallelism, String window, String phase, @TempDir Path dir) throws Exception {
+            int restoreParallelism, String window, String phase, @TempDir Path dir)
+            throws Exception {
         checkpointAtTwoRestoresAtAnotherParallelism(restoreParallelism, window, phase, dir);
     }
 

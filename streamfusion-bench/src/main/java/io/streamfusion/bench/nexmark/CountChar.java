@@ -8,10 +8,10 @@ import org.apache.flink.table.functions.ScalarFunction;
 import javax.annotation.Nullable;
 
 /**
- * {@code count_char(STRING s, STRING c) -> BIGINT} of nexmark q14 (research/nexmark.md §2.5):
- * how many bytes of the UTF-8 encoding of {@code s} equal the first byte of {@code c}; 0 when
- * {@code s} is null (and, our choice, when {@code c} is null or empty). Works on Flink's internal
- * strings so that no Java String is decoded per row.
+ * {@code count_char(STRING s, STRING c) -> BIGINT} of nexmark q14 (research/nexmark.md §2.5): how
+ * many bytes of the UTF-8 encoding of {@code s} equal the first byte of {@code c}; 0 when {@code s}
+ * is null (and, our choice, when {@code c} is null or empty). Works on Flink's internal strings so
+ * that no Java String is decoded per row.
  */
 public final class CountChar extends ScalarFunction {
 

@@ -1,9 +1,8 @@
 package io.streamfusion.bench.nexmark;
 
-import io.streamfusion.bench.Trials;
-
 import io.streamfusion.bench.Engines;
 import io.streamfusion.bench.Engines.Engine;
+import io.streamfusion.bench.Trials;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.config.StreamFusionOptions;
@@ -32,12 +31,12 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * {@code ./sf bench nexmark}: every selected Nexmark query on stock Flink and on StreamFusion,
- * with the same generated events, parallelism, memory and options. Per query: a results check on
- * a smaller run (SELECT of the INSERT collected, changelogs folded and compared), warmups, then
- * trials that alternate which engine goes first, each job on a fresh MiniCluster in this warm
- * JVM. Prints a table and writes {@code results.json} and {@code report.html}. A benchmark, not
- * a test: it reports, it asserts nothing.
+ * {@code ./sf bench nexmark}: every selected Nexmark query on stock Flink and on StreamFusion, with
+ * the same generated events, parallelism, memory and options. Per query: a results check on a
+ * smaller run (SELECT of the INSERT collected, changelogs folded and compared), warmups, then
+ * trials that alternate which engine goes first, each job on a fresh MiniCluster in this warm JVM.
+ * Prints a table and writes {@code results.json} and {@code report.html}. A benchmark, not a test:
+ * it reports, it asserts nothing.
  */
 public final class NexmarkBenchmark {
     /** {@code INSERT INTO sink [(columns)]}, the part of an INSERT before its query. */
@@ -49,10 +48,11 @@ public final class NexmarkBenchmark {
     private final long startNanos = System.nanoTime();
 
     /**
-     * Applied to the native engine's collected rows before the results check (query, rows →
-     * rows): lets a test plant a wrong result and see the check catch it.
+     * Applied to the native engine's collected rows before the results check (query, rows → rows):
+     * lets a test plant a wrong result and see the check catch it.
      */
-    @VisibleForTesting BiFunction<String, List<Row>, List<Row>> nativeResultsHook = (q, rows) -> rows;
+    @VisibleForTesting
+    BiFunction<String, List<Row>, List<Row>> nativeResultsHook = (q, rows) -> rows;
 
     NexmarkBenchmark(NexmarkConfig config) {
         this.config = config;
@@ -65,8 +65,8 @@ public final class NexmarkBenchmark {
 
     /**
      * Parses {@code args} (later options override earlier ones), runs the benchmark and returns
-     * whether every query that ran produced the same results on both engines. Exits with status
-     * 2 on a bad argument.
+     * whether every query that ran produced the same results on both engines. Exits with status 2
+     * on a bad argument.
      */
     public static boolean run(String[] args) throws Exception {
         NexmarkConfig config;
@@ -92,9 +92,15 @@ public final class NexmarkBenchmark {
                 "Nexmark: %,d events per job (TPS %,d), parallelism %d, %s state, mini-batch %s, "
                         + "%d warmup(s) of %,d events, %d trial(s) alternating; results check on "
                         + "%,d events%n",
-                config.events, config.tps, config.parallelism, config.state,
-                config.miniBatch ? "on" : "off", config.warmups, config.warmupEvents(),
-                config.trials, config.checkEvents);
+                config.events,
+                config.tps,
+                config.parallelism,
+                config.state,
+                config.miniBatch ? "on" : "off",
+                config.warmups,
+                config.warmupEvents(),
+                config.trials,
+                config.checkEvents);
         List<NexmarkResults.QueryResult> results = new ArrayList<>();
         Path json = config.out.resolve("results.json");
         Path html = config.out.resolve("report.html");
@@ -130,13 +136,20 @@ public final class NexmarkBenchmark {
             result.check = ResultsCheck.compare(stock, nativeRows, ties, key);
             if (!result.check.match) {
                 // Before blaming StreamFusion, see whether stock Flink agrees with itself.
-                progress("%s results differ; running stock again to see whether it agrees with itself", query);
-                result.stockSelfCheck = ResultsCheck.compare(stock, collect(Engine.STOCK, query), ties, key);
+                progress(
+                        "%s results differ; running stock again to see whether it agrees with"
+                                + " itself",
+                        query);
+                result.stockSelfCheck =
+                        ResultsCheck.compare(stock, collect(Engine.STOCK, query), ties, key);
             }
             progress(
                     "%s results %s (%d stock changes, %d native changes, %d final rows)",
-                    query, result.check.match ? "match" : "DIFFER", result.check.stockChanges,
-                    result.check.nativeChanges, result.check.stockFinalRows);
+                    query,
+                    result.check.match ? "match" : "DIFFER",
+                    result.check.stockChanges,
+                    result.check.nativeChanges,
+                    result.check.stockFinalRows);
             for (int i = 0; i < config.warmups; i++) {
                 progress("%s warmup %d/%d", query, i + 1, config.warmups);
                 time(Engine.STOCK, query, config.warmupEvents(), i, false, null);
@@ -154,8 +167,8 @@ public final class NexmarkBenchmark {
                 result.stock.trials.add(s);
                 result.nativeRuns.trials.add(n);
                 progress(
-                        "%s trial %d/%d: stock %.3fs, native %.3fs", query, i + 1, config.trials,
-                        s.netRuntimeSeconds, n.netRuntimeSeconds);
+                        "%s trial %d/%d: stock %.3fs, native %.3fs",
+                        query, i + 1, config.trials, s.netRuntimeSeconds, n.netRuntimeSeconds);
             }
         } catch (Exception e) {
             // Which engine's job failed, and the deepest cause (a job failure's top exception
@@ -164,7 +177,12 @@ public final class NexmarkBenchmark {
             while (root.getCause() != null && root.getCause() != root) {
                 root = root.getCause();
             }
-            result.error = e.getMessage() + ": " + root.getClass().getSimpleName() + ": " + root.getMessage();
+            result.error =
+                    e.getMessage()
+                            + ": "
+                            + root.getClass().getSimpleName()
+                            + ": "
+                            + root.getMessage();
             progress("%s error: %s", query, result.error);
         }
         return result;
@@ -178,7 +196,8 @@ public final class NexmarkBenchmark {
      * A table environment of {@code engine} with the query's tables, views and functions
      * registered; returns the query's INSERT statement, not yet executed.
      */
-    private String prepare(StreamTableEnvironment tEnv, String query, long events, long tps, Path output) {
+    private String prepare(
+            StreamTableEnvironment tEnv, String query, long events, long tps, Path output) {
         String insert = null;
         Map<String, String> vars = NexmarkQueries.variables(events, tps, output, sideInput);
         for (String statement : NexmarkQueries.statements(query, vars)) {
@@ -207,7 +226,9 @@ public final class NexmarkBenchmark {
                         config.tableOptions());
         if (check) {
             tEnv.getConfig()
-                    .set(NexmarkConfig.CHECK_WATERMARK_INTERVAL_KEY, NexmarkConfig.CHECK_WATERMARK_INTERVAL);
+                    .set(
+                            NexmarkConfig.CHECK_WATERMARK_INTERVAL_KEY,
+                            NexmarkConfig.CHECK_WATERMARK_INTERVAL);
         }
         if (engine == Engine.NATIVE) {
             // Most Nexmark operators are not native yet; they fall back to Flink, with reasons.
@@ -245,8 +266,13 @@ public final class NexmarkBenchmark {
     }
 
     private NexmarkResults.Trial time(
-            Engine engine, String query, long events, int index, boolean ranFirst,
-            NexmarkResults.QueryResult result) throws Exception {
+            Engine engine,
+            String query,
+            long events,
+            int index,
+            boolean ranFirst,
+            NexmarkResults.QueryResult result)
+            throws Exception {
         try {
             return timeOnce(engine, query, events, index, ranFirst, result);
         } catch (Exception e) {
@@ -255,8 +281,13 @@ public final class NexmarkBenchmark {
     }
 
     private NexmarkResults.Trial timeOnce(
-            Engine engine, String query, long events, int index, boolean ranFirst,
-            NexmarkResults.QueryResult result) throws Exception {
+            Engine engine,
+            String query,
+            long events,
+            int index,
+            boolean ranFirst,
+            NexmarkResults.QueryResult result)
+            throws Exception {
         Trials.settle();
         StreamTableEnvironment tEnv = environment(engine, false);
         Path output = Files.createTempDirectory(config.out, query + "-output-");
@@ -272,12 +303,15 @@ public final class NexmarkBenchmark {
                 TableResult submitted = tEnv.executeSql(insert);
                 JobClient client = submitted.getJobClient().get();
                 try {
-                    job = client.getJobExecutionResult().get(config.jobTimeoutSeconds, TimeUnit.SECONDS);
+                    job =
+                            client.getJobExecutionResult()
+                                    .get(config.jobTimeoutSeconds, TimeUnit.SECONDS);
                 } catch (TimeoutException e) {
                     client.cancel().get();
-                    throw new TimeoutException(String.format(
-                            "job still running after %d s (--job-timeout), cancelled",
-                            config.jobTimeoutSeconds));
+                    throw new TimeoutException(
+                            String.format(
+                                    "job still running after %d s (--job-timeout), cancelled",
+                                    config.jobTimeoutSeconds));
                 }
                 wallSeconds = (System.nanoTime() - wallStart) / 1e9;
                 cpuSeconds = sampler.cpuSeconds();

@@ -15,36 +15,50 @@ import java.util.Map;
  */
 final class NexmarkConfig {
     static final String USAGE =
-            "usage: ./sf bench nexmark [--queries q0,q5|all] [--events N] [--parallelism P] "
-                    + "[--warmups W] [--warmup-events N] [--trials T] [--state heap|rocksdb] [--minibatch on|off] "
-                    + "[--out DIR] [--check-events N] [--tps N] [--check-tps N] "
-                    + "[--managed-memory SIZE] [--job-timeout SECONDS] [--set KEY=VALUE]...";
+            "usage: ./sf bench nexmark [--queries q0,q5|all] [--events N] [--parallelism P]"
+                + " [--warmups W] [--warmup-events N] [--trials T] [--state heap|rocksdb]"
+                + " [--minibatch on|off] [--out DIR] [--check-events N] [--tps N] [--check-tps N]"
+                + " [--managed-memory SIZE] [--job-timeout SECONDS] [--set KEY=VALUE]...";
 
     List<String> queries = new ArrayList<>(NexmarkQueries.ALL);
+
     /** Events per timed job. */
     long events = 10_000_000L;
+
     /** Event-time rate of the timed jobs (the reference's TPS). */
     long tps = 10_000_000L;
+
     /** Events of the results check. */
     long checkEvents = 100_000L;
+
     /**
-     * Event-time rate of the results check: 1,000 events/s spreads 100k events over 100 s of
-     * event time, so windows fire many times and no two events share a millisecond (ties in
-     * ROW_NUMBER over `dateTime` would otherwise be broken by arrival order, which is not fixed).
+     * Event-time rate of the results check: 1,000 events/s spreads 100k events over 100 s of event
+     * time, so windows fire many times and no two events share a millisecond (ties in ROW_NUMBER
+     * over `dateTime` would otherwise be broken by arrival order, which is not fixed).
      */
     long checkTps = 1_000L;
+
     int parallelism = 2;
     int warmups = 1;
+
     /** Events per warmup job; 0 means as many as a timed job. */
     long warmupEvents = 0;
+
     int trials = 3;
-    /** A timed job still running after this long is cancelled and its query reported as an error. */
+
+    /**
+     * A timed job still running after this long is cancelled and its query reported as an error.
+     */
     long jobTimeoutSeconds = 3600;
+
     String state = "heap";
     boolean miniBatch = false;
+
     /** Managed memory of each MiniCluster's TaskManager (RocksDB lives in it). */
     String managedMemory = "512m";
+
     Path out = Paths.get("nexmark-results");
+
     /** Table options of every job given with --set (e.g. streamfusion.window.state=FLINK). */
     final Map<String, String> extraOptions = new LinkedHashMap<>();
 
@@ -57,34 +71,71 @@ final class NexmarkConfig {
             }
             String value = args[++i];
             switch (arg) {
-                case "--queries": c.queries = queries(value); break;
-                case "--events": c.events = Long.parseLong(value); break;
-                case "--tps": c.tps = Long.parseLong(value); break;
-                case "--check-events": c.checkEvents = Long.parseLong(value); break;
-                case "--check-tps": c.checkTps = Long.parseLong(value); break;
-                case "--parallelism": c.parallelism = Integer.parseInt(value); break;
-                case "--warmups": c.warmups = Integer.parseInt(value); break;
-                case "--warmup-events": c.warmupEvents = Long.parseLong(value); break;
-                case "--job-timeout": c.jobTimeoutSeconds = Long.parseLong(value); break;
-                case "--trials": c.trials = Integer.parseInt(value); break;
-                case "--state": c.state = oneOf(arg, value, "heap", "rocksdb"); break;
-                case "--minibatch": c.miniBatch = oneOf(arg, value, "on", "off").equals("on"); break;
-                case "--managed-memory": c.managedMemory = value; break;
-                case "--out": c.out = Paths.get(value); break;
-                case "--set": {
-                    int eq = value.indexOf('=');
-                    if (eq <= 0) {
-                        throw new IllegalArgumentException("--set needs KEY=VALUE, not " + value);
-                    }
-                    c.extraOptions.put(value.substring(0, eq), value.substring(eq + 1));
+                case "--queries":
+                    c.queries = queries(value);
                     break;
-                }
-                default: throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
+                case "--events":
+                    c.events = Long.parseLong(value);
+                    break;
+                case "--tps":
+                    c.tps = Long.parseLong(value);
+                    break;
+                case "--check-events":
+                    c.checkEvents = Long.parseLong(value);
+                    break;
+                case "--check-tps":
+                    c.checkTps = Long.parseLong(value);
+                    break;
+                case "--parallelism":
+                    c.parallelism = Integer.parseInt(value);
+                    break;
+                case "--warmups":
+                    c.warmups = Integer.parseInt(value);
+                    break;
+                case "--warmup-events":
+                    c.warmupEvents = Long.parseLong(value);
+                    break;
+                case "--job-timeout":
+                    c.jobTimeoutSeconds = Long.parseLong(value);
+                    break;
+                case "--trials":
+                    c.trials = Integer.parseInt(value);
+                    break;
+                case "--state":
+                    c.state = oneOf(arg, value, "heap", "rocksdb");
+                    break;
+                case "--minibatch":
+                    c.miniBatch = oneOf(arg, value, "on", "off").equals("on");
+                    break;
+                case "--managed-memory":
+                    c.managedMemory = value;
+                    break;
+                case "--out":
+                    c.out = Paths.get(value);
+                    break;
+                case "--set":
+                    {
+                        int eq = value.indexOf('=');
+                        if (eq <= 0) {
+                            throw new IllegalArgumentException(
+                                    "--set needs KEY=VALUE, not " + value);
+                        }
+                        c.extraOptions.put(value.substring(0, eq), value.substring(eq + 1));
+                        break;
+                    }
+                default:
+                    throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
             }
         }
-        if (c.trials < 1 || c.warmups < 0 || c.parallelism < 1 || c.events < 1 || c.checkEvents < 1
-                || c.warmupEvents < 0 || c.jobTimeoutSeconds < 1) {
-            throw new IllegalArgumentException("trials, parallelism and event counts must be positive\n" + USAGE);
+        if (c.trials < 1
+                || c.warmups < 0
+                || c.parallelism < 1
+                || c.events < 1
+                || c.checkEvents < 1
+                || c.warmupEvents < 0
+                || c.jobTimeoutSeconds < 1) {
+            throw new IllegalArgumentException(
+                    "trials, parallelism and event counts must be positive\n" + USAGE);
         }
         return c;
     }
@@ -98,7 +149,11 @@ final class NexmarkConfig {
             String name = q.trim().toLowerCase();
             if (!NexmarkQueries.ALL.contains(name) && !NexmarkQueries.EXTRA.contains(name)) {
                 throw new IllegalArgumentException(
-                        "unknown query " + q + "; known: " + NexmarkQueries.ALL + " and "
+                        "unknown query "
+                                + q
+                                + "; known: "
+                                + NexmarkQueries.ALL
+                                + " and "
                                 + NexmarkQueries.EXTRA);
             }
             queries.add(name);
@@ -108,7 +163,8 @@ final class NexmarkConfig {
 
     private static String oneOf(String arg, String value, String a, String b) {
         if (!value.equals(a) && !value.equals(b)) {
-            throw new IllegalArgumentException(arg + " must be " + a + " or " + b + ", not " + value);
+            throw new IllegalArgumentException(
+                    arg + " must be " + a + " or " + b + ", not " + value);
         }
         return value;
     }
@@ -128,8 +184,8 @@ final class NexmarkConfig {
     /**
      * The MiniCluster configuration of the results check: as {@link #cluster()}, but without
      * periodic watermarks during the run (only the final one at end of input). Which events a
-     * periodic watermark makes late depends on timing (e.g. when each generator split reaches
-     * its reader), so even stock Flink against itself would not agree on q5 otherwise; with the
+     * periodic watermark makes late depends on timing (e.g. when each generator split reaches its
+     * reader), so even stock Flink against itself would not agree on q5 otherwise; with the
      * watermark held back, every event-time result is fixed by the events alone.
      */
     Configuration checkCluster() {
@@ -177,10 +233,12 @@ final class NexmarkConfig {
         d.put("table_options", tableOptions());
         d.put("check_cluster", checkCluster().toMap());
         d.put("native_fallback", "allow");
-        d.put("timing",
-                "trials_s is the job's net runtime (JobManager: job accepted to job finished) on a "
-                        + "fresh MiniCluster; wall_s adds planning and MiniCluster start-up; cpu_s is "
-                        + "the process CPU time over wall_s; trials alternate which engine runs first");
+        d.put(
+                "timing",
+                "trials_s is the job's net runtime (JobManager: job accepted to job finished) on a"
+                    + " fresh MiniCluster; wall_s adds planning and MiniCluster start-up; cpu_s is"
+                    + " the process CPU time over wall_s; trials alternate which engine runs"
+                    + " first");
         d.put("out", out.toAbsolutePath().toString());
         return d;
     }

@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
 
 /**
  * The nexmark query suite as shipped in {@code resources/nexmark/}: the reference SQL files
- * (attributed in each file), their {@code ${VAR}} placeholders, which queries the reference
- * runner skips and why, and the q13 side-input file.
+ * (attributed in each file), their {@code ${VAR}} placeholders, which queries the reference runner
+ * skips and why, and the q13 side-input file.
  */
 public final class NexmarkQueries {
     /** q0 .. q23 in order, including the skipped ones. */
@@ -25,10 +25,10 @@ public final class NexmarkQueries {
     /**
      * StreamFusion's own queries over the Nexmark sources (not part of {@code all}), for shapes
      * Nexmark lacks: {@code x1} MIN/MAX over a retracting input (an aggregation's changelog),
-     * {@code x2} DISTINCT aggregates in tumbling windows, {@code x3} in hopping windows, {@code
-     * x4} FIRST_VALUE/LAST_VALUE over a retracting input, {@code x5} DISTINCT aggregates in
-     * cumulating windows, {@code x6} in session windows, {@code x7} MIN/MAX over an updating
-     * input in tumbling windows, {@code x8} in session windows.
+     * {@code x2} DISTINCT aggregates in tumbling windows, {@code x3} in hopping windows, {@code x4}
+     * FIRST_VALUE/LAST_VALUE over a retracting input, {@code x5} DISTINCT aggregates in cumulating
+     * windows, {@code x6} in session windows, {@code x7} MIN/MAX over an updating input in tumbling
+     * windows, {@code x8} in session windows.
      */
     public static final List<String> EXTRA =
             List.of("x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8");
@@ -40,22 +40,22 @@ public final class NexmarkQueries {
     public static final Map<String, String> SKIPPED =
             Map.of(
                     "q6",
-                    "this query is not supported yet in Flink SQL, because the OVER WINDOW operator "
-                            + "doesn't support to consume retractions.");
+                    "this query is not supported yet in Flink SQL, because the OVER WINDOW operator"
+                            + " doesn't support to consume retractions.");
 
     /**
-     * Result columns the results check ignores, per query, because Flink picks their values
-     * among tied rows by arrival order: q9's ROW_NUMBER orders bids by price and dateTime only,
-     * so of two bids with equal price and time either bidder may win, on stock Flink too.
+     * Result columns the results check ignores, per query, because Flink picks their values among
+     * tied rows by arrival order: q9's ROW_NUMBER orders bids by price and dateTime only, so of two
+     * bids with equal price and time either bidder may win, on stock Flink too.
      */
     public static final Map<String, List<String>> TIE_BROKEN_COLUMNS =
             Map.of("q9", List.of("bidder", "bid_extra"));
 
     /**
      * The upsert key of the queries whose collected changelog is an upsert stream: Flink's Rank
-     * emits +U without -U there (even to a sink that accepts -U), so the results check folds
-     * it by key, the last row per key winning. Without the key such a changelog cannot be
-     * folded, and the check says so instead of comparing.
+     * emits +U without -U there (even to a sink that accepts -U), so the results check folds it by
+     * key, the last row per key winning. Without the key such a changelog cannot be folded, and the
+     * check says so instead of comparing.
      */
     public static final Map<String, List<String>> UPSERT_KEYS = Map.of("q9", List.of("id"));
 
@@ -67,7 +67,8 @@ public final class NexmarkQueries {
     private NexmarkQueries() {}
 
     /** The reference runner's variables for a run of {@code events} events at rate {@code tps}. */
-    public static Map<String, String> variables(long events, long tps, Path outputDir, Path sideInput) {
+    public static Map<String, String> variables(
+            long events, long tps, Path outputDir, Path sideInput) {
         Map<String, String> vars = new HashMap<>();
         vars.put("TPS", Long.toString(tps));
         vars.put("EVENTS_NUM", Long.toString(events));

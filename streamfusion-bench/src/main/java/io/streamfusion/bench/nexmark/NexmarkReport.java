@@ -35,8 +35,14 @@ final class NexmarkReport {
 
     void printTable(PrintStream out) {
         String format = "%-5s | %-32s | %-32s | %-8s | %-8s | %s%n";
-        out.printf(format, "query", "stock median [range]", "native median [range]", "speedup",
-                "native", "results");
+        out.printf(
+                format,
+                "query",
+                "stock median [range]",
+                "native median [range]",
+                "speedup",
+                "native",
+                "results");
         for (NexmarkResults.QueryResult r : results) {
             if (r.skipped()) {
                 out.printf(format, r.query, "-", "-", "-", "-", "skipped: " + r.skipReason);
@@ -87,10 +93,15 @@ final class NexmarkReport {
                     return "match (empty: nothing compared)";
                 }
                 List<String> ties = NexmarkQueries.TIE_BROKEN_COLUMNS.get(r.query);
-                return ties == null ? "match" : "match (tie-broken " + String.join(", ", ties) + " ignored)";
-            case "FAILED": return "FAILED (results differ)";
-            case "UNVERIFIED": return "UNVERIFIED (differ, but stock differs from itself too)";
-            default: return "error: " + r.error;
+                return ties == null
+                        ? "match"
+                        : "match (tie-broken " + String.join(", ", ties) + " ignored)";
+            case "FAILED":
+                return "FAILED (results differ)";
+            case "UNVERIFIED":
+                return "UNVERIFIED (differ, but stock differs from itself too)";
+            default:
+                return "error: " + r.error;
         }
     }
 
@@ -210,10 +221,21 @@ final class NexmarkReport {
         m.put("nproc", Runtime.getRuntime().availableProcessors());
         m.put("cpu_model", procField("/proc/cpuinfo", "model name"));
         String memTotal = procField("/proc/meminfo", "MemTotal");
-        m.put("memory_bytes", memTotal == null ? null : Long.parseLong(memTotal.replaceAll("\\D", "")) * 1024);
-        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                + System.getProperty("os.arch"));
-        m.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        m.put(
+                "memory_bytes",
+                memTotal == null ? null : Long.parseLong(memTotal.replaceAll("\\D", "")) * 1024);
+        m.put(
+                "os",
+                System.getProperty("os.name")
+                        + " "
+                        + System.getProperty("os.version")
+                        + " "
+                        + System.getProperty("os.arch"));
+        m.put(
+                "jvm",
+                System.getProperty("java.vm.name")
+                        + " "
+                        + System.getProperty("java.runtime.version"));
         m.put("jvm_max_heap_bytes", Runtime.getRuntime().maxMemory());
         m.put("jvm_arguments", ManagementFactory.getRuntimeMXBean().getInputArguments());
         return m;
@@ -242,8 +264,12 @@ final class NexmarkReport {
         List<String> command = new ArrayList<>(List.of("git", "-C", codeDirectory()));
         command.addAll(List.of(args));
         try {
-            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            Process p =
+                    new ProcessBuilder(command)
+                            .redirectError(ProcessBuilder.Redirect.DISCARD)
+                            .start();
+            String out =
+                    new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 return "unknown";
             }
@@ -258,7 +284,12 @@ final class NexmarkReport {
 
     private static String codeDirectory() {
         try {
-            return Paths.get(NexmarkReport.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+            return Paths.get(
+                            NexmarkReport.class
+                                    .getProtectionDomain()
+                                    .getCodeSource()
+                                    .getLocation()
+                                    .toURI())
                     .toAbsolutePath()
                     .getParent()
                     .toString();
@@ -275,26 +306,40 @@ final class NexmarkReport {
 
     private String html() {
         StringBuilder h = new StringBuilder();
-        h.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>StreamFusion Nexmark</title>\n")
+        h.append(
+                        "<!DOCTYPE html>\n"
+                                + "<html><head><meta charset=\"utf-8\"><title>StreamFusion"
+                                + " Nexmark</title>\n")
                 .append("<style>body{font-family:sans-serif;margin:2em;color:#222}")
                 .append("table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;")
                 .append("padding:4px 8px;text-align:left;vertical-align:top;font-size:13px}")
                 .append("th{background:#f0f0f0}.failed{color:#b00;font-weight:bold}")
                 .append("svg text{font-size:11px}</style></head><body>\n")
                 .append("<h1>StreamFusion vs stock Flink: Nexmark</h1>\n<p>")
-                .append(escape(String.format(
-                        Locale.ROOT,
-                        "%,d events per job (TPS %,d), parallelism %d, %s state, mini-batch %s, "
-                                + "%d warmup(s) of %,d events, %d trial(s); results check on "
-                                + "%,d events. ",
-                        config.events, config.tps, config.parallelism, config.state,
-                        config.miniBatch ? "on" : "off", config.warmups, config.warmupEvents(),
-                        config.trials, config.checkEvents)))
+                .append(
+                        escape(
+                                String.format(
+                                        Locale.ROOT,
+                                        "%,d events per job (TPS %,d), parallelism %d, %s state,"
+                                                + " mini-batch %s, %d warmup(s) of %,d events, %d"
+                                                + " trial(s); results check on %,d events. ",
+                                        config.events,
+                                        config.tps,
+                                        config.parallelism,
+                                        config.state,
+                                        config.miniBatch ? "on" : "off",
+                                        config.warmups,
+                                        config.warmupEvents(),
+                                        config.trials,
+                                        config.checkEvents)))
                 .append(escape(String.valueOf(machine().get("cpu_model"))))
-                .append(", ").append(machine().get("nproc")).append(" cores; revision ")
+                .append(", ")
+                .append(machine().get("nproc"))
+                .append(" cores; revision ")
                 .append(escape(git("rev-parse", "--short", "HEAD")))
                 .append(".</p>\n");
-        h.append("<h2>Speedup per query (stock median / native median)</h2>\n").append(speedupChart());
+        h.append("<h2>Speedup per query (stock median / native median)</h2>\n")
+                .append(speedupChart());
         h.append("<h2>Events per CPU-second</h2>\n").append(cpuChart());
         h.append("<h2>Coverage and results</h2>\n").append(coverageTable());
         return h.append("</body></html>\n").toString();
@@ -332,12 +377,28 @@ final class NexmarkReport {
             Double speedup = r.speedup();
             if (speedup != null) {
                 double top = y(speedup, max, height);
-                s.append(rect(x, top, slot - 16, height - top, speedup >= 1 ? "#2a7" : "#d62",
-                        r.query + ": " + String.format(Locale.ROOT, "%.2fx", speedup)));
-                s.append(text(x + (slot - 16) / 2.0, top - 3, String.format(Locale.ROOT, "%.2f", speedup), "middle"));
+                s.append(
+                        rect(
+                                x,
+                                top,
+                                slot - 16,
+                                height - top,
+                                speedup >= 1 ? "#2a7" : "#d62",
+                                r.query + ": " + String.format(Locale.ROOT, "%.2fx", speedup)));
+                s.append(
+                        text(
+                                x + (slot - 16) / 2.0,
+                                top - 3,
+                                String.format(Locale.ROOT, "%.2f", speedup),
+                                "middle"));
             } else {
-                s.append(text(x + (slot - 16) / 2.0, height - 4, r.status().toUpperCase(Locale.ROOT), "middle",
-                        "fill=\"#b00\""));
+                s.append(
+                        text(
+                                x + (slot - 16) / 2.0,
+                                height - 4,
+                                r.status().toUpperCase(Locale.ROOT),
+                                "middle",
+                                "fill=\"#b00\""));
             }
             s.append(text(x + (slot - 16) / 2.0, height + 15, r.query, "middle"));
         }
@@ -368,46 +429,80 @@ final class NexmarkReport {
                 if (!runs.isEmpty()) {
                     double value = config.events / runs.medianCpuSeconds();
                     double top = y(value, max, height);
-                    s.append(rect(x + e * 20, top, 18, height - top, e == 0 ? "#888" : "#27c",
-                            r.query + (e == 0 ? " stock: " : " native: ") + human(value) + " events/CPU-s"));
+                    s.append(
+                            rect(
+                                    x + e * 20,
+                                    top,
+                                    18,
+                                    height - top,
+                                    e == 0 ? "#888" : "#27c",
+                                    r.query
+                                            + (e == 0 ? " stock: " : " native: ")
+                                            + human(value)
+                                            + " events/CPU-s"));
                 }
                 e++;
             }
             s.append(text(x + 19, height + 15, r.query, "middle"));
         }
         int lx = width - 100;
-        s.append(rect(lx, 10, 12, 12, "#888", "stock")).append(text(lx + 16, 20, "stock Flink", "start"));
-        s.append(rect(lx, 28, 12, 12, "#27c", "native")).append(text(lx + 16, 38, "StreamFusion", "start"));
+        s.append(rect(lx, 10, 12, 12, "#888", "stock"))
+                .append(text(lx + 16, 20, "stock Flink", "start"));
+        s.append(rect(lx, 28, 12, 12, "#27c", "native"))
+                .append(text(lx + 16, 38, "StreamFusion", "start"));
         return s.append("</svg>\n").toString();
     }
 
     private String coverageTable() {
-        StringBuilder t = new StringBuilder("<table><tr><th>query</th><th>results</th>")
-                .append("<th>stock median [range] s</th><th>native median [range] s</th>")
-                .append("<th>speedup</th><th>stock events/CPU-s</th><th>native events/CPU-s</th>")
-                .append("<th>peak heap stock / native</th><th>peak native memory</th>")
-                .append("<th>native operators</th><th>fallback reasons</th></tr>\n");
+        StringBuilder t =
+                new StringBuilder("<table><tr><th>query</th><th>results</th>")
+                        .append("<th>stock median [range] s</th><th>native median [range] s</th>")
+                        .append(
+                                "<th>speedup</th><th>stock events/CPU-s</th><th>native"
+                                        + " events/CPU-s</th>")
+                        .append("<th>peak heap stock / native</th><th>peak native memory</th>")
+                        .append("<th>native operators</th><th>fallback reasons</th></tr>\n");
         for (NexmarkResults.QueryResult r : results) {
             t.append("<tr><td>").append(r.query).append("</td>");
             if (r.skipped()) {
-                t.append("<td colspan=\"10\">skipped: ").append(escape(r.skipReason)).append("</td></tr>\n");
+                t.append("<td colspan=\"10\">skipped: ")
+                        .append(escape(r.skipReason))
+                        .append("</td></tr>\n");
                 continue;
             }
             String status = r.status();
-            t.append("<td").append(status.equals("ok") ? ">" : " class=\"failed\">").append(escape(resultsColumn(r)));
+            t.append("<td")
+                    .append(status.equals("ok") ? ">" : " class=\"failed\">")
+                    .append(escape(resultsColumn(r)));
             if (r.check != null && !r.check.match) {
                 for (String d : r.check.differences) {
                     t.append("<br>").append(escape(d));
                 }
             }
-            t.append("</td><td>").append(range(r.stock)).append("</td><td>").append(range(r.nativeRuns))
+            t.append("</td><td>")
+                    .append(range(r.stock))
                     .append("</td><td>")
-                    .append(r.speedup() == null ? "-" : String.format(Locale.ROOT, "%.2fx", r.speedup()))
-                    .append("</td><td>").append(perCpu(r.stock)).append("</td><td>").append(perCpu(r.nativeRuns))
-                    .append("</td><td>").append(mib(r.stock.peakHeapBytes())).append(" / ")
-                    .append(mib(r.nativeRuns.peakHeapBytes())).append("</td><td>")
-                    .append(mib(r.nativeRuns.peakNativeBytes())).append("</td><td>")
-                    .append(r.nativeOperators).append(" / ").append(r.totalOperators).append("</td><td>");
+                    .append(range(r.nativeRuns))
+                    .append("</td><td>")
+                    .append(
+                            r.speedup() == null
+                                    ? "-"
+                                    : String.format(Locale.ROOT, "%.2fx", r.speedup()))
+                    .append("</td><td>")
+                    .append(perCpu(r.stock))
+                    .append("</td><td>")
+                    .append(perCpu(r.nativeRuns))
+                    .append("</td><td>")
+                    .append(mib(r.stock.peakHeapBytes()))
+                    .append(" / ")
+                    .append(mib(r.nativeRuns.peakHeapBytes()))
+                    .append("</td><td>")
+                    .append(mib(r.nativeRuns.peakNativeBytes()))
+                    .append("</td><td>")
+                    .append(r.nativeOperators)
+                    .append(" / ")
+                    .append(r.totalOperators)
+                    .append("</td><td>");
             for (String reason : r.fallbackReasons) {
                 t.append(escape(reason)).append("<br>");
             }
@@ -419,7 +514,11 @@ final class NexmarkReport {
     private static String range(NexmarkResults.EngineRuns runs) {
         return runs.isEmpty()
                 ? "-"
-                : String.format(Locale.ROOT, "%.3f [%.3f-%.3f]", runs.medianSeconds(), runs.minSeconds(),
+                : String.format(
+                        Locale.ROOT,
+                        "%.3f [%.3f-%.3f]",
+                        runs.medianSeconds(),
+                        runs.minSeconds(),
                         runs.maxSeconds());
     }
 
@@ -434,18 +533,25 @@ final class NexmarkReport {
     // --- SVG pieces ---
 
     private static StringBuilder svgStart(int width, int height) {
-        return new StringBuilder(String.format(
-                Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-                width, height, width, height));
+        return new StringBuilder(
+                String.format(
+                        Locale.ROOT,
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                                + " viewBox=\"0 0 %d %d\">\n",
+                        width,
+                        height,
+                        width,
+                        height));
     }
 
     private static double y(double value, double max, int height) {
         return height - value / max * (height - 10);
     }
 
-    private static void axis(StringBuilder s, int left, int height, int right, double max, String unit) {
-        s.append(line(left, height, right, height, "#444", null)).append(line(left, 10, left, height, "#444", null));
+    private static void axis(
+            StringBuilder s, int left, int height, int right, double max, String unit) {
+        s.append(line(left, height, right, height, "#444", null))
+                .append(line(left, 10, left, height, "#444", null));
         for (int i = 0; i <= 4; i++) {
             double v = max * i / 4;
             double yy = y(v, max, height);
@@ -455,31 +561,51 @@ final class NexmarkReport {
         }
     }
 
-    private static String line(double x1, double y1, double x2, double y2, String color, String dash) {
+    private static String line(
+            double x1, double y1, double x2, double y2, String color, String dash) {
         return String.format(
                 Locale.ROOT,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s/>\n",
-                x1, y1, x2, y2, color, dash == null ? "" : " stroke-dasharray=\"" + dash + "\"");
+                x1,
+                y1,
+                x2,
+                y2,
+                color,
+                dash == null ? "" : " stroke-dasharray=\"" + dash + "\"");
     }
 
     private static String rect(double x, double y, double w, double h, String color, String title) {
         return String.format(
                 Locale.ROOT,
-                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s</title></rect>\n",
-                x, y, w, Math.max(0, h), color, escape(title));
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\""
+                        + " fill=\"%s\"><title>%s</title></rect>\n",
+                x,
+                y,
+                w,
+                Math.max(0, h),
+                color,
+                escape(title));
     }
 
-    private static String text(double x, double y, String text, String anchor, String... attributes) {
+    private static String text(
+            double x, double y, String text, String anchor, String... attributes) {
         return String.format(
                 Locale.ROOT,
                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" %s>%s</text>\n",
-                x, y, anchor, String.join(" ", attributes), escape(text));
+                x,
+                y,
+                anchor,
+                String.join(" ", attributes),
+                escape(text));
     }
 
     static String escape(String s) {
         if (s == null) {
             return "";
         }
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return s.replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("\"", "&quot;");
     }
 }

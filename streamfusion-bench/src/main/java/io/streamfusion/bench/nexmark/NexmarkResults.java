@@ -13,13 +13,16 @@ final class NexmarkResults {
     /** One timed job. */
     static final class Trial {
         final int index;
+
         /** True when this engine ran first in its pair (trials alternate the order). */
         final boolean ranFirst;
+
         final double netRuntimeSeconds;
         final double wallSeconds;
         final double cpuSeconds;
         final long peakHeapBytes;
         final long peakNativeBytes;
+
         /** Rows that entered native operators during this job (process-wide counter delta). */
         final long nativeRecordsIn;
 
@@ -103,13 +106,18 @@ final class NexmarkResults {
     /** Everything measured for one query. */
     static final class QueryResult {
         final String query;
+
         /** Set when the query is not run (q6: Flink's own reason). */
         String skipReason;
+
         /** Set when a job failed; the query then has no speedup. */
         String error;
+
         ResultsCheck.Comparison check;
+
         /** Set when the check failed: a second stock run against the first. */
         ResultsCheck.Comparison stockSelfCheck;
+
         int nativeOperators;
         int totalOperators;
         List<String> fallbackReasons = List.of();
@@ -129,8 +137,8 @@ final class NexmarkResults {
         }
 
         /**
-         * "ok", "FAILED" (results differ), "UNVERIFIED" (they differ, but so do two stock runs:
-         * the query's results are not fixed by its input on this check), "error" or "skipped".
+         * "ok", "FAILED" (results differ), "UNVERIFIED" (they differ, but so do two stock runs: the
+         * query's results are not fixed by its input on this check), "error" or "skipped".
          */
         String status() {
             if (skipped()) {

@@ -24,6 +24,7 @@ final class ResultsCheck {
         final long nativeChanges;
         final long stockFinalRows;
         final long nativeFinalRows;
+
         /** A few rows whose multiplicity differs, as "row: stock n, native m". */
         final List<String> differences;
 
@@ -47,17 +48,17 @@ final class ResultsCheck {
 
     /**
      * Folds a changelog into its final state: each distinct row (its fields, whatever its kind)
-     * with its multiplicity. Rows retracted to zero disappear; a retraction of a row never
-     * inserted stays as a negative count, so that it is a difference too.
+     * with its multiplicity. Rows retracted to zero disappear; a retraction of a row never inserted
+     * stays as a negative count, so that it is a difference too.
      */
     static Map<String, Long> fold(List<Row> changelog) {
         return fold(changelog, List.of());
     }
 
     /**
-     * As {@link #fold(List)}, with the named columns left out of every row. With an upsert
-     * {@code key}, +I/+U replace the row of their key and -D removes it; otherwise an update
-     * without UPDATE_BEFORE cannot be folded and is an error.
+     * As {@link #fold(List)}, with the named columns left out of every row. With an upsert {@code
+     * key}, +I/+U replace the row of their key and -D removes it; otherwise an update without
+     * UPDATE_BEFORE cannot be folded and is an error.
      */
     static Map<String, Long> fold(List<Row> changelog, List<String> ignored, List<String> key) {
         if (!key.isEmpty()) {
@@ -77,12 +78,18 @@ final class ResultsCheck {
             byKey.values().forEach(r -> state.merge(r, 1L, Long::sum));
             return state;
         }
-        long updatesAfter = changelog.stream().filter(r -> r.getKind() == RowKind.UPDATE_AFTER).count();
-        long updatesBefore = changelog.stream().filter(r -> r.getKind() == RowKind.UPDATE_BEFORE).count();
+        long updatesAfter =
+                changelog.stream().filter(r -> r.getKind() == RowKind.UPDATE_AFTER).count();
+        long updatesBefore =
+                changelog.stream().filter(r -> r.getKind() == RowKind.UPDATE_BEFORE).count();
         if (updatesAfter > updatesBefore) {
             throw new IllegalStateException(
-                    "an upsert changelog (" + updatesAfter + " +U, " + updatesBefore
-                            + " -U) cannot be folded without its key: add the query to NexmarkQueries.UPSERT_KEYS");
+                    "an upsert changelog ("
+                            + updatesAfter
+                            + " +U, "
+                            + updatesBefore
+                            + " -U) cannot be folded without its key: add the query to"
+                            + " NexmarkQueries.UPSERT_KEYS");
         }
         return fold(changelog, ignored);
     }
@@ -102,7 +109,9 @@ final class ResultsCheck {
         for (Row row : changelog) {
             String key = project(row, ignored);
             long delta =
-                    row.getKind() == RowKind.INSERT || row.getKind() == RowKind.UPDATE_AFTER ? 1 : -1;
+                    row.getKind() == RowKind.INSERT || row.getKind() == RowKind.UPDATE_AFTER
+                            ? 1
+                            : -1;
             long count = state.getOrDefault(key, 0L) + delta;
             if (count == 0) {
                 state.remove(key);

@@ -1,10 +1,13 @@
 package io.streamfusion.bench.nexmark;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,18 +17,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /** The Nexmark runner end to end on tiny runs, and its results check. */
 class NexmarkBenchmarkTest {
     @TempDir Path temp;
 
     /**
-     * Three queries plus the skipped q6, 2k events, one 500-event warmup, one trial; the native rows of q2
-     * gain a row no bid produces before the check. results.json must have the documented shape, q2 must be
-     * FAILED without a speedup, and the others must match.
+     * Three queries plus the skipped q6, 2k events, one 500-event warmup, one trial; the native
+     * rows of q2 gain a row no bid produces before the check. results.json must have the documented
+     * shape, q2 must be FAILED without a speedup, and the others must match.
      */
     @Test
     void shortRunWritesTheDocumentedResultsAndCatchesAWrongResult() throws Exception {
@@ -74,8 +73,14 @@ class NexmarkBenchmarkTest {
                 continue;
             }
             for (String field :
-                    List.of("results_match", "native_operators", "total_operators", "fallback_reasons",
-                            "stock", "native", "speedup")) {
+                    List.of(
+                            "results_match",
+                            "native_operators",
+                            "total_operators",
+                            "fallback_reasons",
+                            "stock",
+                            "native",
+                            "speedup")) {
                 assertTrue(q.has(field), name + " has " + field);
             }
             assertTrue(q.get("total_operators").asInt() >= q.get("native_operators").asInt());
@@ -84,7 +89,8 @@ class NexmarkBenchmarkTest {
             for (String engine : List.of("stock", "native")) {
                 JsonNode e = q.get(engine);
                 assertEquals(1, e.get("trials_s").size(), name + " " + engine);
-                for (String field : List.of("median_s", "events_per_s", "cpu_s", "events_per_cpu_s")) {
+                for (String field :
+                        List.of("median_s", "events_per_s", "cpu_s", "events_per_cpu_s")) {
                     assertTrue(e.get(field).asDouble() > 0, name + " " + engine + " " + field);
                 }
                 assertEquals(1, e.get("trials").size());
@@ -93,12 +99,14 @@ class NexmarkBenchmarkTest {
             if (name.equals("q2")) {
                 assertFalse(q.get("results_match").asBoolean());
                 assertEquals("FAILED", q.get("status").asText());
-                assertTrue(q.get("speedup").isNull(), "no speedup for a query whose results differ");
+                assertTrue(
+                        q.get("speedup").isNull(), "no speedup for a query whose results differ");
                 assertFalse(q.get("results_check").get("differences").isEmpty());
             } else {
                 assertTrue(q.get("results_match").asBoolean(), name + " matches");
                 double expected =
-                        q.get("stock").get("median_s").asDouble() / q.get("native").get("median_s").asDouble();
+                        q.get("stock").get("median_s").asDouble()
+                                / q.get("native").get("median_s").asDouble();
                 assertEquals(expected, q.get("speedup").asDouble(), 1e-9);
             }
         }
@@ -130,7 +138,8 @@ class NexmarkBenchmarkTest {
         assertFalse(c.match);
         assertEquals(List.of("+I[b, 2]: stock 1, native 2"), c.differences);
 
-        List<Row> deleted = List.of(Row.ofKind(RowKind.INSERT, "b", 2L), Row.ofKind(RowKind.DELETE, "a", 3L));
+        List<Row> deleted =
+                List.of(Row.ofKind(RowKind.INSERT, "b", 2L), Row.ofKind(RowKind.DELETE, "a", 3L));
         assertFalse(ResultsCheck.compare(sameFinalState, deleted).match);
     }
 
@@ -140,15 +149,22 @@ class NexmarkBenchmarkTest {
         positions.put("auction", 0);
         positions.put("bidder", 1);
         positions.put("price", 2);
-        Row stockWinner = org.apache.flink.types.RowUtils.createRowWithNamedPositions(
-                RowKind.INSERT, new Object[] {7L, 100L, 50L}, positions);
-        Row tiedWinner = org.apache.flink.types.RowUtils.createRowWithNamedPositions(
-                RowKind.INSERT, new Object[] {7L, 200L, 50L}, positions);
-        Row otherPrice = org.apache.flink.types.RowUtils.createRowWithNamedPositions(
-                RowKind.INSERT, new Object[] {7L, 100L, 51L}, positions);
+        Row stockWinner =
+                org.apache.flink.types.RowUtils.createRowWithNamedPositions(
+                        RowKind.INSERT, new Object[] {7L, 100L, 50L}, positions);
+        Row tiedWinner =
+                org.apache.flink.types.RowUtils.createRowWithNamedPositions(
+                        RowKind.INSERT, new Object[] {7L, 200L, 50L}, positions);
+        Row otherPrice =
+                org.apache.flink.types.RowUtils.createRowWithNamedPositions(
+                        RowKind.INSERT, new Object[] {7L, 100L, 51L}, positions);
         assertFalse(ResultsCheck.compare(List.of(stockWinner), List.of(tiedWinner)).match);
-        assertTrue(ResultsCheck.compare(List.of(stockWinner), List.of(tiedWinner), List.of("bidder")).match);
-        assertFalse(ResultsCheck.compare(List.of(stockWinner), List.of(otherPrice), List.of("bidder")).match);
+        assertTrue(
+                ResultsCheck.compare(List.of(stockWinner), List.of(tiedWinner), List.of("bidder"))
+                        .match);
+        assertFalse(
+                ResultsCheck.compare(List.of(stockWinner), List.of(otherPrice), List.of("bidder"))
+                        .match);
     }
 
     @Test
@@ -157,18 +173,23 @@ class NexmarkBenchmarkTest {
         positions.put("id", 0);
         positions.put("price", 1);
         java.util.function.BiFunction<RowKind, Object[], Row> row =
-                (kind, values) -> org.apache.flink.types.RowUtils.createRowWithNamedPositions(kind, values, positions);
+                (kind, values) ->
+                        org.apache.flink.types.RowUtils.createRowWithNamedPositions(
+                                kind, values, positions);
         // Rank's upsert output: +U replaces the row of its key, with no -U.
-        List<Row> stock = List.of(
-                row.apply(RowKind.INSERT, new Object[] {1L, 10L}),
-                row.apply(RowKind.UPDATE_AFTER, new Object[] {1L, 30L}),
-                row.apply(RowKind.INSERT, new Object[] {2L, 5L}));
-        List<Row> fewerUpdates = List.of(
-                row.apply(RowKind.INSERT, new Object[] {2L, 5L}),
-                row.apply(RowKind.INSERT, new Object[] {1L, 30L}));
-        List<Row> otherFinal = List.of(
-                row.apply(RowKind.INSERT, new Object[] {1L, 30L}),
-                row.apply(RowKind.UPDATE_AFTER, new Object[] {2L, 6L}));
+        List<Row> stock =
+                List.of(
+                        row.apply(RowKind.INSERT, new Object[] {1L, 10L}),
+                        row.apply(RowKind.UPDATE_AFTER, new Object[] {1L, 30L}),
+                        row.apply(RowKind.INSERT, new Object[] {2L, 5L}));
+        List<Row> fewerUpdates =
+                List.of(
+                        row.apply(RowKind.INSERT, new Object[] {2L, 5L}),
+                        row.apply(RowKind.INSERT, new Object[] {1L, 30L}));
+        List<Row> otherFinal =
+                List.of(
+                        row.apply(RowKind.INSERT, new Object[] {1L, 30L}),
+                        row.apply(RowKind.UPDATE_AFTER, new Object[] {2L, 6L}));
         assertTrue(ResultsCheck.compare(stock, fewerUpdates, List.of(), List.of("id")).match);
         assertFalse(ResultsCheck.compare(stock, otherFinal, List.of(), List.of("id")).match);
         org.junit.jupiter.api.Assertions.assertThrows(

@@ -1,12 +1,5 @@
 package io.streamfusion.connectors.nexmark;
 
-import org.apache.flink.table.data.GenericRowData;
-import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.table.data.binary.BinaryStringData;
-
-import java.util.Arrays;
-
 import static io.streamfusion.connectors.nexmark.GeneratorConfig.AUCTION_ID_LEAD;
 import static io.streamfusion.connectors.nexmark.GeneratorConfig.FIRST_AUCTION_ID;
 import static io.streamfusion.connectors.nexmark.GeneratorConfig.FIRST_CATEGORY_ID;
@@ -17,16 +10,23 @@ import static io.streamfusion.connectors.nexmark.GeneratorConfig.NUM_CATEGORIES;
 import static io.streamfusion.connectors.nexmark.GeneratorConfig.NUM_IN_FLIGHT_AUCTIONS;
 import static io.streamfusion.connectors.nexmark.GeneratorConfig.PERSON_ID_LEAD;
 
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+
+import java.util.Arrays;
+
 /**
- * Builds nexmark events as rows of the reference table shape (see {@link NexmarkSchema}),
- * following research/nexmark.md §3: the id arithmetic, hot sellers/auctions/bidders, log-uniform
- * prices, channels and URLs, and padding to the average sizes. Every random draw of an event
- * comes from a {@link SplitMix64} seeded by the event id, so an event depends only on the config
- * and its id and number, never on which reader produces it or what was produced before.
+ * Builds nexmark events as rows of the reference table shape (see {@link NexmarkSchema}), following
+ * research/nexmark.md §3: the id arithmetic, hot sellers/auctions/bidders, log-uniform prices,
+ * channels and URLs, and padding to the average sizes. Every random draw of an event comes from a
+ * {@link SplitMix64} seeded by the event id, so an event depends only on the config and its id and
+ * number, never on which reader produces it or what was produced before.
  *
- * <p>Not thread-safe: one instance per reader. Apart from the row itself (and the boxed longs
- * and the person/auction strings it holds) nothing is allocated per event: shared strings come
- * from {@link GeneratorTables}, and every extra field is a view into the shared padding pool.
+ * <p>Not thread-safe: one instance per reader. Apart from the row itself (and the boxed longs and
+ * the person/auction strings it holds) nothing is allocated per event: shared strings come from
+ * {@link GeneratorTables}, and every extra field is a view into the shared padding pool.
  */
 public final class EventGenerator {
     public static final int PERSON = 0;
@@ -109,7 +109,8 @@ public final class EventGenerator {
         p.setField(0, lastPersonBase0(eventId) + FIRST_PERSON_ID);
         BinaryStringData name =
                 GeneratorTables.NAMES[
-                        rng.nextInt(GeneratorTables.NUM_FIRST_NAMES) * GeneratorTables.NUM_LAST_NAMES
+                        rng.nextInt(GeneratorTables.NUM_FIRST_NAMES)
+                                        * GeneratorTables.NUM_LAST_NAMES
                                 + rng.nextInt(GeneratorTables.NUM_LAST_NAMES)];
         p.setField(1, name);
         int end = GeneratorTables.writeRandomString(rng, scratch, 0, 7, (byte) ' ');
@@ -140,7 +141,11 @@ public final class EventGenerator {
         p.setField(5, state);
         p.setField(6, timestamp(millis));
         int size =
-                8 + name.getSizeInBytes() + emailLength + card.length + city.getSizeInBytes()
+                8
+                        + name.getSizeInBytes()
+                        + emailLength
+                        + card.length
+                        + city.getSizeInBytes()
                         + state.getSizeInBytes();
         p.setField(7, extra(size, config.personAvgSize));
         return p;
@@ -220,12 +225,13 @@ public final class EventGenerator {
     /** Log-uniform over [100, 10^8): round(100 * 10^(6u)), u of 24 bits, by two table lookups. */
     private long price() {
         int u = rng.next24();
-        return Math.round(100.0 * GeneratorTables.PRICE_HI[u >>> 12] * GeneratorTables.PRICE_LO[u & 0xFFF]);
+        return Math.round(
+                100.0 * GeneratorTables.PRICE_HI[u >>> 12] * GeneratorTables.PRICE_LO[u & 0xFFF]);
     }
 
     /**
-     * Padding from size {@code current} to about {@code average}: D = average - current,
-     * delta = round(D / 5), length D - delta + uniform[0, 2 delta), a substring of the pool.
+     * Padding from size {@code current} to about {@code average}: D = average - current, delta =
+     * round(D / 5), length D - delta + uniform[0, 2 delta), a substring of the pool.
      */
     private BinaryStringData extra(int current, int average) {
         if (current >= average) {

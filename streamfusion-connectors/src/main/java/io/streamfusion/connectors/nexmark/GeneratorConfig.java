@@ -6,10 +6,10 @@ import org.apache.flink.util.Preconditions;
 import java.io.Serializable;
 
 /**
- * Everything that determines the generated events (research/nexmark.md §3). The event stream is
- * a pure function of this config: generator g owns the contiguous event-id range that the
- * reference gives to split g, and its c-th event has number n = c + 1, id firstEventId(g) + n
- * and timestamp baseTime + trunc(n * interEventDelayMicros) / 1000.
+ * Everything that determines the generated events (research/nexmark.md §3). The event stream is a
+ * pure function of this config: generator g owns the contiguous event-id range that the reference
+ * gives to split g, and its c-th event has number n = c + 1, id firstEventId(g) + n and timestamp
+ * baseTime + trunc(n * interEventDelayMicros) / 1000.
  */
 public final class GeneratorConfig implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -46,8 +46,10 @@ public final class GeneratorConfig implements Serializable {
     final int numGenerators;
     final boolean bidderDoubleOffset;
     final boolean bounded;
+
     /** Spacing of one generator's events in microseconds (reference: 1e6 / rate * generators). */
     final double interEventDelayMicros;
+
     /** Events of one generator during which 100 auctions are created (auction lifetime). */
     final long eventsForAuctions;
 
@@ -69,21 +71,32 @@ public final class GeneratorConfig implements Serializable {
             long baseTime,
             int numGenerators,
             boolean bidderDoubleOffset) {
-        Preconditions.checkArgument(firstEventRate > 0, "first-event.rate must be > 0: %s", firstEventRate);
+        Preconditions.checkArgument(
+                firstEventRate > 0, "first-event.rate must be > 0: %s", firstEventRate);
         Preconditions.checkArgument(maxEvents >= 0, "events.num must be >= 0: %s", maxEvents);
         // Bids and auctions refer to people and auctions, so both must exist.
-        Preconditions.checkArgument(personProportion >= 1, "person.proportion must be >= 1: %s", personProportion);
-        Preconditions.checkArgument(auctionProportion >= 1, "auction.proportion must be >= 1: %s", auctionProportion);
-        Preconditions.checkArgument(bidProportion >= 0, "bid.proportion must be >= 0: %s", bidProportion);
-        Preconditions.checkArgument(hotAuctionRatio >= 1, "bid.hot-ratio.auctions must be >= 1: %s", hotAuctionRatio);
-        Preconditions.checkArgument(hotBiddersRatio >= 1, "bid.hot-ratio.bidders must be >= 1: %s", hotBiddersRatio);
-        Preconditions.checkArgument(hotSellersRatio >= 1, "auction.hot-ratio.sellers must be >= 1: %s", hotSellersRatio);
-        Preconditions.checkArgument(numGenerators >= 1, "event-generators must be >= 1: %s", numGenerators);
+        Preconditions.checkArgument(
+                personProportion >= 1, "person.proportion must be >= 1: %s", personProportion);
+        Preconditions.checkArgument(
+                auctionProportion >= 1, "auction.proportion must be >= 1: %s", auctionProportion);
+        Preconditions.checkArgument(
+                bidProportion >= 0, "bid.proportion must be >= 0: %s", bidProportion);
+        Preconditions.checkArgument(
+                hotAuctionRatio >= 1, "bid.hot-ratio.auctions must be >= 1: %s", hotAuctionRatio);
+        Preconditions.checkArgument(
+                hotBiddersRatio >= 1, "bid.hot-ratio.bidders must be >= 1: %s", hotBiddersRatio);
+        Preconditions.checkArgument(
+                hotSellersRatio >= 1,
+                "auction.hot-ratio.sellers must be >= 1: %s",
+                hotSellersRatio);
+        Preconditions.checkArgument(
+                numGenerators >= 1, "event-generators must be >= 1: %s", numGenerators);
         this.firstEventRate = firstEventRate;
         this.bounded = !keepAlive && (maxEvents > 0 || stopAt >= 0);
         this.totalProportion = personProportion + auctionProportion + bidProportion;
         // Reference: 0 means "as many as the id space allows".
-        this.maxEvents = maxEvents == 0 ? Long.MAX_VALUE / ((long) totalProportion * 1000) : maxEvents;
+        this.maxEvents =
+                maxEvents == 0 ? Long.MAX_VALUE / ((long) totalProportion * 1000) : maxEvents;
         this.stopAt = stopAt;
         this.personProportion = personProportion;
         this.auctionProportion = auctionProportion;
@@ -100,7 +113,8 @@ public final class GeneratorConfig implements Serializable {
         this.numGenerators = numGenerators;
         this.bidderDoubleOffset = bidderDoubleOffset;
         this.interEventDelayMicros = 1_000_000.0 / firstEventRate * numGenerators;
-        this.eventsForAuctions = (long) NUM_IN_FLIGHT_AUCTIONS * totalProportion / auctionProportion;
+        this.eventsForAuctions =
+                (long) NUM_IN_FLIGHT_AUCTIONS * totalProportion / auctionProportion;
     }
 
     public static GeneratorConfig fromOptions(ReadableConfig options) {

@@ -7,9 +7,9 @@ import org.apache.flink.table.data.binary.BinaryStringData;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The fixed vocabularies and pools of the generator (research/nexmark.md §3.3-3.6), built once
- * per JVM from fixed seeds, so that every JVM (and a C++ port using the same scheme) holds the
- * same tables. The strings are immutable and shared by all rows that use them.
+ * The fixed vocabularies and pools of the generator (research/nexmark.md §3.3-3.6), built once per
+ * JVM from fixed seeds, so that every JVM (and a C++ port using the same scheme) holds the same
+ * tables. The strings are immutable and shared by all rows that use them.
  */
 final class GeneratorTables {
     static final long EVENT_SEED = 0x5F3759DF_13579BDFL;
@@ -22,14 +22,23 @@ final class GeneratorTables {
     static final int NUM_CHANNELS = 10_000;
 
     private static final String[] FIRST_NAMES = {
-        "Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter", "Walter"
+        "Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter",
+        "Walter"
     };
     private static final String[] LAST_NAMES = {
         "Shultz", "Abrams", "Spencer", "White", "Bartels", "Walton", "Smith", "Jones", "Noris"
     };
     private static final String[] CITIES = {
-        "Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland", "Bend", "Redmond",
-        "Seattle", "Kent", "Cheyenne"
+        "Phoenix",
+        "Los Angeles",
+        "San Francisco",
+        "Boise",
+        "Portland",
+        "Bend",
+        "Redmond",
+        "Seattle",
+        "Kent",
+        "Cheyenne"
     };
     private static final String[] STATES = {"AZ", "CA", "ID", "OR", "WA", "WY"};
     private static final String[] HOT_CHANNEL_NAMES = {"Google", "Facebook", "Baidu", "Apple"};
@@ -38,7 +47,9 @@ final class GeneratorTables {
     static final int NUM_LAST_NAMES = LAST_NAMES.length;
 
     /** "first last" for index first * NUM_LAST_NAMES + last. */
-    static final BinaryStringData[] NAMES = new BinaryStringData[FIRST_NAMES.length * LAST_NAMES.length];
+    static final BinaryStringData[] NAMES =
+            new BinaryStringData[FIRST_NAMES.length * LAST_NAMES.length];
+
     static final BinaryStringData[] CITY = strings(CITIES);
     static final BinaryStringData[] STATE = strings(STATES);
     static final BinaryStringData[] HOT_CHANNELS = strings(HOT_CHANNEL_NAMES);
@@ -51,6 +62,7 @@ final class GeneratorTables {
 
     /** 10^(6 * i / 2^12) and 10^(6 * j / 2^24): price = round(100 * HI[u >> 12] * LO[u & 4095]). */
     static final double[] PRICE_HI = new double[1 << 12];
+
     static final double[] PRICE_LO = new double[1 << 12];
 
     static {

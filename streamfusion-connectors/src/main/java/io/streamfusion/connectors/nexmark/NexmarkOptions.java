@@ -25,15 +25,14 @@ public final class NexmarkOptions {
                     .longType()
                     .defaultValue(10_000L)
                     .withDescription(
-                            "Accepted for DDL compatibility. As in the reference generator, only "
-                                    + "first-event.rate shapes the timeline; this value is ignored.");
+                            "Accepted for DDL compatibility. As in the reference generator, only"
+                                + " first-event.rate shapes the timeline; this value is ignored.");
 
     public static final ConfigOption<Long> EVENTS_NUM =
             ConfigOptions.key("events.num")
                     .longType()
                     .defaultValue(0L)
-                    .withDescription(
-                            "Total number of events over all splits; 0 means unbounded.");
+                    .withDescription("Total number of events over all splits; 0 means unbounded.");
 
     public static final ConfigOption<Integer> PERSON_PROPORTION =
             ConfigOptions.key("person.proportion").intType().defaultValue(1);
@@ -72,7 +71,8 @@ public final class NexmarkOptions {
             ConfigOptions.key("bid.hot-ratio.bidders")
                     .intType()
                     .defaultValue(4)
-                    .withDescription("A bid comes from the hot bidder with probability 1 - 1/ratio.");
+                    .withDescription(
+                            "A bid comes from the hot bidder with probability 1 - 1/ratio.");
 
     public static final ConfigOption<Integer> AUCTION_HOT_RATIO_SELLERS =
             ConfigOptions.key("auction.hot-ratio.sellers")

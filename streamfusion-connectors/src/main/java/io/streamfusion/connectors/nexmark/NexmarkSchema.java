@@ -4,9 +4,9 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.DataType;
 
 /**
- * The physical row of the nexmark table (research/nexmark.md §2.1): event_type and three
- * nullable ROW columns, exactly one of which is set. The computed dateTime column and the
- * watermark are declared by the DDL, not produced by the source.
+ * The physical row of the nexmark table (research/nexmark.md §2.1): event_type and three nullable
+ * ROW columns, exactly one of which is set. The computed dateTime column and the watermark are
+ * declared by the DDL, not produced by the source.
  */
 public final class NexmarkSchema {
     public static final int EVENT_TYPE = 0;

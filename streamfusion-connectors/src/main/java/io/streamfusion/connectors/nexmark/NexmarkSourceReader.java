@@ -14,10 +14,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Emits the events of its generator splits. All generators share one timeline (event number n
- * has the same timestamp on each), so the reader interleaves its splits by always advancing the
- * one with the fewest emitted events; its output is therefore in timestamp order, however many
- * splits it holds, and the watermark never sees a late event from one reader.
+ * Emits the events of its generator splits. All generators share one timeline (event number n has
+ * the same timestamp on each), so the reader interleaves its splits by always advancing the one
+ * with the fewest emitted events; its output is therefore in timestamp order, however many splits
+ * it holds, and the watermark never sees a late event from one reader.
  */
 final class NexmarkSourceReader implements SourceReader<RowData, NexmarkSplit> {
     /** Events per pollNext call: amortizes the call without starving the mailbox. */
@@ -33,8 +33,10 @@ final class NexmarkSourceReader implements SourceReader<RowData, NexmarkSplit> {
     private boolean noMoreSplits;
 
     private CompletableFuture<Void> availability = CompletableFuture.completedFuture(null);
+
     /** Wall-clock time of the first event; only used when max-emit-speed is false. */
     private long wallClockBase = Long.MIN_VALUE;
+
     private ScheduledExecutorService timer;
 
     NexmarkSourceReader(GeneratorConfig config) {
@@ -100,11 +102,13 @@ final class NexmarkSourceReader implements SourceReader<RowData, NexmarkSplit> {
             return true;
         }
         if (timer == null) {
-            timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "nexmark-emit-timer");
-                t.setDaemon(true);
-                return t;
-            });
+            timer =
+                    Executors.newSingleThreadScheduledExecutor(
+                            r -> {
+                                Thread t = new Thread(r, "nexmark-emit-timer");
+                                t.setDaemon(true);
+                                return t;
+                            });
         }
         CompletableFuture<Void> wake = new CompletableFuture<>();
         availability = wake;

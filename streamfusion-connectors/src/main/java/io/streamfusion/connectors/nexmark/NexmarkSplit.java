@@ -3,9 +3,9 @@ package io.streamfusion.connectors.nexmark;
 import org.apache.flink.api.connector.source.SourceSplit;
 
 /**
- * One generator of the event stream (its id range and timeline come from {@link
- * GeneratorConfig}) and how many of its events were already emitted; the latter is the whole
- * checkpointed state of a split.
+ * One generator of the event stream (its id range and timeline come from {@link GeneratorConfig})
+ * and how many of its events were already emitted; the latter is the whole checkpointed state of a
+ * split.
  */
 public final class NexmarkSplit implements SourceSplit {
     final int generator;

@@ -4,23 +4,24 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
 
-import javax.annotation.Nullable;
-
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
+import javax.annotation.Nullable;
+
 /**
- * Assigns the generator splits statically: generator g goes to reader g mod parallelism when
- * that reader registers, which then learns that no more splits will come. Splits given back
- * after a failure wait for their reader to register again.
+ * Assigns the generator splits statically: generator g goes to reader g mod parallelism when that
+ * reader registers, which then learns that no more splits will come. Splits given back after a
+ * failure wait for their reader to register again.
  */
 final class NexmarkSplitEnumerator implements SplitEnumerator<NexmarkSplit, List<NexmarkSplit>> {
     private final SplitEnumeratorContext<NexmarkSplit> context;
     private final List<NexmarkSplit> pending;
 
-    NexmarkSplitEnumerator(SplitEnumeratorContext<NexmarkSplit> context, List<NexmarkSplit> pending) {
+    NexmarkSplitEnumerator(
+            SplitEnumeratorContext<NexmarkSplit> context, List<NexmarkSplit> pending) {
         this.context = context;
         this.pending = new ArrayList<>(pending);
     }

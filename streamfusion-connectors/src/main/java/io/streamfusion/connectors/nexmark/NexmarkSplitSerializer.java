@@ -20,7 +20,10 @@ final class NexmarkSplitSerializer implements SimpleVersionedSerializer<NexmarkS
 
     @Override
     public byte[] serialize(NexmarkSplit split) {
-        return ByteBuffer.allocate(SPLIT_BYTES).putInt(split.generator).putLong(split.emitted).array();
+        return ByteBuffer.allocate(SPLIT_BYTES)
+                .putInt(split.generator)
+                .putLong(split.emitted)
+                .array();
     }
 
     @Override

@@ -56,7 +56,8 @@ public final class NexmarkTableSourceFactory implements DynamicTableSourceFactor
         if (!actual.equals(expected)) {
             throw new ValidationException(
                     String.format(
-                            "The nexmark connector produces the columns %s, but table %s declares %s.",
+                            "The nexmark connector produces the columns %s, but table %s declares"
+                                    + " %s.",
                             expected.asSummaryString(),
                             context.getObjectIdentifier().asSummaryString(),
                             actual.asSummaryString()));

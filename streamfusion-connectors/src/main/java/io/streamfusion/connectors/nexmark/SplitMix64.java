@@ -26,8 +26,8 @@ final class SplitMix64 {
     }
 
     /**
-     * Uniform in [0, bound) for 0 < bound <= 2^31 - 1, by multiply-shift of the upper 32 bits
-     * (no rejection; the bias is below bound / 2^32 and documented as part of the scheme).
+     * Uniform in [0, bound) for 0 < bound <= 2^31 - 1, by multiply-shift of the upper 32 bits (no
+     * rejection; the bias is below bound / 2^32 and documented as part of the scheme).
      */
     int nextInt(int bound) {
         return (int) (((nextLong() >>> 32) * bound) >>> 32);

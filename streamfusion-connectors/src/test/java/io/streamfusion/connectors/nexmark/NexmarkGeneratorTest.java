@@ -1,12 +1,15 @@
 package io.streamfusion.connectors.nexmark;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.table.data.RowData;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -16,10 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The generator against research/nexmark.md §3, and the reader's ordering and determinism. */
 class NexmarkGeneratorTest {
@@ -80,34 +79,47 @@ class NexmarkGeneratorTest {
         long maxAuction = GeneratorConfig.FIRST_AUCTION_ID - 1;
         for (RowData event : generate(config(EVENTS, 1))) {
             switch (event.getInt(NexmarkSchema.EVENT_TYPE)) {
-                case EventGenerator.PERSON: {
-                    long id = event.getRow(NexmarkSchema.PERSON, 8).getLong(0);
-                    assertTrue(nextPerson < 0 || id == nextPerson, "person ids are consecutive");
-                    nextPerson = id + 1;
-                    maxPerson = id;
-                    break;
-                }
-                case EventGenerator.AUCTION: {
-                    RowData a = event.getRow(NexmarkSchema.AUCTION, 10);
-                    long id = a.getLong(0);
-                    assertTrue(nextAuction < 0 || id == nextAuction, "auction ids are consecutive");
-                    nextAuction = id + 1;
-                    maxAuction = id;
-                    long seller = a.getLong(7);
-                    assertTrue(seller >= 1000 && seller <= Math.max(maxPerson, 1000) + 10, "seller " + seller);
-                    long category = a.getLong(8);
-                    assertTrue(category >= 10 && category <= 14, "category " + category);
-                    break;
-                }
-                default: {
-                    RowData b = event.getRow(NexmarkSchema.BID, 7);
-                    long auction = b.getLong(0);
-                    assertTrue(auction >= 1000 && auction <= maxAuction + 10, "auction " + auction);
-                    // Reference quirk: bidders are person ids + 1000.
-                    long bidder = b.getLong(1) - 1000;
-                    // Person 1000 (event id 0) is never generated, yet the first events may refer to it.
-                    assertTrue(bidder >= 1000 && bidder <= Math.max(maxPerson, 1000) + 10, "bidder " + bidder);
-                }
+                case EventGenerator.PERSON:
+                    {
+                        long id = event.getRow(NexmarkSchema.PERSON, 8).getLong(0);
+                        assertTrue(
+                                nextPerson < 0 || id == nextPerson, "person ids are consecutive");
+                        nextPerson = id + 1;
+                        maxPerson = id;
+                        break;
+                    }
+                case EventGenerator.AUCTION:
+                    {
+                        RowData a = event.getRow(NexmarkSchema.AUCTION, 10);
+                        long id = a.getLong(0);
+                        assertTrue(
+                                nextAuction < 0 || id == nextAuction,
+                                "auction ids are consecutive");
+                        nextAuction = id + 1;
+                        maxAuction = id;
+                        long seller = a.getLong(7);
+                        assertTrue(
+                                seller >= 1000 && seller <= Math.max(maxPerson, 1000) + 10,
+                                "seller " + seller);
+                        long category = a.getLong(8);
+                        assertTrue(category >= 10 && category <= 14, "category " + category);
+                        break;
+                    }
+                default:
+                    {
+                        RowData b = event.getRow(NexmarkSchema.BID, 7);
+                        long auction = b.getLong(0);
+                        assertTrue(
+                                auction >= 1000 && auction <= maxAuction + 10,
+                                "auction " + auction);
+                        // Reference quirk: bidders are person ids + 1000.
+                        long bidder = b.getLong(1) - 1000;
+                        // Person 1000 (event id 0) is never generated, yet the first events may
+                        // refer to it.
+                        assertTrue(
+                                bidder >= 1000 && bidder <= Math.max(maxPerson, 1000) + 10,
+                                "bidder " + bidder);
+                    }
             }
         }
         // Ids 2 .. 100,001: base-0 persons 1 .. 2000 and auctions 1 .. 6000 (ids 0 and 1 unused).
@@ -138,17 +150,30 @@ class NexmarkGeneratorTest {
         assertEquals(timestampOf(generator.event(0, 1000)), timestampOf(generator.event(2, 1000)));
         assertEquals(GeneratorConfig.DEFAULT_BASE_TIME, config.baseTime);
         // 10,000 events/s over 3 generators: each generator's events are 300 us apart.
-        assertEquals(GeneratorConfig.DEFAULT_BASE_TIME + 3000, timestampOf(generator.event(1, 9_999)));
+        assertEquals(
+                GeneratorConfig.DEFAULT_BASE_TIME + 3000, timestampOf(generator.event(1, 9_999)));
     }
 
     @Test
     void valuesFollowTheSpecifiedDistributions() {
         Pattern email = Pattern.compile("[a-z ]{0,6}@[a-z ]{0,4}\\.com");
         Pattern card = Pattern.compile("\\d{4} \\d{4} \\d{4} \\d{4}");
-        Pattern url = Pattern.compile("https://www\\.nexmark\\.com/[a-z_]{3,4}/[a-z_]{3,4}/[a-z_]{3,4}/item\\.htm\\?query=1(&channel_id=\\d+)?");
+        Pattern url =
+                Pattern.compile(
+                        "https://www\\.nexmark\\.com/[a-z_]{3,4}/[a-z_]{3,4}/[a-z_]{3,4}/item\\.htm\\?query=1(&channel_id=\\d+)?");
         Set<String> hotChannels = Set.of("Google", "Facebook", "Baidu", "Apple");
-        Set<String> cities = Set.of("Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland",
-                "Bend", "Redmond", "Seattle", "Kent", "Cheyenne");
+        Set<String> cities =
+                Set.of(
+                        "Phoenix",
+                        "Los Angeles",
+                        "San Francisco",
+                        "Boise",
+                        "Portland",
+                        "Bend",
+                        "Redmond",
+                        "Seattle",
+                        "Kent",
+                        "Cheyenne");
         Set<String> states = Set.of("AZ", "CA", "ID", "OR", "WA", "WY");
         GeneratorConfig config = config(EVENTS, 1);
 
@@ -159,71 +184,83 @@ class NexmarkGeneratorTest {
         Map<String, Integer> stateCounts = new HashMap<>();
         for (RowData event : generate(config)) {
             switch (event.getInt(NexmarkSchema.EVENT_TYPE)) {
-                case EventGenerator.PERSON: {
-                    RowData p = event.getRow(NexmarkSchema.PERSON, 8);
-                    String name = p.getString(1).toString();
-                    assertTrue(name.matches("[A-Z][a-z]+ [A-Z][a-z]+"), name);
-                    assertTrue(email.matcher(p.getString(2).toString()).matches(), p.getString(2).toString());
-                    assertTrue(card.matcher(p.getString(3).toString()).matches());
-                    assertTrue(cities.contains(p.getString(4).toString()));
-                    String state = p.getString(5).toString();
-                    assertTrue(states.contains(state));
-                    stateCounts.merge(state, 1, Integer::sum);
-                    int size = 8;
-                    for (int f : new int[] {1, 2, 3, 4, 5, 7}) {
-                        size += p.getString(f).toBytes().length;
-                    }
-                    personSize += size;
-                    persons++;
-                    break;
-                }
-                case EventGenerator.AUCTION: {
-                    RowData a = event.getRow(NexmarkSchema.AUCTION, 10);
-                    // With 1:3:46, the auction with base-0 id k follows person k / 3.
-                    long lastPerson = (a.getLong(0) - 1000) / 3;
-                    if (a.getLong(7) - 1000 == (lastPerson / 100) * 100) {
-                        hotSeller++;
-                    }
-                    String item = a.getString(1).toString();
-                    String description = a.getString(2).toString();
-                    assertTrue(item.length() <= 19 && description.length() <= 99);
-                    assertTrue(a.getLong(3) >= 100 && a.getLong(4) > a.getLong(3));
-                    long start = a.getTimestamp(5, 3).getMillisecond();
-                    long expires = a.getTimestamp(6, 3).getMillisecond();
-                    // 1666 events 100 us apart: lifetimes of 1 .. 2 * 167 ms.
-                    assertTrue(expires > start && expires - start <= 334, "auction length " + (expires - start));
-                    auctionSize += 8 + item.length() + description.length() + 40 + a.getString(9).toBytes().length;
-                    auctions++;
-                    break;
-                }
-                default: {
-                    RowData b = event.getRow(NexmarkSchema.BID, 7);
-                    long price = b.getLong(2);
-                    assertTrue(price >= 100 && price < 100_000_000L, "price " + price);
-                    priceTiers[price < 10_000 ? 0 : price < 1_000_000 ? 1 : 2]++;
-                    if ((b.getLong(0) - 1000) % 100 == 0) {
-                        hotAuction++;
-                    }
-                    if ((b.getLong(1) - 2000) % 100 == 1) {
-                        hotBidder++;
-                    }
-                    String channel = b.getString(3).toString();
-                    String link = b.getString(4).toString();
-                    assertTrue(url.matcher(link).matches(), link);
-                    if (hotChannels.contains(channel)) {
-                        hotChannel++;
-                        assertTrue(!link.contains("channel_id"));
-                    } else {
-                        assertTrue(channel.matches("channel-\\d{1,4}"), channel);
-                        if (link.contains("&channel_id=")) {
-                            channelIds++;
+                case EventGenerator.PERSON:
+                    {
+                        RowData p = event.getRow(NexmarkSchema.PERSON, 8);
+                        String name = p.getString(1).toString();
+                        assertTrue(name.matches("[A-Z][a-z]+ [A-Z][a-z]+"), name);
+                        assertTrue(
+                                email.matcher(p.getString(2).toString()).matches(),
+                                p.getString(2).toString());
+                        assertTrue(card.matcher(p.getString(3).toString()).matches());
+                        assertTrue(cities.contains(p.getString(4).toString()));
+                        String state = p.getString(5).toString();
+                        assertTrue(states.contains(state));
+                        stateCounts.merge(state, 1, Integer::sum);
+                        int size = 8;
+                        for (int f : new int[] {1, 2, 3, 4, 5, 7}) {
+                            size += p.getString(f).toBytes().length;
                         }
+                        personSize += size;
+                        persons++;
+                        break;
                     }
-                    int extra = b.getString(6).toBytes().length;
-                    assertTrue(extra >= 54 && extra <= 81, "bid extra length " + extra);
-                    bidSize += 32 + extra;
-                    bids++;
-                }
+                case EventGenerator.AUCTION:
+                    {
+                        RowData a = event.getRow(NexmarkSchema.AUCTION, 10);
+                        // With 1:3:46, the auction with base-0 id k follows person k / 3.
+                        long lastPerson = (a.getLong(0) - 1000) / 3;
+                        if (a.getLong(7) - 1000 == (lastPerson / 100) * 100) {
+                            hotSeller++;
+                        }
+                        String item = a.getString(1).toString();
+                        String description = a.getString(2).toString();
+                        assertTrue(item.length() <= 19 && description.length() <= 99);
+                        assertTrue(a.getLong(3) >= 100 && a.getLong(4) > a.getLong(3));
+                        long start = a.getTimestamp(5, 3).getMillisecond();
+                        long expires = a.getTimestamp(6, 3).getMillisecond();
+                        // 1666 events 100 us apart: lifetimes of 1 .. 2 * 167 ms.
+                        assertTrue(
+                                expires > start && expires - start <= 334,
+                                "auction length " + (expires - start));
+                        auctionSize +=
+                                8
+                                        + item.length()
+                                        + description.length()
+                                        + 40
+                                        + a.getString(9).toBytes().length;
+                        auctions++;
+                        break;
+                    }
+                default:
+                    {
+                        RowData b = event.getRow(NexmarkSchema.BID, 7);
+                        long price = b.getLong(2);
+                        assertTrue(price >= 100 && price < 100_000_000L, "price " + price);
+                        priceTiers[price < 10_000 ? 0 : price < 1_000_000 ? 1 : 2]++;
+                        if ((b.getLong(0) - 1000) % 100 == 0) {
+                            hotAuction++;
+                        }
+                        if ((b.getLong(1) - 2000) % 100 == 1) {
+                            hotBidder++;
+                        }
+                        String channel = b.getString(3).toString();
+                        String link = b.getString(4).toString();
+                        assertTrue(url.matcher(link).matches(), link);
+                        if (hotChannels.contains(channel)) {
+                            hotChannel++;
+                            assertTrue(!link.contains("channel_id"));
+                        } else {
+                            assertTrue(channel.matches("channel-\\d{1,4}"), channel);
+                            if (link.contains("&channel_id=")) {
+                                channelIds++;
+                            }
+                        }
+                        int extra = b.getString(6).toBytes().length;
+                        assertTrue(extra >= 54 && extra <= 81, "bid extra length " + extra);
+                        bidSize += 32 + extra;
+                        bids++;
+                    }
             }
         }
         assertClose(200, (double) personSize / persons, 5, "person size");
@@ -238,7 +275,12 @@ class NexmarkGeneratorTest {
         for (int tier : priceTiers) {
             assertClose(1.0 / 3, (double) tier / bids, 0.02, "price tier");
         }
-        assertClose(0.5, (stateCounts.get("OR") + stateCounts.get("ID") + stateCounts.get("CA")) / (double) persons, 0.04, "q3 states");
+        assertClose(
+                0.5,
+                (stateCounts.get("OR") + stateCounts.get("ID") + stateCounts.get("CA"))
+                        / (double) persons,
+                0.04,
+                "q3 states");
     }
 
     @Test
@@ -329,7 +371,9 @@ class NexmarkGeneratorTest {
         assertEquals(33, config.eventsOf(0));
         assertEquals(34, config.eventsOf(2));
         assertTrue(config.bounded);
-        assertTrue(!GeneratorConfig.fromOptions(new Configuration()).bounded, "events.num 0 is unbounded");
+        assertTrue(
+                !GeneratorConfig.fromOptions(new Configuration()).bounded,
+                "events.num 0 is unbounded");
     }
 
     /** What one reader emits when the enumerator assigns generator g to reader g mod P. */
@@ -355,7 +399,9 @@ class NexmarkGeneratorTest {
     }
 
     private static void assertClose(double expected, double actual, double tolerance, String what) {
-        assertTrue(Math.abs(expected - actual) <= tolerance, what + ": expected " + expected + " ± " + tolerance + " but was " + actual);
+        assertTrue(
+                Math.abs(expected - actual) <= tolerance,
+                what + ": expected " + expected + " ± " + tolerance + " but was " + actual);
     }
 
     static final class Collecting implements ReaderOutput<RowData> {

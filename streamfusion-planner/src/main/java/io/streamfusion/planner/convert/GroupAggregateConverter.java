@@ -10,6 +10,7 @@ import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
 import io.streamfusion.runtime.operators.DistinctState;
 
+import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.UserDefinedFunction;
@@ -22,18 +23,12 @@ import org.apache.flink.table.planner.functions.aggfunctions.MinAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.Sum0AggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumAggFunction;
 import org.apache.flink.table.planner.functions.aggfunctions.SumWithRetractAggFunction;
-import org.apache.flink.table.runtime.functions.aggregate.FirstValueAggFunction;
-import org.apache.flink.table.runtime.functions.aggregate.FirstValueWithRetractAggFunction;
-import org.apache.flink.table.runtime.functions.aggregate.LastValueAggFunction;
-import org.apache.flink.table.runtime.functions.aggregate.LastValueWithRetractAggFunction;
-import org.apache.flink.table.runtime.functions.aggregate.MaxWithRetractAggFunction;
-import org.apache.flink.table.runtime.functions.aggregate.MinWithRetractAggFunction;
-import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
@@ -44,14 +39,18 @@ import org.apache.flink.table.planner.plan.utils.DistinctInfo;
 import org.apache.flink.table.planner.plan.utils.MinibatchUtil;
 import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 import org.apache.flink.table.runtime.dataview.MapViewSpec;
+import org.apache.flink.table.runtime.functions.aggregate.FirstValueAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.FirstValueWithRetractAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.LastValueAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.LastValueWithRetractAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.MaxWithRetractAggFunction;
+import org.apache.flink.table.runtime.functions.aggregate.MinWithRetractAggFunction;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
-
-import org.apache.calcite.rel.core.AggregateCall;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -113,7 +112,9 @@ public final class GroupAggregateConverter {
 
     /** StreamExecLocalGroupAggregate: the stateless first phase of mini-batch aggregation. */
     public static StreamExecNativeGroupAggregate convertLocal(
-            StreamExecLocalGroupAggregate node, FlinkTypeFactory typeFactory, SessionOptions session)
+            StreamExecLocalGroupAggregate node,
+            FlinkTypeFactory typeFactory,
+            SessionOptions session)
             throws UnsupportedNativeException {
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         boolean needRetraction = NodeFields.read(node, "needRetraction");
@@ -176,7 +177,8 @@ public final class GroupAggregateConverter {
         boolean[] aggCallNeedRetractions = NodeFields.read(node, "aggCallNeedRetractions");
         // Scala's Option[Int] is Option<Object> to Java.
         @SuppressWarnings({"unchecked", "rawtypes"})
-        scala.Option<Object> countStar = (scala.Option) JavaScalaConversionUtil.toScala(indexOfCountStar);
+        scala.Option<Object> countStar =
+                (scala.Option) JavaScalaConversionUtil.toScala(indexOfCountStar);
         AggregateInfoList infos =
                 AggregateUtil.transformToStreamAggregateInfoList(
                         typeFactory,
@@ -192,8 +194,8 @@ public final class GroupAggregateConverter {
     }
 
     /**
-     * DISTINCT over one argument only, its map state-backed unless the node is a Local one
-     * (which keeps its maps on the heap and sends them on as RAW views).
+     * DISTINCT over one argument only, its map state-backed unless the node is a Local one (which
+     * keeps its maps on the heap and sends them on as RAW views).
      */
     static void checkDistincts(
             ExecNodeBase<?> node, AggregateInfoList infos, boolean stateBackedDataViews)
@@ -217,8 +219,8 @@ public final class GroupAggregateConverter {
 
     /**
      * The DISTINCT maps of {@code infos}: their protos, their state-backed maps (none for heap
-     * views) and their accumulator fields (RAW: a placeholder for a state-backed map, LOCAL's
-     * heap view otherwise), after the calls' fields as in Flink's accumulator row.
+     * views) and their accumulator fields (RAW: a placeholder for a state-backed map, LOCAL's heap
+     * view otherwise), after the calls' fields as in Flink's accumulator row.
      */
     static void addDistincts(
             AggregateInfoList infos,
@@ -274,10 +276,7 @@ public final class GroupAggregateConverter {
 
         byte[] bytes =
                 NativePlans.compileFor(
-                        node,
-                        inputType,
-                        Operator.newBuilder().setGroupAggregate(agg),
-                        session);
+                        node, inputType, Operator.newBuilder().setGroupAggregate(agg), session);
         return new StreamExecNativeGroupAggregate(
                 node,
                 bytes,
@@ -366,10 +365,10 @@ public final class GroupAggregateConverter {
     }
 
     /**
-     * MIN/MAX of strings compare as Flink's BinaryStringData.compareTo, which uses UTF-8 byte
-     * order unless both strings are held as Java objects (then UTF-16 order). Rows that come
-     * through an exchange (deserialized) or from a native operator hold bytes, as do accumulators
-     * from state; a chained Flink operator may hand over Java-held strings.
+     * MIN/MAX of strings compare as Flink's BinaryStringData.compareTo, which uses UTF-8 byte order
+     * unless both strings are held as Java objects (then UTF-16 order). Rows that come through an
+     * exchange (deserialized) or from a native operator hold bytes, as do accumulators from state;
+     * a chained Flink operator may hand over Java-held strings.
      */
     private static void checkStringOrdering(ExecNodeBase<?> node, Kind kind, AggregateInfo info)
             throws UnsupportedNativeException {
@@ -395,9 +394,8 @@ public final class GroupAggregateConverter {
     /**
      * MIN/MAX over retracting input (Min/MaxWithRetractAggFunction): the accumulator is Flink's
      * STRUCTURED (min/max, mapSize, map) whose map is a state-backed MapView value -> count; the
-     * native side reads the STRUCTURED field as ROW(value, mapSize BIGINT, map placeholder) and
-     * the map as one of the aggregation's MapStates, declared as Flink's generated code declares
-     * it.
+     * native side reads the STRUCTURED field as ROW(value, mapSize BIGINT, map placeholder) and the
+     * map as one of the aggregation's MapStates, declared as Flink's generated code declares it.
      */
     private static void addRetractableExtreme(
             ExecNodeBase<?> node,
@@ -440,11 +438,11 @@ public final class GroupAggregateConverter {
 
     /**
      * FIRST_VALUE/LAST_VALUE over retracting input (First/LastValueWithRetractAggFunction): the
-     * accumulator is Flink's STRUCTURED (value, order, valueToOrderMap, orderToValueMap) whose
-     * maps are state-backed MapViews value -> List&lt;Long&gt; and Long -> List&lt;value&gt;; the
-     * native side reads it as ROW(value, order BIGINT, placeholder, placeholder) and the maps as
-     * two of the aggregation's MapStates (added to {@code orderMaps}), declared as Flink's
-     * generated code declares them.
+     * accumulator is Flink's STRUCTURED (value, order, valueToOrderMap, orderToValueMap) whose maps
+     * are state-backed MapViews value -> List&lt;Long&gt; and Long -> List&lt;value&gt;; the native
+     * side reads it as ROW(value, order BIGINT, placeholder, placeholder) and the maps as two of
+     * the aggregation's MapStates (added to {@code orderMaps}), declared as Flink's generated code
+     * declares them.
      */
     private static void addRetractableFirstLast(
             AggregateInfo info,
@@ -479,9 +477,9 @@ public final class GroupAggregateConverter {
     }
 
     /**
-     * The STRUCTURED accumulator {@code acc} of a function over retracting input with {@code
-     * views} state-backed MapViews after a value and a BIGINT (MIN/MAX: mapSize; FIRST/LAST_VALUE:
-     * the order): the native side reads it as ROW(value, BIGINT, one placeholder per view), the
+     * The STRUCTURED accumulator {@code acc} of a function over retracting input with {@code views}
+     * state-backed MapViews after a value and a BIGINT (MIN/MAX: mapSize; FIRST/LAST_VALUE: the
+     * order): the native side reads it as ROW(value, BIGINT, one placeholder per view), the
      * placeholders' bytes as a VARBINARY (nothing reads them).
      */
     private static void addViewAccumulator(

@@ -1,5 +1,7 @@
 package io.streamfusion.planner.convert;
 
+import com.google.protobuf.ByteString;
+
 import io.streamfusion.plan.Call;
 import io.streamfusion.plan.DataType;
 import io.streamfusion.plan.Expr;
@@ -11,17 +13,6 @@ import io.streamfusion.plan.TimestampValue;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.runtime.jni.Plans;
 
-import org.apache.flink.table.functions.BuiltInFunctionDefinition;
-import org.apache.flink.table.functions.FunctionDefinition;
-import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
-import org.apache.flink.table.planner.functions.bridging.BridgingSqlAggFunction;
-import org.apache.flink.table.planner.functions.bridging.BridgingSqlFunction;
-import org.apache.flink.table.planner.functions.utils.ScalarSqlFunction;
-import org.apache.flink.table.types.logical.DecimalType;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeFamily;
-
-import com.google.protobuf.ByteString;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexFieldAccess;
 import org.apache.calcite.rex.RexInputRef;
@@ -35,11 +26,17 @@ import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
 import org.apache.calcite.util.TimeString;
 import org.apache.calcite.util.TimestampString;
-
 import org.apache.flink.calcite.shaded.com.google.common.collect.BoundType;
 import org.apache.flink.calcite.shaded.com.google.common.collect.Range;
-
-import javax.annotation.Nullable;
+import org.apache.flink.table.functions.BuiltInFunctionDefinition;
+import org.apache.flink.table.functions.FunctionDefinition;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.functions.bridging.BridgingSqlAggFunction;
+import org.apache.flink.table.planner.functions.bridging.BridgingSqlFunction;
+import org.apache.flink.table.planner.functions.utils.ScalarSqlFunction;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -47,15 +44,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import javax.annotation.Nullable;
+
 /**
- * Converts Calcite RexNodes of a Flink Calc into plan Exprs. Operators are sent by name: the
- * kinds in {@link #CALLS} by their plan name, any other built-in function by Flink's name for
- * it in upper case (spaces as underscores, e.g. IS_DISTINCT_FROM). The native function registry
- * is the one list of what runs natively: it refuses unknown names and unsupported operand types
- * with a reason, which the planner shows as the fallback reason. User-defined functions are
- * never sent by name (a temporary system function may shadow a built-in name): a user-defined
- * ScalarFunction becomes a call "UDF" of a descriptor in the plan's UDF list (see
- * {@link UdfConverter}), which the native pipeline calls back in the JVM once per batch.
+ * Converts Calcite RexNodes of a Flink Calc into plan Exprs. Operators are sent by name: the kinds
+ * in {@link #CALLS} by their plan name, any other built-in function by Flink's name for it in upper
+ * case (spaces as underscores, e.g. IS_DISTINCT_FROM). The native function registry is the one list
+ * of what runs natively: it refuses unknown names and unsupported operand types with a reason,
+ * which the planner shows as the fallback reason. User-defined functions are never sent by name (a
+ * temporary system function may shadow a built-in name): a user-defined ScalarFunction becomes a
+ * call "UDF" of a descriptor in the plan's UDF list (see {@link UdfConverter}), which the native
+ * pipeline calls back in the JVM once per batch.
  */
 public final class RexConverter {
 
@@ -97,8 +96,8 @@ public final class RexConverter {
     }
 
     /**
-     * Converts {@code node}; calls of user-defined scalar functions add their descriptors to
-     * {@code udfs} (the plan's UDF list), or are refused when it is null.
+     * Converts {@code node}; calls of user-defined scalar functions add their descriptors to {@code
+     * udfs} (the plan's UDF list), or are refused when it is null.
      */
     public static Expr convert(RexNode node, @Nullable List<UdfDescriptor> udfs)
             throws UnsupportedNativeException {
@@ -134,8 +133,7 @@ public final class RexConverter {
 
     private static Expr convertNode(RexNode node, @Nullable List<UdfDescriptor> udfs)
             throws UnsupportedNativeException {
-        if (node instanceof RexLiteral
-                && ((RexLiteral) node).getTypeName() == SqlTypeName.SYMBOL) {
+        if (node instanceof RexLiteral && ((RexLiteral) node).getTypeName() == SqlTypeName.SYMBOL) {
             // A flag operand (TimeUnitRange of EXTRACT/FLOOR, TRIM's BOTH/LEADING/TRAILING...).
             Object value = ((RexLiteral) node).getValue();
             String name = value instanceof Enum ? ((Enum<?>) value).name() : String.valueOf(value);
@@ -165,7 +163,11 @@ public final class RexConverter {
             return expr.setCall(call((RexCall) node, udfs)).build();
         }
         throw new UnsupportedNativeException(
-                "expression " + node + " (" + node.getClass().getSimpleName() + ") is not supported natively");
+                "expression "
+                        + node
+                        + " ("
+                        + node.getClass().getSimpleName()
+                        + ") is not supported natively");
     }
 
     private static Call call(RexCall call, @Nullable List<UdfDescriptor> udfs)
@@ -214,7 +216,9 @@ public final class RexConverter {
                 Expr right = convertNode(operands.get(i), udfs);
                 left =
                         Expr.newBuilder()
-                                .setType(TypeConverter.toProto(FlinkTypeFactory.toLogicalType(call.getType())))
+                                .setType(
+                                        TypeConverter.toProto(
+                                                FlinkTypeFactory.toLogicalType(call.getType())))
                                 .setCall(
                                         Call.newBuilder()
                                                 .setFunction(name)
@@ -224,13 +228,20 @@ public final class RexConverter {
             }
             return left.getCall();
         }
-        if (("PLUS".equals(name) || "MINUS".equals(name) || "TIMES".equals(name)
-                        || kind == SqlKind.DIVIDE || kind == SqlKind.MOD
-                        || kind == SqlKind.MINUS_PREFIX || kind == SqlKind.PLUS_PREFIX)
+        if (("PLUS".equals(name)
+                        || "MINUS".equals(name)
+                        || "TIMES".equals(name)
+                        || kind == SqlKind.DIVIDE
+                        || kind == SqlKind.MOD
+                        || kind == SqlKind.MINUS_PREFIX
+                        || kind == SqlKind.PLUS_PREFIX)
                 && !allNumeric(call)) {
             throw new UnsupportedNativeException(
-                    "operator " + call.getOperator().getName() + " on "
-                            + typesOf(call) + " is not supported natively (numeric operands only)");
+                    "operator "
+                            + call.getOperator().getName()
+                            + " on "
+                            + typesOf(call)
+                            + " is not supported natively (numeric operands only)");
         }
         Call.Builder b = Call.newBuilder().setFunction(name);
         for (RexNode operand : operands) {
@@ -240,8 +251,8 @@ public final class RexConverter {
     }
 
     /**
-     * The plan name of a built-in function (Flink's own name in upper case, spaces as
-     * underscores), or null for a user-defined function.
+     * The plan name of a built-in function (Flink's own name in upper case, spaces as underscores),
+     * or null for a user-defined function.
      */
     static String builtInName(SqlOperator operator) {
         if (operator instanceof BridgingSqlFunction) {
@@ -249,13 +260,17 @@ public final class RexConverter {
             if (!(definition instanceof BuiltInFunctionDefinition)) {
                 return null;
             }
-            return ((BuiltInFunctionDefinition) definition).getName().toUpperCase(Locale.ROOT).replace(' ', '_');
+            return ((BuiltInFunctionDefinition) definition)
+                    .getName()
+                    .toUpperCase(Locale.ROOT)
+                    .replace(' ', '_');
         }
         if (operator instanceof ScalarSqlFunction || operator instanceof BridgingSqlAggFunction) {
-            return null;  // a legacy user-defined function, or an aggregate
+            return null; // a legacy user-defined function, or an aggregate
         }
         String pkg = operator.getClass().getPackageName();
-        if (!pkg.startsWith("org.apache.calcite.sql") && !pkg.startsWith("org.apache.flink.table.planner.functions.sql")) {
+        if (!pkg.startsWith("org.apache.calcite.sql")
+                && !pkg.startsWith("org.apache.flink.table.planner.functions.sql")) {
             return null;
         }
         return operator.getName().toUpperCase(Locale.ROOT).replace(' ', '_');
@@ -277,21 +292,25 @@ public final class RexConverter {
         StringBuilder s = new StringBuilder("(");
         for (int i = 0; i < call.getOperands().size(); i++) {
             s.append(i > 0 ? ", " : "")
-                    .append(FlinkTypeFactory.toLogicalType(call.getOperands().get(i).getType())
-                            .asSummaryString());
+                    .append(
+                            FlinkTypeFactory.toLogicalType(call.getOperands().get(i).getType())
+                                    .asSummaryString());
         }
         return s.append(")").toString();
     }
 
     private static Sarg sarg(RexLiteral literal) throws UnsupportedNativeException {
         LogicalType type = FlinkTypeFactory.toLogicalType(literal.getType());
-        org.apache.calcite.util.Sarg<?> sarg = literal.getValueAs(org.apache.calcite.util.Sarg.class);
+        org.apache.calcite.util.Sarg<?> sarg =
+                literal.getValueAs(org.apache.calcite.util.Sarg.class);
         Sarg.Builder b = Sarg.newBuilder();
         RexUnknownAs nullAs = sarg.nullAs;
         b.setNullAs(
                 nullAs == RexUnknownAs.TRUE
                         ? Sarg.NullAs.IS_TRUE
-                        : nullAs == RexUnknownAs.FALSE ? Sarg.NullAs.IS_FALSE : Sarg.NullAs.UNKNOWN);
+                        : nullAs == RexUnknownAs.FALSE
+                                ? Sarg.NullAs.IS_FALSE
+                                : Sarg.NullAs.UNKNOWN);
         for (Range<?> range : sarg.rangeSet.asRanges()) {
             SargRange.Builder r = SargRange.newBuilder();
             if (range.hasLowerBound()) {
@@ -364,21 +383,24 @@ public final class RexConverter {
                                         : ((Number) value).doubleValue())
                         .build();
             case DECIMAL:
-                BigDecimal decimal =
-                        ((BigDecimal) value).setScale(((DecimalType) type).getScale());
+                BigDecimal decimal = ((BigDecimal) value).setScale(((DecimalType) type).getScale());
                 return b.setDecimalUnscaled(
                                 ByteString.copyFrom(decimal.unscaledValue().toByteArray()))
                         .build();
             case CHAR:
             case VARCHAR:
-                String text = value instanceof NlsString ? ((NlsString) value).getValue() : value.toString();
+                String text =
+                        value instanceof NlsString
+                                ? ((NlsString) value).getValue()
+                                : value.toString();
                 return b.setStringValue(ByteString.copyFrom(text.getBytes(StandardCharsets.UTF_8)))
                         .build();
             case BINARY:
             case VARBINARY:
                 return b.setBinaryValue(
                                 ByteString.copyFrom(
-                                        ((org.apache.calcite.avatica.util.ByteString) value).getBytes()))
+                                        ((org.apache.calcite.avatica.util.ByteString) value)
+                                                .getBytes()))
                         .build();
             case DATE:
                 return b.setIntValue(((DateString) value).getDaysSinceEpoch()).build();

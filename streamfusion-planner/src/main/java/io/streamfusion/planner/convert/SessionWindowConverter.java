@@ -6,6 +6,7 @@ import io.streamfusion.plan.SessionWindowAggregateNode;
 import io.streamfusion.planner.nodes.StreamExecNativeSessionWindowAggregate;
 import io.streamfusion.runtime.operators.DistinctState;
 
+import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.data.RowData;
@@ -27,8 +28,6 @@ import org.apache.flink.table.runtime.util.TimeWindowUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
-import org.apache.calcite.rel.core.AggregateCall;
-
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -39,10 +38,10 @@ import java.util.List;
  * Converts an aggregation over an event-time or processing-time SESSION window into a native
  * session window aggregation, or refuses with the reason: the legacy {@code GROUP BY ...,
  * SESSION(time, gap)} (StreamExecGroupWindowAggregate, Flink's WindowOperator) and the SESSION
- * window TVF
- * (StreamExecWindowAggregate, WindowAggOperator with UnsliceSyncStateWindowAggProcessor). Both
- * merge windows with Flink's MergingWindowProcessFunction over the same state. The functions and
- * accumulator layout come from the same {@link AggregateInfoList} call Flink's translation makes.
+ * window TVF (StreamExecWindowAggregate, WindowAggOperator with
+ * UnsliceSyncStateWindowAggProcessor). Both merge windows with Flink's MergingWindowProcessFunction
+ * over the same state. The functions and accumulator layout come from the same {@link
+ * AggregateInfoList} call Flink's translation makes.
  */
 public final class SessionWindowConverter {
     private SessionWindowConverter() {}
@@ -93,8 +92,7 @@ public final class SessionWindowConverter {
             throw new UnsupportedNativeException(
                     name + " over SESSION windows from " + windowing + " is not native yet");
         }
-        checkCommon(
-                node, name, windowing.isRowtime(), windowing.getTimeAttributeType(), config);
+        checkCommon(node, name, windowing.isRowtime(), windowing.getTimeAttributeType(), config);
         // Over an updating input (a changelog source) -U/-D rows retract, the functions are
         // Flink's retracting ones and COUNT(*) decides whether a session is empty.
         boolean needRetraction = NodeFields.read(node, "needRetraction");

@@ -12,8 +12,8 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RawType;
-import org.apache.flink.table.types.logical.StructuredType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.StructuredType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarBinaryType;
@@ -70,7 +70,9 @@ public final class TypeConverter {
                         .setScale(d.getScale())
                         .build();
             case CHAR:
-                return b.setKind(DataType.Kind.CHAR).setLength(((CharType) type).getLength()).build();
+                return b.setKind(DataType.Kind.CHAR)
+                        .setLength(((CharType) type).getLength())
+                        .build();
             case VARCHAR:
                 return b.setKind(DataType.Kind.VARCHAR)
                         .setLength(((VarCharType) type).getLength())

@@ -1,8 +1,13 @@
 package io.streamfusion.planner.convert;
 
+import com.google.protobuf.ByteString;
+
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.runtime.udf.ScalarUdfSpec;
 
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexCallBinding;
+import org.apache.calcite.rex.RexNode;
 import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.functions.SpecializedFunction;
@@ -16,11 +21,6 @@ import org.apache.flink.table.types.inference.TypeInferenceUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.util.InstantiationUtil;
 
-import com.google.protobuf.ByteString;
-import org.apache.calcite.rex.RexCall;
-import org.apache.calcite.rex.RexCallBinding;
-import org.apache.calcite.rex.RexNode;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -30,8 +30,8 @@ import java.util.List;
  * Turns a call of a user-defined {@link ScalarFunction} into a plan UdfDescriptor: the native
  * pipeline calls the function back in the JVM once per batch. The eval argument and result data
  * types are resolved as Flink's code generator resolves them (BridgingFunctionGenUtil:
- * castArguments, then inferOutputType on the function's type inference), so the same eval
- * method receives the same external values.
+ * castArguments, then inferOutputType on the function's type inference), so the same eval method
+ * receives the same external values.
  */
 final class UdfConverter {
 
@@ -45,13 +45,14 @@ final class UdfConverter {
     }
 
     /** Adds the descriptor of {@code call} to {@code udfs}; returns its index there. */
-    static int register(RexCall call, List<UdfDescriptor> udfs)
-            throws UnsupportedNativeException {
+    static int register(RexCall call, List<UdfDescriptor> udfs) throws UnsupportedNativeException {
         BridgingSqlFunction function = (BridgingSqlFunction) call.getOperator();
         FunctionDefinition definition = function.getDefinition();
         String name = function.getName();
         if (definition instanceof SpecializedFunction) {
-            throw refusal(name, "a SpecializedFunction is specialized per call site by Flink's code generator");
+            throw refusal(
+                    name,
+                    "a SpecializedFunction is specialized per call site by Flink's code generator");
         }
         ScalarFunction udf = (ScalarFunction) definition;
         if (!udf.isDeterministic() || !function.isDeterministic()) {
@@ -81,7 +82,11 @@ final class UdfConverter {
             if (type.isNullable() && arguments.get(i).getConversionClass().isPrimitive()) {
                 // Flink's generated code would pass the primitive's placeholder for a NULL.
                 throw refusal(
-                        name, "argument " + i + " is a nullable " + type.asSummaryString()
+                        name,
+                        "argument "
+                                + i
+                                + " is a nullable "
+                                + type.asSummaryString()
                                 + " passed to a primitive parameter");
             }
             operandTypes.add(type);

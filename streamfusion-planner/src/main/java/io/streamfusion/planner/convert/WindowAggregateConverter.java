@@ -15,19 +15,21 @@ import io.streamfusion.runtime.config.StreamFusionOptions.WindowState;
 import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.operators.NativeGroupWindowAggregateOperator;
 
+import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
-import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.expressions.ValueLiteralExpression;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.plan.logical.CumulativeWindowSpec;
 import org.apache.flink.table.planner.plan.logical.HoppingWindowSpec;
 import org.apache.flink.table.planner.plan.logical.LogicalWindow;
 import org.apache.flink.table.planner.plan.logical.SessionGroupWindow;
-import org.apache.flink.table.planner.plan.logical.SlidingGroupWindow;
-import org.apache.flink.table.planner.plan.logical.TumblingGroupWindow;
 import org.apache.flink.table.planner.plan.logical.SessionWindowSpec;
 import org.apache.flink.table.planner.plan.logical.SliceAttachedWindowingStrategy;
+import org.apache.flink.table.planner.plan.logical.SlidingGroupWindow;
 import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
+import org.apache.flink.table.planner.plan.logical.TumblingGroupWindow;
 import org.apache.flink.table.planner.plan.logical.TumblingWindowSpec;
 import org.apache.flink.table.planner.plan.logical.WindowAttachedWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.WindowSpec;
@@ -48,13 +50,8 @@ import org.apache.flink.table.runtime.groupwindow.WindowEnd;
 import org.apache.flink.table.runtime.groupwindow.WindowProperty;
 import org.apache.flink.table.runtime.groupwindow.WindowStart;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
-import org.apache.flink.table.expressions.ValueLiteralExpression;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-
-import org.apache.calcite.rel.core.AggregateCall;
-
-import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.time.ZoneId;
@@ -63,13 +60,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import javax.annotation.Nullable;
+
 /**
  * Converts Flink's window TVF aggregation over a TUMBLE, HOP or CUMULATE window
  * (StreamExecWindowAggregate on event or processing time, and the two-phase
  * StreamExecLocalWindowAggregate and StreamExecGlobalWindowAggregate) into a native window
- * aggregation, or refuses with the reason.
- * The functions and accumulator layout come from Flink's own {@link AggregateInfoList}, built by
- * the call Flink's translation makes (including the COUNT(*) it inserts for HOP windows).
+ * aggregation, or refuses with the reason. The functions and accumulator layout come from Flink's
+ * own {@link AggregateInfoList}, built by the call Flink's translation makes (including the
+ * COUNT(*) it inserts for HOP windows).
  */
 public final class WindowAggregateConverter {
     private WindowAggregateConverter() {}
@@ -231,9 +230,9 @@ public final class WindowAggregateConverter {
     }
 
     /**
-     * The common part: the window (TUMBLE or HOP, UTC shift for event time), Flink's aggregate
-     * info list over {@code aggregatedType} (the node's input, or for GLOBAL the local input),
-     * the calls and the window properties.
+     * The common part: the window (TUMBLE or HOP, UTC shift for event time), Flink's aggregate info
+     * list over {@code aggregatedType} (the node's input, or for GLOBAL the local input), the calls
+     * and the window properties.
      */
     private static StreamExecNativeWindowAggregate build(
             ExecNodeBase<RowData> node,
@@ -304,8 +303,7 @@ public final class WindowAggregateConverter {
             window.setWindowed(true)
                     .setWindow(Window.TUMBLE)
                     .setSlice(window.getSize())
-                    .setSliceEndField(
-                            ((WindowAttachedWindowingStrategy) windowing).getWindowEnd());
+                    .setSliceEndField(((WindowAttachedWindowingStrategy) windowing).getWindowEnd());
         } else if (!(windowing instanceof TimeAttributeWindowingStrategy)
                 && !(windowing instanceof SliceAttachedWindowingStrategy)) {
             throw new UnsupportedNativeException(
@@ -350,8 +348,7 @@ public final class WindowAggregateConverter {
         // DISTINCT and MIN/MAX over an updating input keep state-backed maps.
         boolean keepsMaps = infos.distinctInfos().length > 0 || !distincts.isEmpty();
         boolean nativeState =
-                !keepsMaps
-                        && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);
+                !keepsMaps && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);
         if (keepsMaps
                 && !local
                 && eventTime
@@ -371,10 +368,7 @@ public final class WindowAggregateConverter {
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         byte[] bytes =
                 NativePlans.compileFor(
-                        node,
-                        inputType,
-                        Operator.newBuilder().setWindowAggregate(window),
-                        session);
+                        node, inputType, Operator.newBuilder().setWindowAggregate(window), session);
         return new StreamExecNativeWindowAggregate(
                 node,
                 bytes,
@@ -395,10 +389,10 @@ public final class WindowAggregateConverter {
     }
 
     /**
-     * The grouping and calls of a window aggregation, Flink's accumulator types appended to
-     * {@code accTypes}; its DISTINCT maps (whose state-backed maps go to {@code distincts}), or
-     * with {@code distincts} null a refusal of DISTINCT. With {@code extremes}, MIN/MAX over an
-     * updating input (their state-backed maps after the DISTINCT maps); else refused.
+     * The grouping and calls of a window aggregation, Flink's accumulator types appended to {@code
+     * accTypes}; its DISTINCT maps (whose state-backed maps go to {@code distincts}), or with
+     * {@code distincts} null a refusal of DISTINCT. With {@code extremes}, MIN/MAX over an updating
+     * input (their state-backed maps after the DISTINCT maps); else refused.
      */
     static GroupAggregateNode.Builder aggregateOf(
             ExecNodeBase<?> node,
@@ -455,8 +449,7 @@ public final class WindowAggregateConverter {
         return result;
     }
 
-    static Property propertyOf(WindowProperty property)
-            throws UnsupportedNativeException {
+    static Property propertyOf(WindowProperty property) throws UnsupportedNativeException {
         if (property instanceof WindowStart) {
             return Property.WINDOW_START;
         }

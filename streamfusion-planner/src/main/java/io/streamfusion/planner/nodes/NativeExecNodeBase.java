@@ -14,13 +14,15 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A one-input native node replacing a Flink ExecNode: it keeps the original's id, node type
- * (so generated operator uids stay Flink's), configuration, input edges and output type, and
- * runs a serialized native plan. Created by {@link io.streamfusion.planner.NativeIslandProcessor}
- * only; never part of a compiled (JSON) plan, which stays stock.
+ * A one-input native node replacing a Flink ExecNode: it keeps the original's id, node type (so
+ * generated operator uids stay Flink's), configuration, input edges and output type, and runs a
+ * serialized native plan. Created by {@link io.streamfusion.planner.NativeIslandProcessor} only;
+ * never part of a compiled (JSON) plan, which stays stock.
  */
 public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
-        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData>, NativeExecNode {
+        implements StreamExecNode<RowData>,
+                SingleTransformationTranslator<RowData>,
+                NativeExecNode {
 
     protected final byte[] plan;
     protected final RowType inputType;
@@ -44,8 +46,8 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     }
 
     /**
-     * Keys {@code transform} as Flink keys its stateful operators: by Flink's own key selector
-     * of the {@code grouping} fields, whose BinaryRowData the state backend keys by.
+     * Keys {@code transform} as Flink keys its stateful operators: by Flink's own key selector of
+     * the {@code grouping} fields, whose BinaryRowData the state backend keys by.
      */
     protected Transformation<RowData> keyedBy(
             OneInputTransformation<RowData, RowData> transform,

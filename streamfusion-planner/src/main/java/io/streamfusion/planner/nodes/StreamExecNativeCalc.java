@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Replaces a {@link StreamExecCalc} by a native island running the same projection and filter.
- * Created by {@link io.streamfusion.planner.NativeIslandProcessor} only; never part of a
- * compiled (JSON) plan, which stays stock.
+ * Created by {@link io.streamfusion.planner.NativeIslandProcessor} only; never part of a compiled
+ * (JSON) plan, which stays stock.
  */
 public class StreamExecNativeCalc extends NativeExecNodeBase {
 
@@ -32,8 +32,8 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     }
 
     /**
-     * Set by the planner when this island is the only consumer of its input node: the input's
-     * rows may then reach it without Flink's defensive copy.
+     * Set by the planner when this island is the only consumer of its input node: the input's rows
+     * may then reach it without Flink's defensive copy.
      */
     public void setSoleConsumerOfInput(boolean soleConsumerOfInput) {
         this.soleConsumerOfInput = soleConsumerOfInput;

@@ -1,8 +1,10 @@
 package io.streamfusion.planner.nodes;
 
-import io.streamfusion.runtime.jni.Plans;
+import com.google.protobuf.InvalidProtocolBufferException;
+
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.operators.DistinctState;
 import io.streamfusion.runtime.operators.NativeGroupAggregateOperator;
 
@@ -21,14 +23,13 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
-import com.google.protobuf.InvalidProtocolBufferException;
-
 import java.util.List;
 
 /**
  * Replaces a {@link StreamExecGroupAggregate} (with or without mini-batch), or either node of the
- * mini-batch Local/Global pair, by a native group aggregation over Flink keyed state. Keeps Flink's key selector, state key type, state name and
- * serializer, and transformation name, so the operator's state is laid out as the stock one's.
+ * mini-batch Local/Global pair, by a native group aggregation over Flink keyed state. Keeps Flink's
+ * key selector, state key type, state name and serializer, and transformation name, so the
+ * operator's state is laid out as the stock one's.
  */
 public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
 

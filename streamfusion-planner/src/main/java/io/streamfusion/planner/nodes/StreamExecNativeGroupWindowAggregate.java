@@ -18,9 +18,9 @@ import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Replaces a legacy group window aggregation over a TUMBLE or HOP window (event or processing time)
- * (StreamExecGroupWindowAggregate) by a native window aggregation over Flink keyed state and
- * timers laid out as Flink's WindowOperator lays them out. Keeps Flink's key selector, state key
- * type and transformation name (and, as Flink, no managed memory).
+ * (StreamExecGroupWindowAggregate) by a native window aggregation over Flink keyed state and timers
+ * laid out as Flink's WindowOperator lays them out. Keeps Flink's key selector, state key type and
+ * transformation name (and, as Flink, no managed memory).
  */
 public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
 

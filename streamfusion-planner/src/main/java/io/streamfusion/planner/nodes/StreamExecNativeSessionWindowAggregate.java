@@ -32,7 +32,9 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
     private final boolean tvf;
     private final DistinctState[] distincts;
 
-    /** @param tvf the window TVF (WindowAggOperator) rather than the legacy group window */
+    /**
+     * @param tvf the window TVF (WindowAggOperator) rather than the legacy group window
+     */
     public StreamExecNativeSessionWindowAggregate(
             ExecNodeBase<RowData> original,
             byte[] plan,

@@ -149,8 +149,8 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     /**
      * Whether a window aggregation keeps its windows natively (streamfusion.window.state): event
      * time only (a processing-time window fires on Flink's processing-time timers), never the
-     * stateless LOCAL phase, and with AUTO only with the hashmap backend, so that RocksDB jobs
-     * keep state that is not bounded by memory.
+     * stateless LOCAL phase, and with AUTO only with the hashmap backend, so that RocksDB jobs keep
+     * state that is not bounded by memory.
      */
     public static boolean nativeState(ReadableConfig config, boolean local, boolean eventTime) {
         if (local || !eventTime) {

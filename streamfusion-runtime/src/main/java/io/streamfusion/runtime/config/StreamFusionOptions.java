@@ -125,8 +125,8 @@ public final class StreamFusionOptions {
 
     /**
      * Checks every {@code streamfusion.*} key of {@code config} (given as {@code keys}, the keys
-     * set in the configuration): unknown keys and values outside an option's range are refused
-     * with the key, the value and what is allowed, before a job is built from them.
+     * set in the configuration): unknown keys and values outside an option's range are refused with
+     * the key, the value and what is allowed, before a job is built from them.
      *
      * @throws IllegalArgumentException naming the first offending key
      */

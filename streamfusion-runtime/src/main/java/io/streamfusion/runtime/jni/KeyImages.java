@@ -1,8 +1,8 @@
 package io.streamfusion.runtime.jni;
 
 /**
- * The grouping keys of a prepared batch, in order of first appearance: {@code count}
- * BinaryRowData images back to back in {@code bytes}, key i at [offsets[i], offsets[i + 1]).
+ * The grouping keys of a prepared batch, in order of first appearance: {@code count} BinaryRowData
+ * images back to back in {@code bytes}, key i at [offsets[i], offsets[i + 1]).
  */
 public final class KeyImages {
     public final int count;

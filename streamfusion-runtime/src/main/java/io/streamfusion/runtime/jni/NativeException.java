@@ -1,10 +1,10 @@
 package io.streamfusion.runtime.jni;
 
-import javax.annotation.Nullable;
-
 import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import javax.annotation.Nullable;
 
 /** An error raised by the native engine, with the kind that tells whose fault it is. */
 public final class NativeException extends RuntimeException {
@@ -33,9 +33,9 @@ public final class NativeException extends RuntimeException {
     }
 
     /**
-     * The exception Flink's own function threw when native code asked the JVM for it (a string
-     * CAST it could not parse): thrown as it is if the error it caused reaches the JVM on this
-     * thread, replaced by the next.
+     * The exception Flink's own function threw when native code asked the JVM for it (a string CAST
+     * it could not parse): thrown as it is if the error it caused reaches the JVM on this thread,
+     * replaced by the next.
      */
     private static final ThreadLocal<RuntimeException> FLINK_ERROR = new ThreadLocal<>();
 
@@ -51,12 +51,12 @@ public final class NativeException extends RuntimeException {
                     Pattern.DOTALL);
 
     /**
-     * The exception that native code throws for an error of {@code kind}: a user error that
-     * names the exception Flink throws for it (its message starts with that class's name, as
-     * {@code Throwable.toString} prints it) becomes that exception with Flink's whole message,
-     * so that a user's log search and alerting see what stock Flink gives; this NativeException
-     * is attached to it as a suppressed exception. Every other error is this NativeException.
-     * Called from native code only.
+     * The exception that native code throws for an error of {@code kind}: a user error that names
+     * the exception Flink throws for it (its message starts with that class's name, as {@code
+     * Throwable.toString} prints it) becomes that exception with Flink's whole message, so that a
+     * user's log search and alerting see what stock Flink gives; this NativeException is attached
+     * to it as a suppressed exception. Every other error is this NativeException. Called from
+     * native code only.
      */
     static RuntimeException of(int kind, String message) {
         NativeException error = new NativeException(kind, message);
@@ -84,7 +84,8 @@ public final class NativeException extends RuntimeException {
 
     /** DateTimeParseException's text, and the index of its parse's error or unparsed text. */
     private static final Pattern DATE_TIME_PARSE =
-            Pattern.compile("Text '(.*)' could not be parsed(?:.* at index (\\d+))?.*", Pattern.DOTALL);
+            Pattern.compile(
+                    "Text '(.*)' could not be parsed(?:.* at index (\\d+))?.*", Pattern.DOTALL);
 
     /** An unchecked exception of class {@code name} with {@code message}, or null. */
     @Nullable

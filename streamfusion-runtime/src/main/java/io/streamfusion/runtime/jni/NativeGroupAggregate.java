@@ -3,8 +3,8 @@ package io.streamfusion.runtime.jni;
 import javax.annotation.Nullable;
 
 /**
- * Owns one native group aggregation (a GroupAggregateNode plan compiled by the engine) and frees
- * it on {@link #close()}. Each call hands over Java arrays and copies results back; see {@link
+ * Owns one native group aggregation (a GroupAggregateNode plan compiled by the engine) and frees it
+ * on {@link #close()}. Each call hands over Java arrays and copies results back; see {@link
  * NativeLib} for the protocol of each step.
  */
 public final class NativeGroupAggregate extends NativeHandle {

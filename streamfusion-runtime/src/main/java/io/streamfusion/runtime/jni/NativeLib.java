@@ -40,15 +40,15 @@ public final class NativeLib {
             byte[] plan, long memoryBudgetBytes, @Nullable Object udfBridge);
 
     /**
-     * Runs {@code numRows} BinaryRowData images ({@code rows[offsets[i] .. offsets[i+1])})
-     * through the pipeline. Returns {@code (outputBytes << 32) | outputRows}; fetch the output
-     * with {@link #copyOutput} before the next call.
+     * Runs {@code numRows} BinaryRowData images ({@code rows[offsets[i] .. offsets[i+1])}) through
+     * the pipeline. Returns {@code (outputBytes << 32) | outputRows}; fetch the output with {@link
+     * #copyOutput} before the next call.
      */
     public static native long processRows(long handle, byte[] rows, int[] offsets, int numRows);
 
     /**
-     * Copies the last output: row images into {@code rows}, outputRows + 1 offsets, and when
-     * {@code sourceRows} is not null the input row each output row came from.
+     * Copies the last output: row images into {@code rows}, outputRows + 1 offsets, and when {@code
+     * sourceRows} is not null the input row each output row came from.
      */
     public static native void copyOutput(
             long handle, byte[] rows, int[] offsets, @Nullable int[] sourceRows);
@@ -83,9 +83,9 @@ public final class NativeLib {
     public static native long createGroupAggregate(byte[] plan, long memoryBudgetBytes);
 
     /**
-     * Step 1 of a batch: decodes {@code numRows} input row images and finds their distinct
-     * grouping keys. Returns {@code (keyBytes << 32) | distinctKeys}; fetch the key images with
-     * {@link #groupAggregateCopyKeys}.
+     * Step 1 of a batch: decodes {@code numRows} input row images and finds their distinct grouping
+     * keys. Returns {@code (keyBytes << 32) | distinctKeys}; fetch the key images with {@link
+     * #groupAggregateCopyKeys}.
      */
     public static native long groupAggregatePrepare(
             long handle, byte[] rows, int[] offsets, int numRows);
@@ -108,12 +108,12 @@ public final class NativeLib {
     /**
      * Step 2: replays the batch over each key's accumulator image ({@code accs[accOffsets[k] ..
      * accOffsets[k+1])}, an empty range when the key has no state) and, with DISTINCT aggregates,
-     * each lookup's map value ({@code distinctPresent[p]} 0: no entry; both null without).
-     * Writes output rows, output bytes, accumulator bytes, updated map entries, whole maps
-     * requested and order-map entries requested to {@code sizes}; when maps are requested
-     * (MIN/MAX over retracting input whose extreme left) or order-map entries (FIRST/LAST_VALUE
-     * over retracting input), the batch is not done: see {@link #groupAggregateCopyMapRequests}
-     * and {@link #groupAggregateCopyOrderEntries}.
+     * each lookup's map value ({@code distinctPresent[p]} 0: no entry; both null without). Writes
+     * output rows, output bytes, accumulator bytes, updated map entries, whole maps requested and
+     * order-map entries requested to {@code sizes}; when maps are requested (MIN/MAX over
+     * retracting input whose extreme left) or order-map entries (FIRST/LAST_VALUE over retracting
+     * input), the batch is not done: see {@link #groupAggregateCopyMapRequests} and {@link
+     * #groupAggregateCopyOrderEntries}.
      */
     public static native void groupAggregateProcess(
             long handle,
@@ -127,8 +127,8 @@ public final class NativeLib {
     public static native void groupAggregateCopyMapRequests(long handle, int[] keys, int[] maps);
 
     /**
-     * Every entry of the requested maps, entry i of request {@code requestOf[i]} with its value
-     * as a one-field row image ({@code images[offsets[i] .. offsets[i+1])}): they become the next
+     * Every entry of the requested maps, entry i of request {@code requestOf[i]} with its value as
+     * a one-field row image ({@code images[offsets[i] .. offsets[i+1])}): they become the next
      * lookups in order; then {@link #groupAggregateProcess} runs the batch again.
      */
     public static native void groupAggregateSupplyMaps(
@@ -136,16 +136,16 @@ public final class NativeLib {
 
     /**
      * FIRST/LAST_VALUE over retracting input, after {@link #groupAggregateProcess}: writes the
-     * sizes of its order-map entries to {@code sizes}: entries, longs, value images, image
-     * bytes. They are the entries to read when the process's {@code sizes[5]} was above 0, the
-     * batch's writes otherwise.
+     * sizes of its order-map entries to {@code sizes}: entries, longs, value images, image bytes.
+     * They are the entries to read when the process's {@code sizes[5]} was above 0, the batch's
+     * writes otherwise.
      */
     public static native void groupAggregateOrderSizes(long handle, int[] sizes);
 
     /**
      * The order-map entries: per entry its kind (requests: 0 one entry, 1 the whole map), key
-     * index, map, order (orderToValueMap) and list length (writes; -1 removes the entry), then
-     * the valueToOrderMap lists' orders one after the other, and one-field value images: a
+     * index, map, order (orderToValueMap) and list length (writes; -1 removes the entry), then the
+     * valueToOrderMap lists' orders one after the other, and one-field value images: a
      * valueToOrderMap entry's value, a written orderToValueMap entry's list.
      */
     public static native void groupAggregateCopyOrderEntries(
@@ -163,8 +163,8 @@ public final class NativeLib {
      * The entries read for the requested order-map entries: entry i answers request {@code
      * requestOf[i]}; a valueToOrderMap entry's list is {@code lengths[i]} of {@code longs}, an
      * orderToValueMap entry has order {@code orders[i]} and {@code lengths[i]} value images. A
-     * request no entry answers reads an absent entry. Then {@link #groupAggregateProcess} runs
-     * the batch again.
+     * request no entry answers reads an absent entry. Then {@link #groupAggregateProcess} runs the
+     * batch again.
      */
     public static native void groupAggregateSupplyOrderEntries(
             long handle,
@@ -180,8 +180,8 @@ public final class NativeLib {
 
     /**
      * Copies the result of {@link #groupAggregateProcess}: changelog rows with offsets and the
-     * input row each answers, the keys' new accumulator images with offsets, one action per key
-     * (0 keep, 1 update, 2 clear; plus 4: clear the key's DISTINCT maps before the entries are
+     * input row each answers, the keys' new accumulator images with offsets, one action per key (0
+     * keep, 1 update, 2 clear; plus 4: clear the key's DISTINCT maps before the entries are
      * written), and when not null the changed lookups and their new values (lookup p: put the
      * value; ~p: remove the entry, a count back at zero).
      */
@@ -228,9 +228,9 @@ public final class NativeLib {
             @Nullable byte[] distinctPresent);
 
     /**
-     * With DISTINCT aggregates: the prepared batch's distinct-map lookups, the group, map and
-     * value image ({@code values[offsets[p] .. offsets[p+1])}) of each; with {@code groups} null,
-     * writes their number and the bytes of the images to {@code sizes} instead.
+     * With DISTINCT aggregates: the prepared batch's distinct-map lookups, the group, map and value
+     * image ({@code values[offsets[p] .. offsets[p+1])}) of each; with {@code groups} null, writes
+     * their number and the bytes of the images to {@code sizes} instead.
      */
     public static native void windowAggregateLookups(
             long handle,
@@ -243,12 +243,12 @@ public final class NativeLib {
     /**
      * A HOP or CUMULATE window aggregation with DISTINCT aggregates, before {@link
      * #windowAggregateFire}: the entries of the fired windows' slice maps in the order Flink's
-     * merge visits them; entry e of fire {@code fireOf[e]} and map {@code mapOf[e]}, bitmask
-     * {@code masks[e]}, value a one-field row image ({@code images[offsets[e] .. offsets[e+1])}).
-     * CUMULATE (the current slice's map merging into the first slice's) also passes each entry's
-     * value in the first slice's map: {@code bases[e]} where {@code basePresent[e]} is 1. The maps
-     * of MIN/MAX over an updating input follow the DISTINCT maps (a count per entry); for HOP
-     * {@code slices[e]} is then each entry's slice, latest first (null otherwise).
+     * merge visits them; entry e of fire {@code fireOf[e]} and map {@code mapOf[e]}, bitmask {@code
+     * masks[e]}, value a one-field row image ({@code images[offsets[e] .. offsets[e+1])}). CUMULATE
+     * (the current slice's map merging into the first slice's) also passes each entry's value in
+     * the first slice's map: {@code bases[e]} where {@code basePresent[e]} is 1. The maps of
+     * MIN/MAX over an updating input follow the DISTINCT maps (a count per entry); for HOP {@code
+     * slices[e]} is then each entry's slice, latest first (null otherwise).
      */
     public static native void windowAggregateSetFireEntries(
             long handle,
@@ -277,12 +277,7 @@ public final class NativeLib {
      * offsets[i+1])}) and its count {@code counts[i]}; the step then runs again.
      */
     public static native void windowAggregateSupplyWholeMaps(
-            long handle,
-            int[] requestOf,
-            int count,
-            byte[] images,
-            int[] offsets,
-            long[] counts);
+            long handle, int[] requestOf, int count, byte[] images, int[] offsets, long[] counts);
 
     /**
      * After a {@link #windowAggregateFire} of CUMULATE windows with DISTINCT aggregates: each fire
@@ -302,11 +297,11 @@ public final class NativeLib {
     public static native void windowAggregateCopyAccs(long handle, byte[] accs, int[] offsets);
 
     /**
-     * Fires windows: fire f has a key image, a window end and the window's slice accumulator
-     * images (slices per window of them, an empty range for none). Writes to {@code sizes} the
-     * output rows and their bytes (fetched with {@link #windowAggregateCopyOutput}) and the bytes
-     * of a cumulative window's merged accumulators (fetched with {@link
-     * #windowAggregateCopyAccs}, one per fire; 0 for other windows).
+     * Fires windows: fire f has a key image, a window end and the window's slice accumulator images
+     * (slices per window of them, an empty range for none). Writes to {@code sizes} the output rows
+     * and their bytes (fetched with {@link #windowAggregateCopyOutput}) and the bytes of a
+     * cumulative window's merged accumulators (fetched with {@link #windowAggregateCopyAccs}, one
+     * per fire; 0 for other windows).
      */
     public static native void windowAggregateFire(
             long handle,
@@ -326,8 +321,8 @@ public final class NativeLib {
 
     /**
      * Compiles a serialized plan holding one event-time WindowAggregateNode (ONE_PHASE or GLOBAL)
-     * whose accumulators and timers the engine keeps itself, by key group of {@code
-     * maxParallelism} key groups; returns its handle.
+     * whose accumulators and timers the engine keeps itself, by key group of {@code maxParallelism}
+     * key groups; returns its handle.
      */
     public static native long createOwnedWindowAggregate(
             byte[] plan, long memoryBudgetBytes, int maxParallelism);
@@ -380,10 +375,10 @@ public final class NativeLib {
 
     /**
      * Step 2: merges each key's rows into its in-flight windows (start, end, state start, state
-     * end; key k's from {@code windowOffsets[k]}) at {@code watermark}; writes to {@code sizes}
-     * the lengths of the groups, reads, removed, added and cleared arrays, and the rows dropped.
-     * On processing time {@code rowTimes} holds the arrival time of each of the {@code numRows}
-     * rows (null on event time).
+     * end; key k's from {@code windowOffsets[k]}) at {@code watermark}; writes to {@code sizes} the
+     * lengths of the groups, reads, removed, added and cleared arrays, and the rows dropped. On
+     * processing time {@code rowTimes} holds the arrival time of each of the {@code numRows} rows
+     * (null on event time).
      */
     public static native void sessionWindowMerge(
             long handle,
@@ -418,18 +413,13 @@ public final class NativeLib {
 
     /** The entries of {@link #sessionWindowWholeMaps} (as windowAggregateSupplyWholeMaps). */
     public static native void sessionWindowSupplyWholeMaps(
-            long handle,
-            int[] requestOf,
-            int count,
-            byte[] images,
-            int[] offsets,
-            long[] counts);
+            long handle, int[] requestOf, int count, byte[] images, int[] offsets, long[] counts);
 
     /**
      * With DISTINCT or MIN/MAX maps, between steps 2 and 3: the entries of the maps of the state
-     * windows merged into each group (entry e of read {@code readOf[e]} and map {@code
-     * mapOf[e]}, its value image and value: a bitmask, a count, or a long[] as its lanes'
-     * consecutive entries).
+     * windows merged into each group (entry e of read {@code readOf[e]} and map {@code mapOf[e]},
+     * its value image and value: a bitmask, a count, or a long[] as its lanes' consecutive
+     * entries).
      */
     public static native void sessionWindowSetMergeEntries(
             long handle,

@@ -8,10 +8,10 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 
 /**
- * Loads libstreamfusion.so, from the build tree when {@code -Dstreamfusion.native.dir} names
- * one, otherwise from the jar (resources under {@code streamfusion/native/linux-x86_64/}, which
- * also hold the Arrow and protobuf libraries it links; all are extracted to one temporary folder
- * so that the library's {@code $ORIGIN} run path finds them, not whatever the host has).
+ * Loads libstreamfusion.so, from the build tree when {@code -Dstreamfusion.native.dir} names one,
+ * otherwise from the jar (resources under {@code streamfusion/native/linux-x86_64/}, which also
+ * hold the Arrow and protobuf libraries it links; all are extracted to one temporary folder so that
+ * the library's {@code $ORIGIN} run path finds them, not whatever the host has).
  */
 final class NativeLibraryLoader {
     static final String DIR_PROPERTY = "streamfusion.native.dir";

@@ -11,10 +11,13 @@ public final class NativeSessionWindowAggregate extends NativeHandle implements 
 
     /** Longs per group: key, window start, end, state start, state end, reads from, to, own. */
     public static final int GROUP_WIDTH = 8;
+
     /** Longs per removed mapping entry: key, window start, end. */
     public static final int REMOVED_WIDTH = 3;
+
     /** Longs per added mapping entry: key, window start, end, state start, state end. */
     public static final int ADDED_WIDTH = 5;
+
     /** Longs per state window merged away: key, state start, state end. */
     public static final int CLEARED_WIDTH = 3;
 
@@ -59,8 +62,8 @@ public final class NativeSessionWindowAggregate extends NativeHandle implements 
     }
 
     /**
-     * Step 2: merges the rows into the keys' in-flight windows at {@code watermark}; on
-     * processing time the rows' arrival times are {@code rowTimes} (null on event time).
+     * Step 2: merges the rows into the keys' in-flight windows at {@code watermark}; on processing
+     * time the rows' arrival times are {@code rowTimes} (null on event time).
      */
     public Change merge(
             long[] windows,
@@ -109,8 +112,7 @@ public final class NativeSessionWindowAggregate extends NativeHandle implements 
     @Override
     public void supplyWholeMaps(
             int[] requestOf, int count, byte[] images, int[] offsets, long[] counts) {
-        NativeLib.sessionWindowSupplyWholeMaps(
-                handle(), requestOf, count, images, offsets, counts);
+        NativeLib.sessionWindowSupplyWholeMaps(handle(), requestOf, count, images, offsets, counts);
     }
 
     /**

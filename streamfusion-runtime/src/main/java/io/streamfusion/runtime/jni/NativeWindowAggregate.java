@@ -34,7 +34,9 @@ public final class NativeWindowAggregate extends NativeHandle implements WholeMa
     private final long[] sizes = new long[3];
 
     public NativeWindowAggregate(byte[] plan, long memoryBudgetBytes) {
-        super(NativeLib.createWindowAggregate(plan, memoryBudgetBytes), "Native window aggregation");
+        super(
+                NativeLib.createWindowAggregate(plan, memoryBudgetBytes),
+                "Native window aggregation");
     }
 
     /** Step 1: assigns slices at watermark or shifted processing time {@code time}, groups rows. */
@@ -197,8 +199,10 @@ public final class NativeWindowAggregate extends NativeHandle implements WholeMa
         public final int rows;
         public final byte[] bytes;
         public final int[] offsets;
+
         /** A cumulative window's merged accumulator per fire (its first slice's new state). */
         public final byte[] accs;
+
         public final int[] accOffsets;
 
         private Fired(int rows, int bytes, int accBytes, int fires) {

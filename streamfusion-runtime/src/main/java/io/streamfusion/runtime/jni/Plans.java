@@ -1,18 +1,18 @@
 package io.streamfusion.runtime.jni;
 
-import io.streamfusion.plan.Plan;
-
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
+
+import io.streamfusion.plan.Plan;
 
 import java.io.IOException;
 
 /**
  * The bounds of a native plan's nesting, and its parsing on the JVM side. The planner refuses
  * (falls back, with the reason) any expression or type nested deeper than these bounds, so that
- * neither protobuf's recursion limit nor the native engine's recursive compilation and
- * evaluation on a task thread's stack can be reached by a query; the native side parses with
- * the same {@link #RECURSION_LIMIT} ({@code kPlanRecursionLimit} in {@code jni_entry.cc}).
+ * neither protobuf's recursion limit nor the native engine's recursive compilation and evaluation
+ * on a task thread's stack can be reached by a query; the native side parses with the same {@link
+ * #RECURSION_LIMIT} ({@code kPlanRecursionLimit} in {@code jni_entry.cc}).
  */
 public final class Plans {
     private Plans() {}
@@ -25,8 +25,8 @@ public final class Plans {
 
     /**
      * Protobuf's recursion limit for plans: an expression level is two messages (Expr, Call), a
-     * type level two (DataType, Field), with a few levels of plan around them; well above what
-     * the two bounds above allow, well below what a thread stack holds.
+     * type level two (DataType, Field), with a few levels of plan around them; well above what the
+     * two bounds above allow, well below what a thread stack holds.
      */
     public static final int RECURSION_LIMIT = 1000;
 

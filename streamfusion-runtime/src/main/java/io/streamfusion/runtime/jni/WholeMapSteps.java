@@ -3,8 +3,8 @@ package io.streamfusion.runtime.jni;
 import javax.annotation.Nullable;
 
 /**
- * A native step that MIN/MAX over an updating input may stop for whole maps: a retraction or
- * merge removed an extreme, and Flink then scans that map whole (Min/MaxWithRetractAggFunction's
+ * A native step that MIN/MAX over an updating input may stop for whole maps: a retraction or merge
+ * removed an extreme, and Flink then scans that map whole (Min/MaxWithRetractAggFunction's
  * updateMin/updateMax). The JVM reads the maps {@link #wholeMaps} names, hands their entries over
  * with {@link #supplyWholeMaps}, and runs the step again.
  */

@@ -40,8 +40,8 @@ public final class NativeMetrics {
     }
 
     /**
-     * Island input rows that went through Flink's serializer at the entry transpose (the slow
-     * path: neither a BinaryRowData nor written directly).
+     * Island input rows that went through Flink's serializer at the entry transpose (the slow path:
+     * neither a BinaryRowData nor written directly).
      */
     public static void addSerializedRows(long rows) {
         if (rows > 0) {

@@ -9,14 +9,14 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * The DISTINCT map entries of windows fired and not yet computed, in the order Flink's merge
- * visits them: each entry's fire, map, bitmask and value as a one-field row image. A HOP window
- * merges its slices' maps; a CUMULATE window merges its current slice's map into its first
- * slice's, so its entries also carry the first slice's value ({@link #addMerged}) and the value
- * itself, to be put back after the fire. A map's {@code long[]} value (several DISTINCT calls
- * counting) is as many consecutive entries as it has lanes, one count each. The maps of MIN/MAX
- * over an updating input (value to count) follow the DISTINCT maps; a HOP window's entries carry
- * their slice ({@link #slice} when added), whose accumulator merges them.
+ * The DISTINCT map entries of windows fired and not yet computed, in the order Flink's merge visits
+ * them: each entry's fire, map, bitmask and value as a one-field row image. A HOP window merges its
+ * slices' maps; a CUMULATE window merges its current slice's map into its first slice's, so its
+ * entries also carry the first slice's value ({@link #addMerged}) and the value itself, to be put
+ * back after the fire. A map's {@code long[]} value (several DISTINCT calls counting) is as many
+ * consecutive entries as it has lanes, one count each. The maps of MIN/MAX over an updating input
+ * (value to count) follow the DISTINCT maps; a HOP window's entries carry their slice ({@link
+ * #slice} when added), whose accumulator merges them.
  */
 final class FireEntries {
     final ImageBuffer values = new ImageBuffer();
@@ -24,11 +24,15 @@ final class FireEntries {
     int[] maps = new int[64];
     long[] masks = new long[64];
     int[] slices = new int[64];
+
     /** The slice of the entries added next (HOP: 0 for the latest). */
     int slice;
+
     /** CUMULATE: the first slice's value of each entry, 1 in basePresent where it has one. */
     long[] bases;
+
     byte[] basePresent;
+
     /** CUMULATE: each entry's value as the state map holds it (null: the NULL value). */
     Object[] keys;
 
@@ -87,8 +91,8 @@ final class FireEntries {
     }
 
     /**
-     * Hands the entries to the native aggregation before its next fire: CUMULATE's {@code
-     * merged} ones with their first slices' values, HOP's with their slices.
+     * Hands the entries to the native aggregation before its next fire: CUMULATE's {@code merged}
+     * ones with their first slices' values, HOP's with their slices.
      */
     void sendTo(NativeWindowAggregate agg, boolean merged) {
         agg.setFireEntries(

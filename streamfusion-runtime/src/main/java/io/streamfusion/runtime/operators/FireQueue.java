@@ -6,9 +6,9 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * Windows fired by Flink's timers and not yet computed: each fire's key image, {@code width}
- * longs that name its window, and the accumulator images the native fire reads (appended by the
- * caller to {@link #accs}).
+ * Windows fired by Flink's timers and not yet computed: each fire's key image, {@code width} longs
+ * that name its window, and the accumulator images the native fire reads (appended by the caller to
+ * {@link #accs}).
  */
 final class FireQueue {
     final ImageBuffer keys = new ImageBuffer();

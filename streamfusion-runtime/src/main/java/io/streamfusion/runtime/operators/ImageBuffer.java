@@ -6,14 +6,14 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.AbstractRowDataSerializer;
 
-import javax.annotation.Nullable;
-
 import java.io.IOException;
 import java.util.Arrays;
 
+import javax.annotation.Nullable;
+
 /**
- * BinaryRowData images back to back with their offsets, as the native engine reads them: entry i
- * is {@code bytes()[offsets()[i] .. offsets()[i+1])}, an empty range for a missing row (no state).
+ * BinaryRowData images back to back with their offsets, as the native engine reads them: entry i is
+ * {@code bytes()[offsets()[i] .. offsets()[i+1])}, an empty range for a missing row (no state).
  * Reused across batches.
  */
 final class ImageBuffer {
@@ -39,8 +39,10 @@ final class ImageBuffer {
         return offsets;
     }
 
-    /** Appends the image of {@code row} (converted with {@code serializer} unless binary), or an
-     * empty entry for null. */
+    /**
+     * Appends the image of {@code row} (converted with {@code serializer} unless binary), or an
+     * empty entry for null.
+     */
     void append(@Nullable RowData row, AbstractRowDataSerializer<RowData> serializer)
             throws IOException {
         if (row == null) {

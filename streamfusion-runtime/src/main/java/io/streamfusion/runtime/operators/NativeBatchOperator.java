@@ -21,10 +21,10 @@ import javax.annotation.Nullable;
 /**
  * What every native operator shell shares: rows are collected into a batch (entry transpose) and
  * handed to {@link #flush()} when the batch is full, before a watermark or watermark status is
- * forwarded, before a checkpoint barrier ({@link #prepareSnapshotPreBarrier}), at end of input,
- * and (unless {@link #flushesOnTimer()} says no) when its oldest row has waited {@code
- * maxDelayMillis} of processing time, so no record is held back; native output is emitted as
- * BinaryRowData (exit transpose).
+ * forwarded, before a checkpoint barrier ({@link #prepareSnapshotPreBarrier}), at end of input, and
+ * (unless {@link #flushesOnTimer()} says no) when its oldest row has waited {@code maxDelayMillis}
+ * of processing time, so no record is held back; native output is emitted as BinaryRowData (exit
+ * transpose).
  */
 public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         implements OneInputStreamOperator<RowData, RowData>, BoundedOneInput {
@@ -41,10 +41,11 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     private transient boolean flushTimerPending;
     private transient Counter nativeRecordsIn;
     private transient Counter nativeRecordsOut;
+
     /**
-     * The first exception that escaped a flush or an emission. A batch may then be partly
-     * emitted or partly in state; the operator does no more work and, above all, takes no
-     * checkpoint, which could persist those rows and have them replayed again after the restore.
+     * The first exception that escaped a flush or an emission. A batch may then be partly emitted
+     * or partly in state; the operator does no more work and, above all, takes no checkpoint, which
+     * could persist those rows and have them replayed again after the restore.
      */
     private transient Throwable failure;
 
@@ -61,11 +62,12 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         outRecord = new StreamRecord<>(null);
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
         nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
-        Evidence.opened(
-                getRuntimeContext().getJobInfo().getJobId().toString(), getOperatorName());
+        Evidence.opened(getRuntimeContext().getJobInfo().getJobId().toString(), getOperatorName());
     }
 
-    /** Whether a processing-time timer may end a batch (not when a batch is a mini-batch bundle). */
+    /**
+     * Whether a processing-time timer may end a batch (not when a batch is a mini-batch bundle).
+     */
     protected boolean flushesOnTimer() {
         return true;
     }
@@ -164,7 +166,6 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
                     output.collect(outRecord.replace(row));
                 });
     }
-
 
     /** Counts a processed batch and clears it. */
     protected void finishBatch(int outRows) {

@@ -1,20 +1,20 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.KeyImages;
 import io.streamfusion.runtime.jni.NativeGroupAggregate;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.GenericRowData;
@@ -38,22 +38,21 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
-
 /**
  * The operator shell of a native non-windowed group aggregation, computing natively over
- * accumulators kept in Flink keyed state: Flink's StreamExecGroupAggregate without mini-batch
- * (one batch = some rows) or with it, and the Local/Global pair (one batch = one mini-batch
- * bundle, ended where Flink's bundle trigger ends it: at the mini-batch size, a watermark, a
- * checkpoint barrier or the end of input). The Local form keeps no state and is not keyed.
+ * accumulators kept in Flink keyed state: Flink's StreamExecGroupAggregate without mini-batch (one
+ * batch = some rows) or with it, and the Local/Global pair (one batch = one mini-batch bundle,
+ * ended where Flink's bundle trigger ends it: at the mini-batch size, a watermark, a checkpoint
+ * barrier or the end of input). The Local form keeps no state and is not keyed.
  *
  * <p>State is Flink's own: one {@code ValueState<RowData>} named "accState" with a {@link
  * RowDataSerializer} of the accumulator types, exactly as GroupAggFunction declares it, so
  * checkpoints, RocksDB, state TTL and rescaling work as for the stock operator.
  *
- * <p>Rows are collected into a batch and processed when it is full, before a watermark or
- * watermark status is forwarded, before a checkpoint barrier, at end of input, and after {@code
- * maxDelayMillis} of processing time. A batch costs two native calls and one state read and at
- * most one state write per distinct key: native code finds the distinct keys (as the BinaryRowData
+ * <p>Rows are collected into a batch and processed when it is full, before a watermark or watermark
+ * status is forwarded, before a checkpoint barrier, at end of input, and after {@code
+ * maxDelayMillis} of processing time. A batch costs two native calls and one state read and at most
+ * one state write per distinct key: native code finds the distinct keys (as the BinaryRowData
  * images Flink's key selector builds), Java reads their accumulators, native code replays the rows
  * in input order with Flink's rules, and Java writes the accumulators back and emits the changelog
  * in Flink's order. Flink's per-record key extraction is skipped ({@link #hasKeyContext1}); the
@@ -66,6 +65,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private static final byte ACTION_UPDATE = 1;
     private static final byte ACTION_CLEAR = 2;
     private static final int ACTIONS = 3;
+
     /** Or'ed into an action: the key's DISTINCT maps are cleared before entries are written. */
     private static final byte CLEAR_DISTINCT_MAPS = 4;
 
@@ -92,8 +92,10 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private transient int[] lookupSizes;
     private transient RowDataSerializer[] mapKeySerializers;
     private transient ImageBuffer entryImages;
+
     /** FIRST/LAST_VALUE over retracting input: the values of each map, as rows and objects. */
     private transient boolean orderMaps;
+
     private transient ValueCodec[] valueCodecs;
     private transient int[] orderSizes;
 
@@ -140,10 +142,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         openBatches(FieldUse.of(parsed), outputArity);
         accs = new ImageBuffer();
         sizes = new int[6];
-        getMetricGroup()
-                .gauge(
-                        "streamfusionNativeMemoryBytes",
-                        () -> agg.memoryBytes());
+        getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
     }
 
     /** The DISTINCT maps' states, declared as Flink's generated aggregation declares them. */
@@ -163,7 +162,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
                                     withTtl(
                                             new MapStateDescriptor<>(
                                                     d.stateId,
-                                                    (TypeSerializer) ExternalSerializer.of(d.keyType),
+                                                    (TypeSerializer)
+                                                            ExternalSerializer.of(d.keyType),
                                                     (TypeSerializer)
                                                             ExternalSerializer.of(d.valueType))));
             if (d.nullKey) {
@@ -172,9 +172,11 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
                                 .getState(
                                         withTtl(
                                                 new ValueStateDescriptor<>(
-                                                        d.stateId + DistinctState.NULL_STATE_POSTFIX,
+                                                        d.stateId
+                                                                + DistinctState.NULL_STATE_POSTFIX,
                                                         (TypeSerializer)
-                                                                ExternalSerializer.of(d.valueType))));
+                                                                ExternalSerializer.of(
+                                                                        d.valueType))));
             }
             distinctGetters[m] = RowData.createFieldGetter(d.keyType.getLogicalType(), 0);
             distinctConverters[m] =
@@ -200,9 +202,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     }
 
     /**
-     * A FIRST/LAST_VALUE map's values as the native side passes them (one-field row images) and
-     * as the state holds them (Flink's external objects of the view's type, copied out of the
-     * image's bytes).
+     * A FIRST/LAST_VALUE map's values as the native side passes them (one-field row images) and as
+     * the state holds them (Flink's external objects of the view's type, copied out of the image's
+     * bytes).
      */
     private static final class ValueCodec {
         final RowData.FieldGetter getter;
@@ -245,7 +247,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         return false;
     }
 
-    /** Without mini-batch only: a bundle ends where Flink's does (size, watermark, barrier, end). */
+    /**
+     * Without mini-batch only: a bundle ends where Flink's does (size, watermark, barrier, end).
+     */
     @Override
     protected boolean flushesOnTimer() {
         return mode == GroupAggregateNode.Mode.GROUP_AGG;
@@ -329,7 +333,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             if (action == ACTION_UPDATE) {
                 setCurrentKey(keys[k]);
                 accState.update(
-                        ImageBuffer.ownRow(accArity, newAccs, newAccOffsets[k], newAccOffsets[k + 1]));
+                        ImageBuffer.ownRow(
+                                accArity, newAccs, newAccOffsets[k], newAccOffsets[k + 1]));
             } else if (action == ACTION_CLEAR) {
                 setCurrentKey(keys[k]);
                 accState.clear();
@@ -337,7 +342,11 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         }
 
         // GroupAggFunction's output keeps its input record's timestamp; a bundle's has none.
-        emit(outBytes, outOffsets, outRows, mode == GroupAggregateNode.Mode.GROUP_AGG ? sources : null);
+        emit(
+                outBytes,
+                outOffsets,
+                outRows,
+                mode == GroupAggregateNode.Mode.GROUP_AGG ? sources : null);
         finishBatch(outRows);
     }
 
@@ -352,8 +361,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
 
     /**
      * Applies a batch's DISTINCT map changes in Flink's order: maps of a group that emptied are
-     * cleared (function.cleanup()), then entries are put, or removed when given as ~p (a count
-     * back at zero).
+     * cleared (function.cleanup()), then entries are put, or removed when given as ~p (a count back
+     * at zero).
      */
     private void writeDistinctMaps(
             BinaryRowData[] keys, byte[] actions, Lookups lookups, int[] updated, long[] values)
@@ -477,9 +486,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     }
 
     /**
-     * FIRST/LAST_VALUE over retracting input: reads the order-map entries the batch asked for
-     * (one valueToOrderMap or orderToValueMap entry, or every entry of a key's orderToValueMap)
-     * and hands them to the native aggregation.
+     * FIRST/LAST_VALUE over retracting input: reads the order-map entries the batch asked for (one
+     * valueToOrderMap or orderToValueMap entry, or every entry of a key's orderToValueMap) and
+     * hands them to the native aggregation.
      */
     @SuppressWarnings("unchecked")
     private void supplyOrderEntries(BinaryRowData[] keys) throws Exception {

@@ -1,8 +1,7 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.Plans;
-import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.ValueState;
@@ -207,9 +206,9 @@ public class NativeGroupWindowAggregateOperator extends NativeWindowOperatorBase
     }
 
     /**
-     * WindowOperator.onEventTime / onProcessingTime: the window's timer fires it (its panes
-     * merged, earliest first, into a fresh accumulator) and cleans it up (the pane whose last
-     * window it is).
+     * WindowOperator.onEventTime / onProcessingTime: the window's timer fires it (its panes merged,
+     * earliest first, into a fresh accumulator) and cleans it up (the pane whose last window it
+     * is).
      */
     @Override
     public void onEventTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {

@@ -1,9 +1,9 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.jni.NativeException;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.udf.UdfBridge;
 
@@ -13,11 +13,11 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * The operator shell of a stateless native island (a chain of native operators such as Calc).
  *
- * <p>Rows are collected into a batch (entry transpose) and run through the native pipeline;
- * the native output is emitted as BinaryRowData (exit transpose). A batch is processed when it
- * is full, before a watermark or watermark status is forwarded, before a checkpoint barrier
- * ({@link #prepareSnapshotPreBarrier}), at end of input, and when its oldest row has waited
- * {@code maxDelayMillis} of processing time, so no record is ever held back.
+ * <p>Rows are collected into a batch (entry transpose) and run through the native pipeline; the
+ * native output is emitted as BinaryRowData (exit transpose). A batch is processed when it is full,
+ * before a watermark or watermark status is forwarded, before a checkpoint barrier ({@link
+ * #prepareSnapshotPreBarrier}), at end of input, and when its oldest row has waited {@code
+ * maxDelayMillis} of processing time, so no record is ever held back.
  *
  * <p>User-defined functions of the plan are instantiated, opened and closed here, as Flink's
  * generated Calc does; the pipeline calls them back once per batch.

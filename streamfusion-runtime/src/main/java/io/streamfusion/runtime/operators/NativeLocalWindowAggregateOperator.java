@@ -1,8 +1,7 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.Plans;
-import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.table.types.logical.RowType;

@@ -1,8 +1,7 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.Plans;
-import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.NativeOwnedWindowAggregate;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -30,7 +29,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,8 +42,8 @@ import java.util.stream.Stream;
  * The operator shell of a native event-time window TVF aggregation (TUMBLE, HOP or CUMULATE;
  * one-phase, or the global phase) whose accumulators and window timers the engine keeps itself
  * (DESIGN.md "State" (b)), chosen by {@code streamfusion.window.state}. Its results, late-row
- * handling and emission points are those of {@link NativeWindowAggregateOperator}; what changes
- * is that no Flink keyed state, timer or key switch is touched per group or per window:
+ * handling and emission points are those of {@link NativeWindowAggregateOperator}; what changes is
+ * that no Flink keyed state, timer or key switch is touched per group or per window:
  *
  * <ul>
  *   <li>a flush (full buffer, watermark, checkpoint barrier, end of input) hands the rows and the
@@ -54,8 +52,8 @@ import java.util.stream.Stream;
  *       watermark is forwarded;
  *   <li>a checkpoint writes the native state into Flink's raw keyed state, one section per key
  *       group (Flink's key group of each key), so failure recovery and restores at another
- *       parallelism are Flink's own; the watermark is kept in the union list state "watermark"
- *       as WindowAggOperator keeps it.
+ *       parallelism are Flink's own; the watermark is kept in the union list state "watermark" as
+ *       WindowAggOperator keeps it.
  * </ul>
  *
  * <p>The state lives in native memory bounded by the operator's budget, so the planner uses this
@@ -85,6 +83,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     private transient List<byte[]> restoredSections;
     private transient Meter lateRecordsDroppedRate;
     private transient FlinkWindowState flinkState;
+
     /** Set while a savepoint is taken: the windows are in Flink's layout, not in raw state. */
     private transient boolean savepoint;
 
@@ -109,9 +108,9 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
 
     /**
      * The native state's budget: streamfusion.memory.budget when the job sets it; otherwise its
-     * default or, when larger, the operator's share of the slot's managed memory (declared for
-     * the window aggregation as Flink declares it for its window buffer; the hashmap backend
-     * leaves managed memory unused).
+     * default or, when larger, the operator's share of the slot's managed memory (declared for the
+     * window aggregation as Flink declares it for its window buffer; the hashmap backend leaves
+     * managed memory unused).
      */
     private long stateBudget() {
         return budgetConfigured
@@ -238,9 +237,9 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
 
     /**
      * A savepoint holds the windows in Flink's layout (so stock Flink, or this engine over Flink
-     * state, restores it): they are written into Flink's state and timers before the snapshot
-     * and removed once its synchronous part (which copies the heap state, or snapshots RocksDB)
-     * is done. Checkpoints keep the native sections in raw keyed state.
+     * state, restores it): they are written into Flink's state and timers before the snapshot and
+     * removed once its synchronous part (which copies the heap state, or snapshots RocksDB) is
+     * done. Checkpoints keep the native sections in raw keyed state.
      */
     @Override
     public OperatorSnapshotFutures snapshotState(

@@ -1,9 +1,9 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.jni.KeyImages;
 import io.streamfusion.runtime.jni.NativeSessionWindowAggregate;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.MapState;
@@ -28,29 +28,28 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * The operator shell of a native aggregation over a SESSION window: the legacy group
- * window ({@code GROUP BY ..., SESSION(rowtime, gap)}), standing in for Flink's WindowOperator
- * with its MergingWindowProcessFunction, or the window TVF, standing in for WindowAggOperator with
+ * The operator shell of a native aggregation over a SESSION window: the legacy group window ({@code
+ * GROUP BY ..., SESSION(rowtime, gap)}), standing in for Flink's WindowOperator with its
+ * MergingWindowProcessFunction, or the window TVF, standing in for WindowAggOperator with
  * UnsliceSyncStateWindowAggProcessor (the same merging, plus the union list state "watermark").
- * State and timers are Flink's own and laid out as Flink lays
- * them out: the keyed {@code ValueState<RowData>} "window-aggs" namespaced by state window
- * ({@link TimeWindow.Serializer}, a {@link RowDataSerializer} of the accumulator types), the
- * {@code MapState<TimeWindow, TimeWindow>} "session-window-mapping" from each in-flight window to
- * its state window, and the timer service "window-timers" (one timer per key and window at its
- * end - 1).
+ * State and timers are Flink's own and laid out as Flink lays them out: the keyed {@code
+ * ValueState<RowData>} "window-aggs" namespaced by state window ({@link TimeWindow.Serializer}, a
+ * {@link RowDataSerializer} of the accumulator types), the {@code MapState<TimeWindow, TimeWindow>}
+ * "session-window-mapping" from each in-flight window to its state window, and the timer service
+ * "window-timers" (one timer per key and window at its end - 1).
  *
  * <p>Rows are collected into a batch and combined into state when the batch is full, before a
  * watermark, before a checkpoint barrier and at the end of input, so that a batch sees one
  * watermark, as each of Flink's records does: native code groups the rows by key, replays each
- * key's rows against its windows as Flink's MergingWindowSet does, and accumulates them; Java
- * reads each key's windows and the accumulators involved once, and writes back the net change
+ * key's rows against its windows as Flink's MergingWindowSet does, and accumulates them; Java reads
+ * each key's windows and the accumulators involved once, and writes back the net change
  * (accumulators, window mapping, timers). Flink's timers fire the windows; the fired windows'
  * results are computed natively in bulk before the watermark that fired them is forwarded.
  *
- * <p>On processing time (Flink's ProcessingTimeSessionWindows / the TVF on a PROCTIME
- * attribute) each row's time is its arrival's, taken when it reaches this operator as Flink's
- * operator takes it per record; no row is late; batches are also flushed on the batch timer and
- * before a window fires, and the windows' timers are processing-time timers.
+ * <p>On processing time (Flink's ProcessingTimeSessionWindows / the TVF on a PROCTIME attribute)
+ * each row's time is its arrival's, taken when it reaches this operator as Flink's operator takes
+ * it per record; no row is late; batches are also flushed on the batch timer and before a window
+ * fires, and the windows' timers are processing-time timers.
  */
 public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, TimeWindow> {
@@ -172,8 +171,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         int w = 0;
         for (int k = 0; k < keys.count; k++) {
             keyRows[k] =
-                    ImageBuffer.ownRow(
-                            keyArity, keys.bytes, keys.offsets[k], keys.offsets[k + 1]);
+                    ImageBuffer.ownRow(keyArity, keys.bytes, keys.offsets[k], keys.offsets[k + 1]);
             setCurrentKey(keyRows[k]);
             for (Map.Entry<TimeWindow, TimeWindow> entry : mapping.entries()) {
                 if (w + 4 > windows.length) {
@@ -252,8 +250,7 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
             setCurrentKey(groupKeys[g]);
             windowState.setCurrentNamespace(groupWindows[g]);
             windowState.update(
-                    ImageBuffer.ownRow(
-                            accTypes.length, newAccs, newOffsets[g], newOffsets[g + 1]));
+                    ImageBuffer.ownRow(accTypes.length, newAccs, newOffsets[g], newOffsets[g + 1]));
         }
         // The state windows merged away: their accumulators and maps (clearWindowState).
         long[] cleared = change.cleared;
@@ -315,9 +312,9 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
     }
 
     /**
-     * WindowOperator.onProcessingTime: as onEventTime, after the rows that arrived before the
-     * timer reached state (they may have merged the window into a longer one, whose own timer
-     * then fires it: Flink's deleted timer).
+     * WindowOperator.onProcessingTime: as onEventTime, after the rows that arrived before the timer
+     * reached state (they may have merged the window into a longer one, whose own timer then fires
+     * it: Flink's deleted timer).
      */
     @Override
     public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {

@@ -1,9 +1,8 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.Plans;
-import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.jni.NativeWindowAggregate;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.ValueState;
@@ -33,14 +32,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The operator shell of a native window TVF aggregation over TUMBLE or HOP windows, standing in
- * for Flink's WindowAggOperator with its slicing processors: the one-phase aggregation, or the
- * global phase over the local phase's accumulators. State and timers are Flink's own and
- * laid out as Flink lays them out: the keyed {@code ValueState<RowData>} "window-aggs" with the
- * slice end as namespace ({@link LongSerializer}) and a {@link RowDataSerializer} of the
- * accumulator types, the timer service "window-timers" (one timer per key and window at window
- * end - 1), and the union list state "watermark". Checkpoints, RocksDB, restore and rescaling work
- * as for the stock operator.
+ * The operator shell of a native window TVF aggregation over TUMBLE or HOP windows, standing in for
+ * Flink's WindowAggOperator with its slicing processors: the one-phase aggregation, or the global
+ * phase over the local phase's accumulators. State and timers are Flink's own and laid out as Flink
+ * lays them out: the keyed {@code ValueState<RowData>} "window-aggs" with the slice end as
+ * namespace ({@link LongSerializer}) and a {@link RowDataSerializer} of the accumulator types, the
+ * timer service "window-timers" (one timer per key and window at window end - 1), and the union
+ * list state "watermark". Checkpoints, RocksDB, restore and rescaling work as for the stock
+ * operator.
  *
  * <p>Rows are collected into a batch (Flink's window buffer) and combined into state when the batch
  * is full, before a watermark, before a checkpoint barrier, at end of input and, for
@@ -160,9 +159,9 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     }
 
     /**
-     * As Flink's window buffer, an event-time batch waits for a watermark (or a barrier, the end
-     * of input, or a full buffer): no window can fire before. A processing-time batch is flushed
-     * on the timer too, so that its rows' windows get their timers.
+     * As Flink's window buffer, an event-time batch waits for a watermark (or a barrier, the end of
+     * input, or a full buffer): no window can fire before. A processing-time batch is flushed on
+     * the timer too, so that its rows' windows get their timers.
      */
     @Override
     protected boolean flushesOnTimer() {
@@ -290,10 +289,10 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     }
 
     /**
-     * A cumulative window merges its current slice into its first slice's accumulator, which
-     * is kept as the first slice's state for the next windows of the cycle (Flink's merge target).
-     * The merge is computed natively when the fires are drained, so a key's next window waits for
-     * its previous one to be drained.
+     * A cumulative window merges its current slice into its first slice's accumulator, which is
+     * kept as the first slice's state for the next windows of the cycle (Flink's merge target). The
+     * merge is computed natively when the fires are drained, so a key's next window waits for its
+     * previous one to be drained.
      */
     private void fireCumulativeWindow(BinaryRowData key, long windowEnd) throws Exception {
         long start = TimeWindow.getWindowStartWithOffset(windowEnd - 1, offset, size);
@@ -376,8 +375,7 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
                 == null) {
             // CUMULATE, MIN/MAX over an updating input: a merge lost the extreme of a first
             // slice's map, which Flink then scans whole.
-            distinctMaps.supplyWholeMaps(
-                    agg, f -> fires.keyRows.get(f), f -> fires.firstSlices[f]);
+            distinctMaps.supplyWholeMaps(agg, f -> fires.keyRows.get(f), f -> fires.firstSlices[f]);
         }
         if (window == Window.CUMULATE) {
             for (int f = 0; f < n; f++) {
@@ -410,8 +408,8 @@ public class NativeWindowAggregateOperator extends NativeWindowOperatorBase
     }
 
     /**
-     * CUMULATE: puts the first slices' DISTINCT and MIN/MAX map entries the fires merged into
-     * (not for a cycle's last window, whose first slice is cleared).
+     * CUMULATE: puts the first slices' DISTINCT and MIN/MAX map entries the fires merged into (not
+     * for a cycle's last window, whose first slice is cleared).
      */
     private void writeMergedEntries() throws Exception {
         int n = fireEntries.count();

@@ -21,11 +21,11 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
 import org.apache.flink.table.types.logical.RowType;
 
-import javax.annotation.Nullable;
-
 import java.time.ZoneId;
 import java.util.Collections;
 import java.util.function.LongFunction;
+
+import javax.annotation.Nullable;
 
 /**
  * What the keyed window aggregation shells share: keys are set per group and per fired timer, not
@@ -49,8 +49,8 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
     private transient boolean drainScheduled;
 
     /**
-     * @param keepsWatermark keep WindowAggOperator's union list state "watermark" (the window
-     *     TVF operators; not the legacy WindowOperator)
+     * @param keepsWatermark keep WindowAggOperator's union list state "watermark" (the window TVF
+     *     operators; not the legacy WindowOperator)
      */
     protected NativeWindowOperatorBase(
             RowType inputType, int batchSize, long maxDelayMillis, boolean keepsWatermark) {
@@ -189,9 +189,9 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
      * A processing-time timer: rows buffered so far reach state before the first window of this
      * time fires (they arrived before it, and Flink accumulates per record), then {@code fire}
      * queues the window; the windows every due timer fired are emitted together after the timer
-     * service's call. Those rows may register this very timer again (the service has already
-     * taken it off its queue, so it would fire twice, the second time over panes the first left
-     * for later windows): that copy is deleted, as Flink registers it before it fires.
+     * service's call. Those rows may register this very timer again (the service has already taken
+     * it off its queue, so it would fire twice, the second time over panes the first left for later
+     * windows): that copy is deleted, as Flink registers it before it fires.
      */
     protected <N> void fireOnProcessingTime(
             InternalTimer<RowData, N> timer, InternalTimerService<N> timers, FireAction fire)

@@ -20,8 +20,6 @@ import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
-import javax.annotation.Nullable;
-
 import java.io.IOException;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -31,17 +29,18 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
+import javax.annotation.Nullable;
+
 /**
  * The DISTINCT maps of a window aggregation in Flink's layout (PerWindowStateDataViewStore): per
  * map a keyed MapState from the value (Flink's external representation) to its BIGINT bitmask or
  * count, namespaced by the window's state namespace, and for a nullable value a ValueState {@code
- * stateId + "_null_state"} in the same namespace. The native aggregation lists the (group,
- * value) entries a batch touches; this reads them before the batch is combined and writes the
- * changed ones after. A map of several DISTINCT calls counting (HOP and CUMULATE windows) holds a
- * {@code long[]} of a count per call: natively its lanes, whose lookups and fire entries come
- * consecutively. The MapViews of MIN/MAX over an updating input (value to count, no NULL value)
- * follow the DISTINCT maps and are read and written alike; a rescan reads a whole map ({@link
- * #supplyWholeMaps}).
+ * stateId + "_null_state"} in the same namespace. The native aggregation lists the (group, value)
+ * entries a batch touches; this reads them before the batch is combined and writes the changed ones
+ * after. A map of several DISTINCT calls counting (HOP and CUMULATE windows) holds a {@code long[]}
+ * of a count per call: natively its lanes, whose lookups and fire entries come consecutively. The
+ * MapViews of MIN/MAX over an updating input (value to count, no NULL value) follow the DISTINCT
+ * maps and are read and written alike; a rescan reads a whole map ({@link #supplyWholeMaps}).
  *
  * @param <N> the state namespace (the slice end, or a {@code TimeWindow})
  */
@@ -57,8 +56,10 @@ final class WindowDistinctMaps<N> {
 
     private NativeWindowAggregate.Lookups lookups;
     private Object[] values;
+
     /** After {@link #read}: each lookup's bitmask, and 1 where the entry is in state. */
     long[] masks;
+
     byte[] present;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -107,8 +108,8 @@ final class WindowDistinctMaps<N> {
     }
 
     /**
-     * Reads the entries a batch touches ({@code lookups}) into {@link #masks} and {@link
-     * #present}; groups are {@code keys} with their state {@code namespaces}.
+     * Reads the entries a batch touches ({@code lookups}) into {@link #masks} and {@link #present};
+     * groups are {@code keys} with their state {@code namespaces}.
      */
     void read(NativeWindowAggregate.Lookups lookups, RowData[] keys, N[] namespaces)
             throws Exception {
@@ -150,8 +151,7 @@ final class WindowDistinctMaps<N> {
      * for (request q of group or fire g: the map in {@code namespaceOf.apply(g)} under key {@code
      * keyOf.apply(g)}) and hands them over; the step then runs again.
      */
-    void supplyWholeMaps(
-            WholeMapSteps agg, IntFunction<RowData> keyOf, IntFunction<N> namespaceOf)
+    void supplyWholeMaps(WholeMapSteps agg, IntFunction<RowData> keyOf, IntFunction<N> namespaceOf)
             throws Exception {
         NativeWindowAggregate.WholeMaps requests = agg.wholeMaps();
         NativeMetrics.addWholeMapLoads(requests.groups.length);
@@ -212,8 +212,8 @@ final class WindowDistinctMaps<N> {
     }
 
     /**
-     * A CUMULATE window's merge (its current slice's maps into its first slice's): as above for
-     * the entries in {@code from}, each with its value in namespace {@code into}.
+     * A CUMULATE window's merge (its current slice's maps into its first slice's): as above for the
+     * entries in {@code from}, each with its value in namespace {@code into}.
      */
     void appendMergeEntries(N from, N into, int fire, FireEntries out) throws Exception {
         appendEntries(from, into, fire, out);

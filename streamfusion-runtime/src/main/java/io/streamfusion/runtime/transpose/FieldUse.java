@@ -8,15 +8,15 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.WindowAggregateNode;
 
-import javax.annotation.Nullable;
-
 import java.util.Map;
 import java.util.TreeMap;
 
+import javax.annotation.Nullable;
+
 /**
- * Which fields of the island's input a native plan reads: a field read whole, or only some of
- * its nested fields (`bid`.`price` reads field 1 of field 3). The entry transpose writes only
- * these; every other field reaches the native engine as NULL, which nothing there reads.
+ * Which fields of the island's input a native plan reads: a field read whole, or only some of its
+ * nested fields (`bid`.`price` reads field 1 of field 3). The entry transpose writes only these;
+ * every other field reaches the native engine as NULL, which nothing there reads.
  */
 public final class FieldUse {
     private boolean whole;
@@ -100,31 +100,32 @@ public final class FieldUse {
             case INPUT_REF:
                 child(expr.getInputRef()).whole = true;
                 break;
-            case FIELD_ACCESS: {
-                // A chain a.b.c over an input field reads only that nested field.
-                int depth = 0;
-                Expr base = expr;
-                while (base.getNodeCase() == Expr.NodeCase.FIELD_ACCESS) {
-                    base = base.getFieldAccess().getInput();
-                    depth++;
-                }
-                if (base.getNodeCase() != Expr.NodeCase.INPUT_REF) {
-                    visit(base);
+            case FIELD_ACCESS:
+                {
+                    // A chain a.b.c over an input field reads only that nested field.
+                    int depth = 0;
+                    Expr base = expr;
+                    while (base.getNodeCase() == Expr.NodeCase.FIELD_ACCESS) {
+                        base = base.getFieldAccess().getInput();
+                        depth++;
+                    }
+                    if (base.getNodeCase() != Expr.NodeCase.INPUT_REF) {
+                        visit(base);
+                        break;
+                    }
+                    int[] path = new int[depth];
+                    Expr step = expr;
+                    for (int i = depth - 1; i >= 0; i--) {
+                        path[i] = step.getFieldAccess().getFieldIndex();
+                        step = step.getFieldAccess().getInput();
+                    }
+                    FieldUse use = child(base.getInputRef());
+                    for (int index : path) {
+                        use = use.child(index);
+                    }
+                    use.whole = true;
                     break;
                 }
-                int[] path = new int[depth];
-                Expr step = expr;
-                for (int i = depth - 1; i >= 0; i--) {
-                    path[i] = step.getFieldAccess().getFieldIndex();
-                    step = step.getFieldAccess().getInput();
-                }
-                FieldUse use = child(base.getInputRef());
-                for (int index : path) {
-                    use = use.child(index);
-                }
-                use.whole = true;
-                break;
-            }
             case CALL:
                 for (Expr operand : expr.getCall().getOperandsList()) {
                     visit(operand);

@@ -12,16 +12,16 @@ import java.util.Objects;
 /**
  * The type of the rows an operator hands to a native island that is its only consumer.
  *
- * <p>With object reuse off (Flink's default) every record passed between chained operators is
- * first deep-copied with the serializer of this type ({@code CopyingChainingOutput}), so that a
- * consumer that keeps or changes the object is safe from a producer that reuses it. A native
- * island needs no such copy: its entry transpose reads each row while {@code processElement}
- * runs, writes it into the batch buffer, and never keeps or changes the object. Measured on
- * Nexmark rows (nested person/auction/bid ROWs) that copy was half of the CPU time of a
- * source-to-island chain. This type's serializer is Flink's RowDataSerializer in every respect
- * (network and state formats included) except that its in-memory copy returns the row itself.
- * The planner gives an upstream transformation this type only when the island is its sole
- * consumer and nothing has read the type yet.
+ * <p>With object reuse off (Flink's default) every record passed between chained operators is first
+ * deep-copied with the serializer of this type ({@code CopyingChainingOutput}), so that a consumer
+ * that keeps or changes the object is safe from a producer that reuses it. A native island needs no
+ * such copy: its entry transpose reads each row while {@code processElement} runs, writes it into
+ * the batch buffer, and never keeps or changes the object. Measured on Nexmark rows (nested
+ * person/auction/bid ROWs) that copy was half of the CPU time of a source-to-island chain. This
+ * type's serializer is Flink's RowDataSerializer in every respect (network and state formats
+ * included) except that its in-memory copy returns the row itself. The planner gives an upstream
+ * transformation this type only when the island is its sole consumer and nothing has read the type
+ * yet.
  */
 public final class IslandInputTypeInfo extends TypeInformation<RowData> {
     private static final long serialVersionUID = 1L;
@@ -74,7 +74,8 @@ public final class IslandInputTypeInfo extends TypeInformation<RowData> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof IslandInputTypeInfo && ((IslandInputTypeInfo) o).rowType.equals(rowType);
+        return o instanceof IslandInputTypeInfo
+                && ((IslandInputTypeInfo) o).rowType.equals(rowType);
     }
 
     @Override

@@ -8,17 +8,17 @@ import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
-import javax.annotation.Nullable;
-
 import java.util.Arrays;
 
+import javax.annotation.Nullable;
+
 /**
- * The JVM side of the entry transpose: collects rows as their BinaryRowData images, back to
- * back in one byte array, for the native engine to decode into Arrow columns. A BinaryRowData
- * (what Flink's network stack and most operators hand over) costs one memory copy; other
- * RowData are written straight into the buffer by a {@link RowImageWriter}, only the fields
- * the native plan reads, when their types allow, else first in binary form by Flink's own
- * serializer. The RowKind travels in each image's header byte.
+ * The JVM side of the entry transpose: collects rows as their BinaryRowData images, back to back in
+ * one byte array, for the native engine to decode into Arrow columns. A BinaryRowData (what Flink's
+ * network stack and most operators hand over) costs one memory copy; other RowData are written
+ * straight into the buffer by a {@link RowImageWriter}, only the fields the native plan reads, when
+ * their types allow, else first in binary form by Flink's own serializer. The RowKind travels in
+ * each image's header byte.
  */
 public final class RowImageBatch {
     private final RowDataSerializer serializer;
@@ -43,8 +43,8 @@ public final class RowImageBatch {
     }
 
     /**
-     * Adds a row and its record's timestamp ({@link #NO_TIMESTAMP} for a record without one),
-     * which the exit transpose gives back to the output rows made from it.
+     * Adds a row and its record's timestamp ({@link #NO_TIMESTAMP} for a record without one), which
+     * the exit transpose gives back to the output rows made from it.
      */
     public void add(RowData row, long timestamp) {
         if (numRows + 2 > offsets.length) {

@@ -6,9 +6,9 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * The JVM side of the exit transpose: the native engine wrote BinaryRowData images (the Arrow to
- * row conversion ran in C++); this wraps them without copying. Each batch gets a fresh heap
- * array, so a row handed downstream stays valid after its batch is gone, with object reuse on
- * or off (Flink's copying output then costs one memcpy per BinaryRowData).
+ * row conversion ran in C++); this wraps them without copying. Each batch gets a fresh heap array,
+ * so a row handed downstream stays valid after its batch is gone, with object reuse on or off
+ * (Flink's copying output then costs one memcpy per BinaryRowData).
  */
 public final class RowImageEmitter {
 

@@ -16,18 +16,28 @@ import org.apache.flink.table.types.logical.TimestampType;
 import javax.annotation.Nullable;
 
 /**
- * Writes a non-binary RowData (e.g. a GenericRowData from a source) straight into a batch
- * buffer in BinaryRowData layout, without the intermediate BinaryRowData that Flink's
- * serializer would build. Only the layout the native decoder reads is produced (header, null
- * bits, 8-byte slots, 8-byte aligned variable part). Only the fields the native plan reads
- * ({@link FieldUse}) are written, nested ROW fields included; the others are written as NULL,
- * whatever their type. A row type with a read field this writer does not handle gets no writer
- * ({@link #forType} returns null) and rows go through Flink's serializer.
+ * Writes a non-binary RowData (e.g. a GenericRowData from a source) straight into a batch buffer in
+ * BinaryRowData layout, without the intermediate BinaryRowData that Flink's serializer would build.
+ * Only the layout the native decoder reads is produced (header, null bits, 8-byte slots, 8-byte
+ * aligned variable part). Only the fields the native plan reads ({@link FieldUse}) are written,
+ * nested ROW fields included; the others are written as NULL, whatever their type. A row type with
+ * a read field this writer does not handle gets no writer ({@link #forType} returns null) and rows
+ * go through Flink's serializer.
  */
 final class RowImageWriter {
-    private static final byte BOOLEAN = 0, BYTE = 1, SHORT = 2, INT = 3, LONG = 4, FLOAT = 5,
-            DOUBLE = 6, COMPACT_DECIMAL = 7, COMPACT_TIMESTAMP = 8, STRING = 9, BINARY = 10,
-            UNREAD = 11, ROW = 12;
+    private static final byte BOOLEAN = 0,
+            BYTE = 1,
+            SHORT = 2,
+            INT = 3,
+            LONG = 4,
+            FLOAT = 5,
+            DOUBLE = 6,
+            COMPACT_DECIMAL = 7,
+            COMPACT_TIMESTAMP = 8,
+            STRING = 9,
+            BINARY = 10,
+            UNREAD = 11,
+            ROW = 12;
 
     private final byte[] kinds;
     private final int[] scales;
@@ -62,19 +72,37 @@ final class RowImageWriter {
                 continue;
             }
             switch (field.getTypeRoot()) {
-                case BOOLEAN: kinds[i] = BOOLEAN; break;
-                case TINYINT: kinds[i] = BYTE; break;
-                case SMALLINT: kinds[i] = SHORT; break;
+                case BOOLEAN:
+                    kinds[i] = BOOLEAN;
+                    break;
+                case TINYINT:
+                    kinds[i] = BYTE;
+                    break;
+                case SMALLINT:
+                    kinds[i] = SHORT;
+                    break;
                 case INTEGER:
                 case DATE:
-                case TIME_WITHOUT_TIME_ZONE: kinds[i] = INT; break;
-                case BIGINT: kinds[i] = LONG; break;
-                case FLOAT: kinds[i] = FLOAT; break;
-                case DOUBLE: kinds[i] = DOUBLE; break;
+                case TIME_WITHOUT_TIME_ZONE:
+                    kinds[i] = INT;
+                    break;
+                case BIGINT:
+                    kinds[i] = LONG;
+                    break;
+                case FLOAT:
+                    kinds[i] = FLOAT;
+                    break;
+                case DOUBLE:
+                    kinds[i] = DOUBLE;
+                    break;
                 case CHAR:
-                case VARCHAR: kinds[i] = STRING; break;
+                case VARCHAR:
+                    kinds[i] = STRING;
+                    break;
                 case BINARY:
-                case VARBINARY: kinds[i] = BINARY; break;
+                case VARBINARY:
+                    kinds[i] = BINARY;
+                    break;
                 case DECIMAL:
                     DecimalType decimal = (DecimalType) field;
                     if (!DecimalData.isCompact(decimal.getPrecision())) {
@@ -86,9 +114,10 @@ final class RowImageWriter {
                     break;
                 case TIMESTAMP_WITHOUT_TIME_ZONE:
                 case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                    int precision = field instanceof TimestampType
-                            ? ((TimestampType) field).getPrecision()
-                            : ((LocalZonedTimestampType) field).getPrecision();
+                    int precision =
+                            field instanceof TimestampType
+                                    ? ((TimestampType) field).getPrecision()
+                                    : ((LocalZonedTimestampType) field).getPrecision();
                     if (!TimestampData.isCompact(precision)) {
                         return null;
                     }
@@ -122,9 +151,10 @@ final class RowImageWriter {
                     length = row.getBinary(i).length;
                 } else {
                     RowData inner = row.getRow(i, nested[i].kinds.length);
-                    length = inner instanceof BinaryRowData
-                            ? ((BinaryRowData) inner).getSizeInBytes()
-                            : nested[i].maxSize(inner);
+                    length =
+                            inner instanceof BinaryRowData
+                                    ? ((BinaryRowData) inner).getSizeInBytes()
+                                    : nested[i].maxSize(inner);
                 }
                 size += (length + 7) & ~7;
             }
@@ -148,35 +178,77 @@ final class RowImageWriter {
                 continue;
             }
             switch (kinds[i]) {
-                case BOOLEAN: segment.putBoolean(slot, row.getBoolean(i)); break;
-                case BYTE: segment.put(slot, row.getByte(i)); break;
-                case SHORT: segment.putShort(slot, row.getShort(i)); break;
-                case INT: segment.putInt(slot, row.getInt(i)); break;
-                case LONG: segment.putLong(slot, row.getLong(i)); break;
-                case FLOAT: segment.putFloat(slot, row.getFloat(i)); break;
-                case DOUBLE: segment.putDouble(slot, row.getDouble(i)); break;
+                case BOOLEAN:
+                    segment.putBoolean(slot, row.getBoolean(i));
+                    break;
+                case BYTE:
+                    segment.put(slot, row.getByte(i));
+                    break;
+                case SHORT:
+                    segment.putShort(slot, row.getShort(i));
+                    break;
+                case INT:
+                    segment.putInt(slot, row.getInt(i));
+                    break;
+                case LONG:
+                    segment.putLong(slot, row.getLong(i));
+                    break;
+                case FLOAT:
+                    segment.putFloat(slot, row.getFloat(i));
+                    break;
+                case DOUBLE:
+                    segment.putDouble(slot, row.getDouble(i));
+                    break;
                 case COMPACT_DECIMAL:
-                    segment.putLong(slot, row.getDecimal(i, precisions[i], scales[i]).toUnscaledLong());
+                    segment.putLong(
+                            slot, row.getDecimal(i, precisions[i], scales[i]).toUnscaledLong());
                     break;
                 case COMPACT_TIMESTAMP:
                     segment.putLong(slot, row.getTimestamp(i, precisions[i]).getMillisecond());
                     break;
-                case STRING: {
-                    BinaryStringData string = (BinaryStringData) row.getString(i);
-                    int length = string.getSizeInBytes();
-                    cursor = writeVariable(segment, bytes, start, slot, cursor, length,
-                            string.getSegments(), string.getOffset(), null);
-                    break;
-                }
-                case BINARY: {
-                    byte[] binary = row.getBinary(i);
-                    cursor = writeVariable(segment, bytes, start, slot, cursor, binary.length,
-                            null, 0, binary);
-                    break;
-                }
+                case STRING:
+                    {
+                        BinaryStringData string = (BinaryStringData) row.getString(i);
+                        int length = string.getSizeInBytes();
+                        cursor =
+                                writeVariable(
+                                        segment,
+                                        bytes,
+                                        start,
+                                        slot,
+                                        cursor,
+                                        length,
+                                        string.getSegments(),
+                                        string.getOffset(),
+                                        null);
+                        break;
+                    }
+                case BINARY:
+                    {
+                        byte[] binary = row.getBinary(i);
+                        cursor =
+                                writeVariable(
+                                        segment,
+                                        bytes,
+                                        start,
+                                        slot,
+                                        cursor,
+                                        binary.length,
+                                        null,
+                                        0,
+                                        binary);
+                        break;
+                    }
                 case ROW:
-                    cursor = writeRow(row.getRow(i, nested[i].kinds.length), nested[i],
-                            segment, bytes, start, slot, cursor);
+                    cursor =
+                            writeRow(
+                                    row.getRow(i, nested[i].kinds.length),
+                                    nested[i],
+                                    segment,
+                                    bytes,
+                                    start,
+                                    slot,
+                                    cursor);
                     break;
                 default:
                     throw new IllegalStateException("unreachable field kind " + kinds[i]);
@@ -186,13 +258,27 @@ final class RowImageWriter {
     }
 
     /** A nested row: its own image in the variable part, as BinaryRowWriter.writeRow places it. */
-    private static int writeRow(RowData inner, RowImageWriter writer, MemorySegment segment,
-            byte[] bytes, int start, int slot, int cursor) {
+    private static int writeRow(
+            RowData inner,
+            RowImageWriter writer,
+            MemorySegment segment,
+            byte[] bytes,
+            int start,
+            int slot,
+            int cursor) {
         if (inner instanceof BinaryRowData) {
             // An image is at least 8 bytes, so it always goes to the variable part.
             BinaryRowData binary = (BinaryRowData) inner;
-            return writeVariable(segment, bytes, start, slot, cursor, binary.getSizeInBytes(),
-                    binary.getSegments(), binary.getOffset(), null);
+            return writeVariable(
+                    segment,
+                    bytes,
+                    start,
+                    slot,
+                    cursor,
+                    binary.getSizeInBytes(),
+                    binary.getSegments(),
+                    binary.getOffset(),
+                    null);
         }
         // write() returns a multiple of 8 (fixed part and padded variable data): no padding.
         int size = writer.write(inner, segment, bytes, start + cursor);
@@ -202,8 +288,15 @@ final class RowImageWriter {
 
     /** A string or binary value: inline when at most 7 bytes, else in the variable part. */
     private static int writeVariable(
-            MemorySegment segment, byte[] bytes, int start, int slot, int cursor, int length,
-            @Nullable MemorySegment[] sourceSegments, int sourceOffset, @Nullable byte[] source) {
+            MemorySegment segment,
+            byte[] bytes,
+            int start,
+            int slot,
+            int cursor,
+            int length,
+            @Nullable MemorySegment[] sourceSegments,
+            int sourceOffset,
+            @Nullable byte[] source) {
         if (length <= 7) {
             if (source != null) {
                 System.arraycopy(source, 0, bytes, slot, length);

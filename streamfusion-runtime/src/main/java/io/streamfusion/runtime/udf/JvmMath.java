@@ -3,12 +3,12 @@ package io.streamfusion.runtime.udf;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 /**
- * java.lang.Math for native pipelines. Flink's generated code computes SIN, COS, TAN, COT, EXP,
- * LN, LOG, LOG10, LOG2, POWER, ASIN, ACOS, ATAN, ATAN2, SINH, COSH and TANH with java.lang.Math,
- * whose results come from HotSpot's CPU-specific intrinsic stubs or from fdlibm and cannot be
- * reproduced bit for bit by a C library. Native code hands a batch's operands to this class in
- * one call (never per row) and keeps the island native around the call; the expressions are
- * those of Flink's SqlFunctionUtils, so the results are Flink's by construction.
+ * java.lang.Math for native pipelines. Flink's generated code computes SIN, COS, TAN, COT, EXP, LN,
+ * LOG, LOG10, LOG2, POWER, ASIN, ACOS, ATAN, ATAN2, SINH, COSH and TANH with java.lang.Math, whose
+ * results come from HotSpot's CPU-specific intrinsic stubs or from fdlibm and cannot be reproduced
+ * bit for bit by a C library. Native code hands a batch's operands to this class in one call (never
+ * per row) and keeps the island native around the call; the expressions are those of Flink's
+ * SqlFunctionUtils, so the results are Flink's by construction.
  *
  * <p>Called from native code only (jni_entry.cc), on the task thread inside a pipeline call.
  */

@@ -7,8 +7,6 @@ import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.data.binary.BinaryStringDataUtil;
 import org.apache.flink.table.utils.DateTimeUtils;
 
-import javax.annotation.Nullable;
-
 import java.nio.charset.StandardCharsets;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
@@ -23,14 +21,15 @@ import java.util.Date;
 import java.util.Locale;
 import java.util.TimeZone;
 
+import javax.annotation.Nullable;
+
 /**
  * The JVM locale's date-time texts and number symbols for native DATE_FORMAT and UNIX_TIMESTAMP,
- * and Flink's TO_TIMESTAMP(text, pattern) for the texts native code leaves to the JVM.
- * Flink formats with
- * DateTimeFormatter.ofPattern(pattern), whose text fields (day and month names, AM/PM, eras,
- * quarters) come from the JVM's default locale. When a native pattern has such a field, native
- * code asks this class, once when the pattern is compiled, to format one sample per value of the
- * field; it then formats every row itself with those texts.
+ * and Flink's TO_TIMESTAMP(text, pattern) for the texts native code leaves to the JVM. Flink
+ * formats with DateTimeFormatter.ofPattern(pattern), whose text fields (day and month names, AM/PM,
+ * eras, quarters) come from the JVM's default locale. When a native pattern has such a field,
+ * native code asks this class, once when the pattern is compiled, to format one sample per value of
+ * the field; it then formats every row itself with those texts.
  *
  * <p>Called from native code only (jni_entry.cc).
  */
@@ -72,9 +71,9 @@ final class JvmText {
     }
 
     /**
-     * TO_TIMESTAMP(text, pattern) for the texts native code leaves to Flink (those the pattern
-     * does not parse but laid out as java.sql timestamps or dates, whose fallback normalizes in
-     * the JVM's default time zone; a few JDK-dependent corners): Flink's own
+     * TO_TIMESTAMP(text, pattern) for the texts native code leaves to Flink (those the pattern does
+     * not parse but laid out as java.sql timestamps or dates, whose fallback normalizes in the
+     * JVM's default time zone; a few JDK-dependent corners): Flink's own
      * DateTimeUtils.parseTimestampData under the generated code's catch-all, on the texts as
      * BinaryStringData decodes them. Writes each result's epoch millis to {@code millis} and
      * returns which results are NULL.
@@ -100,8 +99,8 @@ final class JvmText {
      * Flink's own parse of a string CAST that the native parser refused (kind 0: TIMESTAMP, 1:
      * DATE, 2: TIME; {@code precision} of TIMESTAMP and TIME), with the method Flink's generated
      * code calls: returns the toString() of the exception it throws, which is kept for {@link
-     * NativeException#of} to throw as it is (cause included) when the native error reaches the
-     * JVM; null where Flink parses the text, which the caller reports as a disagreement.
+     * NativeException#of} to throw as it is (cause included) when the native error reaches the JVM;
+     * null where Flink parses the text, which the caller reports as a disagreement.
      */
     @Nullable
     static String parseLikeFlink(int kind, byte[] text, int precision) {
@@ -129,9 +128,9 @@ final class JvmText {
 
     /**
      * What SimpleDateFormat takes from the default FORMAT locale (UNIX_TIMESTAMP, FROM_UNIXTIME,
-     * TO_DATE and DATE_FORMAT of strings): of its integer NumberFormat the zero digit, minus
-     * sign, exponent separator, infinity, NaN, positive and negative prefixes and suffixes, then
-     * the calendar type, then the number pattern, one per line, as UTF-8.
+     * TO_DATE and DATE_FORMAT of strings): of its integer NumberFormat the zero digit, minus sign,
+     * exponent separator, infinity, NaN, positive and negative prefixes and suffixes, then the
+     * calendar type, then the number pattern, one per line, as UTF-8.
      */
     static byte[] integerFormat() {
         NumberFormat format = NumberFormat.getIntegerInstance();

@@ -24,11 +24,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Runs one {@link ScalarUdfSpec} over a batch of operand rows, the way Flink's generated code
- * calls a ScalarFunction (BridgingFunctionGenUtil): each operand converted from its internal
- * value to the eval argument's conversion class by Flink's {@link DataStructureConverters}
- * (NULL stays null for reference types), eval invoked with those arguments (varargs collected
- * as Java would), the result converted back to its internal value.
+ * Runs one {@link ScalarUdfSpec} over a batch of operand rows, the way Flink's generated code calls
+ * a ScalarFunction (BridgingFunctionGenUtil): each operand converted from its internal value to the
+ * eval argument's conversion class by Flink's {@link DataStructureConverters} (NULL stays null for
+ * reference types), eval invoked with those arguments (varargs collected as Java would), the result
+ * converted back to its internal value.
  */
 final class ScalarUdfRunner {
     private final ScalarUdfSpec spec;

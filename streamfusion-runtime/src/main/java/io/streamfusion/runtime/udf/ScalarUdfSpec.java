@@ -10,8 +10,8 @@ import java.util.List;
 /**
  * One call site of a user-defined {@link ScalarFunction} inside a native plan, as the planner
  * resolved it: the function instance, the data types of its eval arguments and result (with the
- * conversion classes Flink's type inference chose for the eval signature), and the logical types
- * of the operand values the native pipeline passes. Travels Java-serialized in the plan's
+ * conversion classes Flink's type inference chose for the eval signature), and the logical types of
+ * the operand values the native pipeline passes. Travels Java-serialized in the plan's
  * UdfDescriptor.
  */
 public final class ScalarUdfSpec implements Serializable {

@@ -7,10 +7,10 @@ import io.streamfusion.runtime.metrics.NativeMetrics;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.util.InstantiationUtil;
 
-import javax.annotation.Nullable;
-
 import java.util.ArrayList;
 import java.util.List;
+
+import javax.annotation.Nullable;
 
 /**
  * The user-defined functions of one native pipeline, on the JVM side. Native code calls {@link

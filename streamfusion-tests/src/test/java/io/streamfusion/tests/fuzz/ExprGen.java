@@ -7,13 +7,24 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Random well-typed SQL expressions over the "fuzz" table. Expressions are trees of {@link
- * Node}s (so a mismatch can be shrunk); typing is by family and approximate: Flink validates
- * every expression before it is used, and the few it rejects are regenerated.
+ * Random well-typed SQL expressions over the "fuzz" table. Expressions are trees of {@link Node}s
+ * (so a mismatch can be shrunk); typing is by family and approximate: Flink validates every
+ * expression before it is used, and the few it rejects are regenerated.
  */
 final class ExprGen {
 
-    enum F { BOOL, INT, APPROX, DEC, STR, BIN, DATE, TIME, TS, LTZ }
+    enum F {
+        BOOL,
+        INT,
+        APPROX,
+        DEC,
+        STR,
+        BIN,
+        DATE,
+        TIME,
+        TS,
+        LTZ
+    }
 
     /** An expression tree: {@code format} with one %s per child. A leaf has no children. */
     static final class Node {
@@ -55,7 +66,7 @@ final class ExprGen {
     private static final class Fn {
         final F result;
         final String format;
-        final Object[] args;  // F (an expression of that family) or String[] (a literal palette)
+        final Object[] args; // F (an expression of that family) or String[] (a literal palette)
 
         Fn(F result, String format, Object... args) {
             this.result = result;
@@ -79,59 +90,149 @@ final class ExprGen {
         COLUMNS.put(F.TS, new String[] {"ts", "ts9"});
         COLUMNS.put(F.LTZ, new String[] {"ltz"});
         LITERALS.put(F.BOOL, new String[] {"TRUE", "FALSE", "CAST(NULL AS BOOLEAN)"});
-        LITERALS.put(F.INT, new String[] {
-            "0", "1", "-1", "2", "7", "-3", "100", "2147483647", "-2147483648",
-            "CAST(9223372036854775807 AS BIGINT)", "CAST(-128 AS TINYINT)", "CAST(NULL AS INT)",
-        });
-        LITERALS.put(F.APPROX, new String[] {
-            "CAST(0.5 AS DOUBLE)", "CAST(-2.5 AS DOUBLE)", "CAST(1e-7 AS DOUBLE)", "CAST(3 AS FLOAT)",
-            "CAST('NaN' AS DOUBLE)", "CAST('-Infinity' AS DOUBLE)", "CAST(-0.0 AS DOUBLE)",
-            "CAST(1e300 AS DOUBLE)", "CAST(NULL AS DOUBLE)",
-        });
-        LITERALS.put(F.DEC, new String[] {
-            "1.25", "-0.5", "0.001", "CAST(99999999.99 AS DECIMAL(10, 2))", "123456789.123456789",
-            "CAST(NULL AS DECIMAL(12, 4))", "CAST(1 AS DECIMAL(38, 0))",
-        });
-        LITERALS.put(F.STR, new String[] {
-            "''", "'a'", "'hello'", "' x '", "'ü'", "'🎉'", "'42'", "'1.5'", "'2024-02-29'",
-            "'2024-02-29 12:30:15'", "'true'", "'abc'", "'-'", "','", "'channel_id'",
-            "CAST(NULL AS STRING)",
-        });
+        LITERALS.put(
+                F.INT,
+                new String[] {
+                    "0",
+                    "1",
+                    "-1",
+                    "2",
+                    "7",
+                    "-3",
+                    "100",
+                    "2147483647",
+                    "-2147483648",
+                    "CAST(9223372036854775807 AS BIGINT)",
+                    "CAST(-128 AS TINYINT)",
+                    "CAST(NULL AS INT)",
+                });
+        LITERALS.put(
+                F.APPROX,
+                new String[] {
+                    "CAST(0.5 AS DOUBLE)",
+                    "CAST(-2.5 AS DOUBLE)",
+                    "CAST(1e-7 AS DOUBLE)",
+                    "CAST(3 AS FLOAT)",
+                    "CAST('NaN' AS DOUBLE)",
+                    "CAST('-Infinity' AS DOUBLE)",
+                    "CAST(-0.0 AS DOUBLE)",
+                    "CAST(1e300 AS DOUBLE)",
+                    "CAST(NULL AS DOUBLE)",
+                });
+        LITERALS.put(
+                F.DEC,
+                new String[] {
+                    "1.25",
+                    "-0.5",
+                    "0.001",
+                    "CAST(99999999.99 AS DECIMAL(10, 2))",
+                    "123456789.123456789",
+                    "CAST(NULL AS DECIMAL(12, 4))",
+                    "CAST(1 AS DECIMAL(38, 0))",
+                });
+        LITERALS.put(
+                F.STR,
+                new String[] {
+                    "''",
+                    "'a'",
+                    "'hello'",
+                    "' x '",
+                    "'ü'",
+                    "'🎉'",
+                    "'42'",
+                    "'1.5'",
+                    "'2024-02-29'",
+                    "'2024-02-29 12:30:15'",
+                    "'true'",
+                    "'abc'",
+                    "'-'",
+                    "','",
+                    "'channel_id'",
+                    "CAST(NULL AS STRING)",
+                });
         LITERALS.put(F.BIN, new String[] {"X''", "X'00ff'", "X'616263'", "CAST(NULL AS BYTES)"});
-        LITERALS.put(F.DATE, new String[] {"DATE '2024-02-29'", "DATE '1970-01-01'", "DATE '0001-01-01'", "CAST(NULL AS DATE)"});
-        LITERALS.put(F.TIME, new String[] {"TIME '00:00:00'", "TIME '23:59:59'", "TIME '12:30:15'"});
-        LITERALS.put(F.TS, new String[] {
-            "TIMESTAMP '2024-02-29 12:30:15.123'", "TIMESTAMP '1969-12-31 23:59:59.999'",
-            "TIMESTAMP '2024-03-10 02:30:00'", "CAST(NULL AS TIMESTAMP(3))",
-        });
-        LITERALS.put(F.LTZ, new String[] {"TO_TIMESTAMP_LTZ(0, 3)", "TO_TIMESTAMP_LTZ(1710052200000, 3)"});
+        LITERALS.put(
+                F.DATE,
+                new String[] {
+                    "DATE '2024-02-29'",
+                    "DATE '1970-01-01'",
+                    "DATE '0001-01-01'",
+                    "CAST(NULL AS DATE)"
+                });
+        LITERALS.put(
+                F.TIME, new String[] {"TIME '00:00:00'", "TIME '23:59:59'", "TIME '12:30:15'"});
+        LITERALS.put(
+                F.TS,
+                new String[] {
+                    "TIMESTAMP '2024-02-29 12:30:15.123'", "TIMESTAMP '1969-12-31 23:59:59.999'",
+                    "TIMESTAMP '2024-03-10 02:30:00'", "CAST(NULL AS TIMESTAMP(3))",
+                });
+        LITERALS.put(
+                F.LTZ,
+                new String[] {"TO_TIMESTAMP_LTZ(0, 3)", "TO_TIMESTAMP_LTZ(1710052200000, 3)"});
     }
 
     private static final String[] SMALL = {"-1", "0", "1", "2", "3", "5", "8"};
-    private static final String[] UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"};
-    private static final String[] EXTRACT_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DOY", "DOW", "HOUR", "MINUTE", "SECOND", "MILLISECOND"};
-    private static final String[] FLOOR_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"};
+    private static final String[] UNITS = {
+        "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"
+    };
+    private static final String[] EXTRACT_UNITS = {
+        "YEAR",
+        "QUARTER",
+        "MONTH",
+        "WEEK",
+        "DAY",
+        "DOY",
+        "DOW",
+        "HOUR",
+        "MINUTE",
+        "SECOND",
+        "MILLISECOND"
+    };
+    private static final String[] FLOOR_UNITS = {
+        "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"
+    };
     private static final String[] INTERVALS = {
         "INTERVAL '1' DAY", "INTERVAL '-3' HOUR", "INTERVAL '90' MINUTE", "INTERVAL '1' MONTH",
-        "INTERVAL '13' MONTH", "INTERVAL '1' YEAR", "INTERVAL '1.5' SECOND", "INTERVAL '2 03:04:05' DAY TO SECOND",
+        "INTERVAL '13' MONTH", "INTERVAL '1' YEAR", "INTERVAL '1.5' SECOND",
+                "INTERVAL '2 03:04:05' DAY TO SECOND",
     };
     private static final String[] REGEX = {
         "'(&|^)channel_id=([^&]*)'", "'[a-z]+'", "'^h.*o$'", "'(\\d+)'", "'\\s+'", "'a|b'",
         "'([A-Z])([a-z]*)'", "'.'", "'[^,]*'", "'x?'", "'(a)(b)?'", "'\\w+@\\w+'",
     };
-    private static final String[] LIKE = {"'%'", "'h%'", "'%o'", "'%ll%'", "'_'", "'a_c'", "'%\\_%'", "''", "'%🎉%'"};
+    private static final String[] LIKE = {
+        "'%'", "'h%'", "'%o'", "'%ll%'", "'_'", "'a_c'", "'%\\_%'", "''", "'%🎉%'"
+    };
     private static final String[] DATE_FORMATS = {
         "'yyyy-MM-dd HH:mm'", "'yyyy-MM-dd'", "'HH:mm:ss.SSS'", "'yyyyMMdd'", "'EEE, d MMM yyyy'",
         "'dd/MM/yy hh:mm a'", "'D w'", "'yyyy-MM-dd''T''HH:mm:ss'", "'YYYY-''W''ww W'", "'uu YY'",
     };
     private static final String[] LEGACY_FORMATS = {
-        "'yyyy-MM-dd HH:mm:ss'", "'yyyyMMdd'", "'dd.MM.yyyy'", "'yyyy-MM-dd''T''HH:mm:ss.SSS'",
-        "'HH:mm'", "'yyyyMMddHHmmss'", "'yy-MM-dd'", "'yyyy-MM-dd kk'", "'y/M/d h:m:s.S K'",
+        "'yyyy-MM-dd HH:mm:ss'",
+        "'yyyyMMdd'",
+        "'dd.MM.yyyy'",
+        "'yyyy-MM-dd''T''HH:mm:ss.SSS'",
+        "'HH:mm'",
+        "'yyyyMMddHHmmss'",
+        "'yy-MM-dd'",
+        "'yyyy-MM-dd kk'",
+        "'y/M/d h:m:s.S K'",
         "'EEE, d MMM yyyy hh:mm a G'",
     };
-    private static final String[] TZ = {"'UTC'", "'America/New_York'", "'Asia/Kolkata'", "'Europe/Berlin'"};
+    private static final String[] TZ = {
+        "'UTC'", "'America/New_York'", "'Asia/Kolkata'", "'Europe/Berlin'"
+    };
     private static final String[] CAST_TARGETS_NUM = {
-        "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)", "DECIMAL(38, 18)", "DECIMAL(5, 0)",
+        "TINYINT",
+        "SMALLINT",
+        "INT",
+        "BIGINT",
+        "FLOAT",
+        "DOUBLE",
+        "DECIMAL(10, 2)",
+        "DECIMAL(38, 18)",
+        "DECIMAL(5, 0)",
     };
 
     private final List<Fn> fns = new ArrayList<>();
@@ -140,7 +241,10 @@ final class ExprGen {
     ExprGen(Random random) {
         this.random = random;
         // Logic and predicates.
-        for (F f : new F[] {F.INT, F.APPROX, F.DEC, F.STR, F.DATE, F.TIME, F.TS, F.BOOL, F.BIN, F.LTZ}) {
+        for (F f :
+                new F[] {
+                    F.INT, F.APPROX, F.DEC, F.STR, F.DATE, F.TIME, F.TS, F.BOOL, F.BIN, F.LTZ
+                }) {
             for (String op : new String[] {"=", "<>", "<", "<=", ">", ">="}) {
                 fns.add(new Fn(F.BOOL, "(%s " + op + " %s)", f, f));
             }
@@ -156,7 +260,13 @@ final class ExprGen {
         fns.add(new Fn(F.BOOL, "(%s IS NOT FALSE)", F.BOOL));
         fns.add(new Fn(F.BOOL, "(%s BETWEEN %s AND %s)", F.INT, F.INT, F.INT));
         fns.add(new Fn(F.BOOL, "(%s IN (%s, %s, %s))", F.INT, LITERALS.get(F.INT), SMALL, SMALL));
-        fns.add(new Fn(F.BOOL, "(%s IN (%s, %s))", F.STR, LITERALS.get(F.STR), LITERALS.get(F.STR)));
+        fns.add(
+                new Fn(
+                        F.BOOL,
+                        "(%s IN (%s, %s))",
+                        F.STR,
+                        LITERALS.get(F.STR),
+                        LITERALS.get(F.STR)));
         fns.add(new Fn(F.BOOL, "(%s LIKE %s)", F.STR, LIKE));
         fns.add(new Fn(F.BOOL, "(%s NOT LIKE %s)", F.STR, LIKE));
         fns.add(new Fn(F.BOOL, "(%s SIMILAR TO %s)", F.STR, LIKE));
@@ -186,7 +296,11 @@ final class ExprGen {
             fns.add(new Fn(f, "TRUNCATE(%s, %s)", f, SMALL));
             fns.add(new Fn(f, "ROUND(%s)", f));
         }
-        for (String fn : new String[] {"SQRT", "EXP", "LN", "LOG10", "LOG2", "SIN", "COS", "TAN", "ASIN", "ACOS", "ATAN", "DEGREES", "RADIANS", "COT", "SINH", "COSH", "TANH"}) {
+        for (String fn :
+                new String[] {
+                    "SQRT", "EXP", "LN", "LOG10", "LOG2", "SIN", "COS", "TAN", "ASIN", "ACOS",
+                    "ATAN", "DEGREES", "RADIANS", "COT", "SINH", "COSH", "TANH"
+                }) {
             fns.add(new Fn(F.APPROX, fn + "(%s)", F.APPROX));
         }
         fns.add(new Fn(F.APPROX, "POWER(%s, %s)", F.APPROX, F.APPROX));
@@ -209,7 +323,21 @@ final class ExprGen {
         }
         // Strings.
         fns.add(new Fn(F.INT, "CHAR_LENGTH(%s)", F.STR));
-        for (String fn : new String[] {"UPPER", "LOWER", "TRIM", "LTRIM", "RTRIM", "INITCAP", "REVERSE", "MD5", "SHA1", "SHA256", "TO_BASE64", "FROM_BASE64"}) {
+        for (String fn :
+                new String[] {
+                    "UPPER",
+                    "LOWER",
+                    "TRIM",
+                    "LTRIM",
+                    "RTRIM",
+                    "INITCAP",
+                    "REVERSE",
+                    "MD5",
+                    "SHA1",
+                    "SHA256",
+                    "TO_BASE64",
+                    "FROM_BASE64"
+                }) {
             fns.add(new Fn(F.STR, fn + "(%s)", F.STR));
         }
         fns.add(new Fn(F.STR, "TRIM(BOTH %s FROM %s)", LITERALS.get(F.STR), F.STR));
@@ -241,7 +369,10 @@ final class ExprGen {
         }
         fns.add(new Fn(F.INT, "EXTRACT(DAY FROM %s)", F.DATE));
         fns.add(new Fn(F.INT, "EXTRACT(YEAR FROM %s)", F.DATE));
-        for (String fn : new String[] {"YEAR", "QUARTER", "MONTH", "WEEK", "DAYOFYEAR", "DAYOFMONTH", "DAYOFWEEK"}) {
+        for (String fn :
+                new String[] {
+                    "YEAR", "QUARTER", "MONTH", "WEEK", "DAYOFYEAR", "DAYOFMONTH", "DAYOFWEEK"
+                }) {
             fns.add(new Fn(F.INT, fn + "(%s)", F.DATE));
         }
         for (String fn : new String[] {"HOUR", "MINUTE", "SECOND"}) {
@@ -302,7 +433,7 @@ final class ExprGen {
                 kids.add(gen((F) arg, depth - 1));
             } else {
                 String[] palette = (String[]) arg;
-                kids.add(Node.leaf(null, palette[random.nextInt(palette.length)]));  // fixed operand
+                kids.add(Node.leaf(null, palette[random.nextInt(palette.length)])); // fixed operand
             }
         }
         return new Node(family, fn.format, kids);
@@ -318,17 +449,38 @@ final class ExprGen {
         F source = sources[random.nextInt(sources.length)];
         String target;
         switch (family) {
-            case INT: target = CAST_TARGETS_NUM[random.nextInt(4)]; break;
-            case APPROX: target = random.nextBoolean() ? "FLOAT" : "DOUBLE"; break;
-            case DEC: target = CAST_TARGETS_NUM[6 + random.nextInt(3)]; break;
-            case STR: target = random.nextBoolean() ? "STRING" : "VARCHAR(3)"; break;
-            case BOOL: target = "BOOLEAN"; break;
-            case DATE: target = "DATE"; break;
-            case TIME: target = "TIME"; break;
-            case TS: target = random.nextBoolean() ? "TIMESTAMP(3)" : "TIMESTAMP(9)"; break;
-            case LTZ: target = "TIMESTAMP_LTZ(3)"; break;
-            case BIN: target = "BYTES"; break;
-            default: return null;
+            case INT:
+                target = CAST_TARGETS_NUM[random.nextInt(4)];
+                break;
+            case APPROX:
+                target = random.nextBoolean() ? "FLOAT" : "DOUBLE";
+                break;
+            case DEC:
+                target = CAST_TARGETS_NUM[6 + random.nextInt(3)];
+                break;
+            case STR:
+                target = random.nextBoolean() ? "STRING" : "VARCHAR(3)";
+                break;
+            case BOOL:
+                target = "BOOLEAN";
+                break;
+            case DATE:
+                target = "DATE";
+                break;
+            case TIME:
+                target = "TIME";
+                break;
+            case TS:
+                target = random.nextBoolean() ? "TIMESTAMP(3)" : "TIMESTAMP(9)";
+                break;
+            case LTZ:
+                target = "TIMESTAMP_LTZ(3)";
+                break;
+            case BIN:
+                target = "BYTES";
+                break;
+            default:
+                return null;
         }
         String op = random.nextInt(4) == 0 ? "TRY_CAST" : "CAST";
         return new Node(family, op + "(%s AS " + target + ")", List.of(gen(source, depth - 1)));

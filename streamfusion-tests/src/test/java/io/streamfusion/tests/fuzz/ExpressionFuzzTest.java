@@ -1,5 +1,7 @@
 package io.streamfusion.tests.fuzz;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.streamfusion.tests.ParityCluster;
 import io.streamfusion.tests.ParityHarness;
 
@@ -18,22 +20,19 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * The fixed-seed portion of the differential expression fuzzer run by {@code ./sf test}
- * (2,000 expressions); {@code ./sf fuzz --expressions N --seed S} runs it with other settings
- * through the system properties fuzz.expressions and fuzz.seed.
+ * The fixed-seed portion of the differential expression fuzzer run by {@code ./sf test} (2,000
+ * expressions); {@code ./sf fuzz --expressions N --seed S} runs it with other settings through the
+ * system properties fuzz.expressions and fuzz.seed.
  */
 class ExpressionFuzzTest {
 
-    @RegisterExtension
-    static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
+    @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     /**
      * Loggers that print a stack trace for every fuzzed expression that fails on purpose (both
-     * engines must fail alike) or cannot be constant-folded, and every long operator name: tens
-     * of megabytes of log per run. The fuzzer reports what matters (mismatches, summary) itself.
+     * engines must fail alike) or cannot be constant-folded, and every long operator name: tens of
+     * megabytes of log per run. The fuzzer reports what matters (mismatches, summary) itself.
      */
     private static final String[] NOISY = {
         "org.apache.flink.runtime.taskmanager.Task",
@@ -73,6 +72,11 @@ class ExpressionFuzzTest {
         // Most generated expressions must really run natively, or the fuzzer proves little.
         assertTrue(
                 fuzzer.compared * 2 >= fuzzer.expressions - fuzzer.unplannable,
-                "only " + fuzzer.compared + " of " + fuzzer.expressions + " expressions ran natively\n" + summary);
+                "only "
+                        + fuzzer.compared
+                        + " of "
+                        + fuzzer.expressions
+                        + " expressions ran natively\n"
+                        + summary);
     }
 }

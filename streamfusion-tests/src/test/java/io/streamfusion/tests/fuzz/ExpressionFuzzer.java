@@ -26,14 +26,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Differential expression fuzzer: random expressions over random edge-case rows, run through
- * stock Flink and natively on the same MiniCluster, compared value by value (bit-exact for
- * floating point, scale-exact for DECIMAL) and error for error. Expressions the native planner
- * refuses are counted by reason and not compared. A difference is shrunk to a minimal
- * expression on the one row that shows it.
+ * Differential expression fuzzer: random expressions over random edge-case rows, run through stock
+ * Flink and natively on the same MiniCluster, compared value by value (bit-exact for floating
+ * point, scale-exact for DECIMAL) and error for error. Expressions the native planner refuses are
+ * counted by reason and not compared. A difference is shrunk to a minimal expression on the one row
+ * that shows it.
  *
- * <p>Expressions are run in batches: one query projects many of them, so one job checks many.
- * A failing batch is split until the failing expressions stand alone.
+ * <p>Expressions are run in batches: one query projects many of them, so one job checks many. A
+ * failing batch is split until the failing expressions stand alone.
  */
 final class ExpressionFuzzer {
 
@@ -95,26 +95,53 @@ final class ExpressionFuzzer {
             batch++;
             if (log != null) {
                 log.printf(
-                        "fuzz: batch %d (%s): %d expressions so far, %d compared, %d refused, %d mismatches, %.0f s (validate %.1f s, plan %.1f s, %d jobs %.1f s)%n",
-                        batch, zone, expressions, compared, refused, mismatches.size(),
-                        (System.nanoTime() - start) / 1e9, validateNanos / 1e9, planNanos / 1e9, jobs, runNanos / 1e9);
+                        "fuzz: batch %d (%s): %d expressions so far, %d compared, %d refused, %d"
+                                + " mismatches, %.0f s (validate %.1f s, plan %.1f s, %d jobs %.1f"
+                                + " s)%n",
+                        batch,
+                        zone,
+                        expressions,
+                        compared,
+                        refused,
+                        mismatches.size(),
+                        (System.nanoTime() - start) / 1e9,
+                        validateNanos / 1e9,
+                        planNanos / 1e9,
+                        jobs,
+                        runNanos / 1e9);
             }
         }
     }
 
     String summary() {
         StringBuilder s = new StringBuilder();
-        s.append(String.format(
-                "fuzz: seed %d, %d rows: %d expressions (%d invalid ones regenerated): %d compared natively, %d refused, %d that Flink cannot plan, %d failing on both engines%n",
-                seed, rowCount, expressions, invalid, compared, refused - unplannable, unplannable, bothFailed));
+        s.append(
+                String.format(
+                        "fuzz: seed %d, %d rows: %d expressions (%d invalid ones regenerated): %d"
+                                + " compared natively, %d refused, %d that Flink cannot plan, %d"
+                                + " failing on both engines%n",
+                        seed,
+                        rowCount,
+                        expressions,
+                        invalid,
+                        compared,
+                        refused - unplannable,
+                        unplannable,
+                        bothFailed));
         refusals.entrySet().stream()
                 .sorted((a, b) -> b.getValue() - a.getValue())
                 .limit(25)
-                .forEach(e -> s.append(String.format("  refused %5d x %s%n", e.getValue(), e.getKey())));
+                .forEach(
+                        e ->
+                                s.append(
+                                        String.format(
+                                                "  refused %5d x %s%n", e.getValue(), e.getKey())));
         for (String m : mismatches) {
             s.append(m).append('\n');
         }
-        s.append(String.format("fuzz: %d expressions, %d mismatches", expressions, mismatches.size()));
+        s.append(
+                String.format(
+                        "fuzz: %d expressions, %d mismatches", expressions, mismatches.size()));
         return s.toString();
     }
 
@@ -136,7 +163,13 @@ final class ExpressionFuzzer {
                 }
             }
             if (nat.rows.size() != stock.rows.size()) {
-                mismatches.add("row count differs: stock " + stock.rows.size() + ", native " + nat.rows.size() + " for " + exprs);
+                mismatches.add(
+                        "row count differs: stock "
+                                + stock.rows.size()
+                                + ", native "
+                                + nat.rows.size()
+                                + " for "
+                                + exprs);
             }
             return;
         }
@@ -174,9 +207,15 @@ final class ExpressionFuzzer {
             }
         }
         String detail = engines.describe(smallest, row);
-        mismatches.add(String.format(
-                "MISMATCH (zone %s)%n  expression: %s%n  minimal:    %s%n  row:        %s%n%s",
-                engines.zone, expr.sql(), smallest.sql(), row == null ? "?" : engines.rowText(row), detail));
+        mismatches.add(
+                String.format(
+                        "MISMATCH (zone %s)%n  expression: %s%n  minimal:    %s%n  row:       "
+                                + " %s%n%s",
+                        engines.zone,
+                        expr.sql(),
+                        smallest.sql(),
+                        row == null ? "?" : engines.rowText(row),
+                        detail));
         if (log != null) log.println(mismatches.get(mismatches.size() - 1));
     }
 
@@ -211,12 +250,14 @@ final class ExpressionFuzzer {
             StreamTableEnvironment tEnv =
                     isNative
                             ? StreamFusion.create(env, EnvironmentSettings.inStreamingMode())
-                            : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+                            : StreamTableEnvironment.create(
+                                    env, EnvironmentSettings.inStreamingMode());
             if (isNative) {
                 tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "allow");
             }
             tEnv.getConfig().setLocalTimeZone(ZoneId.of(zone));
-            tEnv.createTemporaryView("fuzz", tEnv.fromDataStream(env.fromData(rows, FuzzData.typeInfo())));
+            tEnv.createTemporaryView(
+                    "fuzz", tEnv.fromDataStream(env.fromData(rows, FuzzData.typeInfo())));
             return tEnv;
         }
 
@@ -249,7 +290,7 @@ final class ExpressionFuzzer {
             if (refusal == null) return exprs;
             if (exprs.size() == 1) {
                 if (refusal.startsWith(PLANNING_FAILED)) {
-                    fuzzer.unplannable++;  // Flink itself cannot plan it (e.g. a cast pair)
+                    fuzzer.unplannable++; // Flink itself cannot plan it (e.g. a cast pair)
                 } else {
                     fuzzer.refusals.merge(refusal, 1, Integer::sum);
                 }
@@ -267,7 +308,8 @@ final class ExpressionFuzzer {
             try {
                 nativeEnv.explainSql(query(exprs, null));
             } catch (Throwable e) {
-                return PLANNING_FAILED + ExceptionUtils.stripException(e, RuntimeException.class).getMessage();
+                return PLANNING_FAILED
+                        + ExceptionUtils.stripException(e, RuntimeException.class).getMessage();
             } finally {
                 planNanos += System.nanoTime() - t0;
             }
@@ -281,9 +323,15 @@ final class ExpressionFuzzer {
         static String groupingReason(String reason) {
             int colon = reason.lastIndexOf("]): ");
             String r = colon >= 0 ? reason.substring(colon + 4) : reason;
-            Matcher call = Pattern.compile("^([A-Z_|]+)\\((.*?)\\) is not supported natively(.*)$").matcher(r);
+            Matcher call =
+                    Pattern.compile("^([A-Z_|]+)\\((.*?)\\) is not supported natively(.*)$")
+                            .matcher(r);
             if (call.matches()) {
-                return call.group(1) + "(" + call.group(2).replaceAll("\\d+", "n") + ") is not supported natively" + call.group(3);
+                return call.group(1)
+                        + "("
+                        + call.group(2).replaceAll("\\d+", "n")
+                        + ") is not supported natively"
+                        + call.group(3);
             }
             return r;
         }
@@ -334,14 +382,21 @@ final class ExpressionFuzzer {
         String describe(ExprGen.Node expr, Integer row) {
             Outcome s = run(false, List.of(expr), row);
             Outcome n = run(true, List.of(expr), row);
-            return "  stock:      " + show(s) + "\n  native:     " + show(n)
-                    + "\n  reproduce:  SET 'table.local-time-zone' = '" + zone + "'; "
+            return "  stock:      "
+                    + show(s)
+                    + "\n  native:     "
+                    + show(n)
+                    + "\n  reproduce:  SET 'table.local-time-zone' = '"
+                    + zone
+                    + "'; "
                     + query(List.of(expr), row);
         }
 
         private static String show(Outcome o) {
             if (o.error != null) {
-                Throwable root = ExceptionUtils.findThrowable(o.error, t -> t.getCause() == null).orElse(o.error);
+                Throwable root =
+                        ExceptionUtils.findThrowable(o.error, t -> t.getCause() == null)
+                                .orElse(o.error);
                 return "ERROR " + root;
             }
             List<String> values = new ArrayList<>();
@@ -359,12 +414,20 @@ final class ExpressionFuzzer {
         }
 
         private static String valueText(Object v) {
-            if (v instanceof byte[]) return "X'" + org.apache.flink.util.StringUtils.byteToHexString((byte[]) v) + "'";
+            if (v instanceof byte[])
+                return "X'" + org.apache.flink.util.StringUtils.byteToHexString((byte[]) v) + "'";
             if (v instanceof String) return "'" + ((String) v).replace("\n", "\\n") + "'";
-            if (v instanceof Double) return v + " (bits " + Long.toHexString(Double.doubleToRawLongBits((Double) v)) + ")";
-            if (v instanceof Float) return v + " (bits " + Integer.toHexString(Float.floatToRawIntBits((Float) v)) + ")";
+            if (v instanceof Double)
+                return v
+                        + " (bits "
+                        + Long.toHexString(Double.doubleToRawLongBits((Double) v))
+                        + ")";
+            if (v instanceof Float)
+                return v
+                        + " (bits "
+                        + Integer.toHexString(Float.floatToRawIntBits((Float) v))
+                        + ")";
             return String.valueOf(v);
         }
     }
-
 }

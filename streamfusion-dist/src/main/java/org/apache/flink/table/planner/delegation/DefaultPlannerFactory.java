@@ -11,10 +11,10 @@ import java.util.Set;
 /**
  * StreamFusion's stand-in for Flink's planner factory in a Flink cluster. Flink finds planner
  * factories only by the identifier "default" and the class name its planner jar lists, so the
- * StreamFusion jar, placed in {@code lib/} so that it sorts before
- * {@code flink-table-planner_2.12-*.jar} (with the planner jar moved there from {@code opt/} in
- * place of the planner loader), provides this class under that name. It only delegates to
- * {@link NativePlannerFactory}; {@code streamfusion.enabled: false} gives stock behaviour.
+ * StreamFusion jar, placed in {@code lib/} so that it sorts before {@code
+ * flink-table-planner_2.12-*.jar} (with the planner jar moved there from {@code opt/} in place of
+ * the planner loader), provides this class under that name. It only delegates to {@link
+ * NativePlannerFactory}; {@code streamfusion.enabled: false} gives stock behaviour.
  */
 public final class DefaultPlannerFactory implements PlannerFactory {
     private final NativePlannerFactory delegate = new NativePlannerFactory();
