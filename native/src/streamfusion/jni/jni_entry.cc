@@ -235,6 +235,18 @@ Status CallJvmMath(expression::JvmMathOp op, const double* a, const double* b, i
 jclass g_jvm_text = nullptr;
 jmethodID g_jvm_text_format = nullptr;
 
+// A Java string's (modified) UTF-8 text, or `fallback` when it cannot be read; deletes the
+// local reference.
+std::string TakeString(JNIEnv* env, jstring str, std::string fallback) {
+  const char* chars = env->GetStringUTFChars(str, nullptr);
+  if (chars != nullptr) {
+    fallback = chars;
+    env->ReleaseStringUTFChars(str, chars);
+  }
+  env->DeleteLocalRef(str);
+  return fallback;
+}
+
 // The pending exception's toString(), cleared.
 std::string TakeExceptionText(JNIEnv* env) {
   jthrowable thrown = env->ExceptionOccurred();
@@ -246,12 +258,7 @@ std::string TakeExceptionText(JNIEnv* env) {
   auto str = to_string == nullptr ? nullptr
                                   : static_cast<jstring>(env->CallObjectMethod(thrown, to_string));
   if (env->ExceptionCheck()) env->ExceptionClear();
-  if (str != nullptr) {
-    const char* chars = env->GetStringUTFChars(str, nullptr);
-    if (chars != nullptr) text = chars;
-    env->ReleaseStringUTFChars(str, chars);
-    env->DeleteLocalRef(str);
-  }
+  if (str != nullptr) text = TakeString(env, str, text);
   env->DeleteLocalRef(type);
   env->DeleteLocalRef(thrown);
   return text;
@@ -395,11 +402,7 @@ Status CallJvmFlinkParse(expression::FlinkStringParse kind, std::string_view tex
   }
   // The toString() of Flink's exception, which JvmText kept: NativeException.of throws that
   // exception when this error reaches the JVM.
-  const char* chars = env->GetStringUTFChars(thrown, nullptr);
-  std::string message = chars == nullptr ? "CAST failed" : chars;
-  if (chars != nullptr) env->ReleaseStringUTFChars(thrown, chars);
-  env->DeleteLocalRef(thrown);
-  return Status::Invalid(message);
+  return Status::Invalid(TakeString(env, thrown, "CAST failed"));
 }
 
 Status CallJvmParseTimestamps(std::string_view pattern, const std::vector<std::string_view>& texts,
