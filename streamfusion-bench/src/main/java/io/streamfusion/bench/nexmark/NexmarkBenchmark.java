@@ -198,8 +198,15 @@ public final class NexmarkBenchmark {
      */
     private String prepare(
             StreamTableEnvironment tEnv, String query, long events, long tps, Path output) {
+        return prepare(tEnv, query, NexmarkQueries.variables(events, tps, output, sideInput));
+    }
+
+    /**
+     * Registers the query's tables, views and functions and applies its own SET options in {@code
+     * tEnv}; returns the query's INSERT statement, not yet executed.
+     */
+    static String prepare(StreamTableEnvironment tEnv, String query, Map<String, String> vars) {
         String insert = null;
-        Map<String, String> vars = NexmarkQueries.variables(events, tps, output, sideInput);
         for (String statement : NexmarkQueries.statements(query, vars)) {
             Matcher set = SET.matcher(statement);
             if (statement.regionMatches(true, 0, "INSERT INTO", 0, 11)) {
