@@ -362,10 +362,45 @@ class GroupAggregateStateTest {
             boolean miniBatch,
             Path dir)
             throws Exception {
-        StateJobs.FailOnce.reset();
-        Map<Object, String> expected = stockResult(query);
+        String savepoint = takeSavepoint(query, sink, firstNative, backend, miniBatch, dir);
+        assertRestoresToStockResult(
+                query, sink, savepoint, secondNative, backend, restoreParallelism, miniBatch);
+    }
 
-        // Job 1: at parallelism 2, stopped with a savepoint while the source is mid-way.
+    /** The query of a case of the savepoint fixtures ({@link SavepointFixtureTest}). */
+    static String fixtureQuery(String kind) {
+        return switch (kind) {
+            case "distinct" -> DISTINCT_QUERY;
+            case "retract-min-max" -> RETRACT_MIN_MAX_QUERY;
+            case "retract-first-last" -> RETRACT_FIRST_LAST_QUERY;
+            default -> throw new IllegalArgumentException(kind);
+        };
+    }
+
+    /** The sink of {@link #fixtureQuery}'s query. */
+    static String fixtureSink(String kind) {
+        return switch (kind) {
+            case "distinct" ->
+                    "CREATE TEMPORARY TABLE out_sink (k INT, a BIGINT, b BIGINT, s BIGINT)"
+                            + " WITH ('connector'='blackhole')";
+            case "retract-min-max" -> RETRACT_MIN_MAX_SINK;
+            case "retract-first-last" -> RETRACT_FIRST_LAST_SINK;
+            default -> throw new IllegalArgumentException(kind);
+        };
+    }
+
+    /**
+     * Job 1: the query at parallelism 2, stopped with a savepoint in {@code dir} while the source
+     * is mid-way; returns the savepoint's path.
+     */
+    static String takeSavepoint(
+            String query,
+            String sink,
+            boolean firstNative,
+            String backend,
+            boolean miniBatch,
+            Path dir)
+            throws Exception {
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment first =
                 env(firstNative, 2, backend, 4_000, with(Map.of(), miniBatch));
@@ -378,13 +413,31 @@ class GroupAggregateStateTest {
                     .allMatch(d -> d.isNative)
                     .anyMatch(d -> d.operator.startsWith(miniBatch ? "Global" : "GroupAggregate("));
         }
+        return savepoint;
+    }
 
-        // Job 2: the same query restored at another parallelism, run to the end of the source.
+    /**
+     * Job 2: the query restored from {@code savepoint} at {@code parallelism}, run to the end of
+     * the source; its folded changelog must equal an uninterrupted stock run's.
+     */
+    static void assertRestoresToStockResult(
+            String query,
+            String sink,
+            String savepoint,
+            boolean secondNative,
+            String backend,
+            int parallelism,
+            boolean miniBatch)
+            throws Exception {
+        StateJobs.FailOnce.reset();
+        Map<Object, String> expected = stockResult(query);
+        StateJobs.FailOnce.reset();
+        long before = NativeMetrics.recordsIn();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment second =
                 env(
                         secondNative,
-                        restoreParallelism,
+                        parallelism,
                         backend,
                         0,
                         with(
@@ -392,6 +445,12 @@ class GroupAggregateStateTest {
                                 miniBatch));
         second.executeSql(sink);
         Map<Object, String> actual = fold(second.executeSql(query));
+        StateJobs.assertResumedFromSavepoint(ROWS);
+        if (secondNative) {
+            assertThat(StreamFusion.planner(second).lastReport().decisions())
+                    .allMatch(d -> d.isNative);
+            assertThat(NativeMetrics.recordsIn()).as("native records").isGreaterThan(before);
+        }
         // Every key has rows after the restore, so the folded changelog of job 2 alone is the
         // final state, which includes what job 1 accumulated before the savepoint.
         assertThat(actual).isEqualTo(expected);

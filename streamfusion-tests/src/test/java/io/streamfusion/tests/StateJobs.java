@@ -171,6 +171,18 @@ final class StateJobs {
     }
 
     /**
+     * Asserts that a job restored from a savepoint taken mid-way read only the rest of its source's
+     * {@code rows} (counted by fail_once since its last reset): it resumed from the savepoint's
+     * positions rather than starting over.
+     */
+    static void assertResumedFromSavepoint(int rows) {
+        assertThat(FailOnce.CALLS.size())
+                .as("source rows read after the restore")
+                .isPositive()
+                .isLessThan(rows);
+    }
+
+    /**
      * Runs {@code insert} (a query that calls fail_once on every source row) until a quarter of the
      * source's {@code rows} were read and the rest are held back, then stops it with a savepoint in
      * {@code dir} and returns the savepoint's path, asserting that the job read some but not all of

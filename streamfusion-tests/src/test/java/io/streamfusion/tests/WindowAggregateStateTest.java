@@ -526,10 +526,26 @@ class WindowAggregateStateTest {
             Path dir,
             boolean fromCheckpoint)
             throws Exception {
-        List<String> expected = stockResult(window, phase, COMPLETE);
-        String sink = "CREATE TEMPORARY TABLE out_sink (r STRING) WITH ('connector'='blackhole')";
+        String savepoint = stopMidway(firstNative, backend, window, phase, dir, fromCheckpoint);
+        assertRestoresToStockResult(
+                window, phase, savepoint, secondNative, backend, restoreParallelism);
+    }
 
-        // Job 1: at parallelism 2, stopped with a savepoint while the source is mid-way.
+    private static final String SINK =
+            "CREATE TEMPORARY TABLE out_sink (r STRING) WITH ('connector'='blackhole')";
+
+    /**
+     * Job 1: at parallelism 2, stopped with a savepoint in {@code dir} while the source is mid-way
+     * (or cancelled after retained checkpoints); returns the savepoint's (checkpoint's) path.
+     */
+    static String stopMidway(
+            boolean firstNative,
+            String backend,
+            String window,
+            String phase,
+            Path dir,
+            boolean fromCheckpoint)
+            throws Exception {
         Record.SEEN.clear();
         long stateRows = NativeMetrics.nativeStateRows();
         ExecNodeContext.resetIdCounter();
@@ -542,7 +558,7 @@ class WindowAggregateStateTest {
                         phase,
                         COMPLETE,
                         fromCheckpoint ? StateJobs.retainedCheckpoints(dir) : Map.of());
-        first.executeSql(sink);
+        first.executeSql(SINK);
         String insert = "INSERT INTO out_sink " + query(window);
         String savepoint =
                 fromCheckpoint
@@ -555,21 +571,38 @@ class WindowAggregateStateTest {
         }
         // Every window is still open: its accumulators and timers are in the savepoint.
         assertThat(Record.SEEN).as("windows fired by job 1").isEmpty();
+        return savepoint;
+    }
 
-        // Job 2: the same query restored at another parallelism, run to the end of the source.
-        stateRows = NativeMetrics.nativeStateRows();
+    /**
+     * Job 2: the query restored from {@code savepoint} at {@code parallelism}, run to the end of
+     * the source; every window it fires must equal an uninterrupted stock run's.
+     */
+    static void assertRestoresToStockResult(
+            String window,
+            String phase,
+            String savepoint,
+            boolean secondNative,
+            String backend,
+            int parallelism)
+            throws Exception {
+        List<String> expected = stockResult(window, phase, COMPLETE);
+        StateJobs.FailOnce.reset();
+        Record.SEEN.clear();
+        long stateRows = NativeMetrics.nativeStateRows();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment second =
                 env(
                         secondNative,
-                        restoreParallelism,
+                        parallelism,
                         backend,
                         0,
                         phase,
                         COMPLETE,
                         Map.of(StateRecoveryOptions.SAVEPOINT_PATH.key(), savepoint));
-        second.executeSql(sink);
+        second.executeSql(SINK);
         second.executeSql("INSERT INTO out_sink " + query(window)).await();
+        StateJobs.assertResumedFromSavepoint(ROWS);
         if (secondNative) {
             assertWindowsNative(second, window, phase);
             assertStateOwner(backend, window, stateRows);
