@@ -12,6 +12,7 @@
 #include <jni.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -46,6 +47,15 @@ constexpr const char* kNativeExceptionClass = "io/streamfusion/runtime/jni/Nativ
 constexpr jint kKindUser = 0;
 constexpr jint kKindInternal = 1;
 constexpr jint kKindOutOfMemory = 2;
+
+// JNI crossings since the library was loaded: every call of an exported function (but
+// jniCrossings itself) and every up-call into the JVM from a batch's work. Read per job by the
+// benchmarks (crossings per input batch); relaxed, as a statistic.
+std::atomic<uint64_t> g_jni_crossings{0};
+
+inline void CountCrossing() {
+  g_jni_crossings.fetch_add(1, std::memory_order_relaxed);
+}
 
 jclass g_native_exception = nullptr;
 jmethodID g_native_exception_of = nullptr;  // static RuntimeException of(int, String)
@@ -136,6 +146,7 @@ class JvmUdfCaller final : public expression::UdfCaller {
     env->SetByteArrayRegion(rows, 0, bytes, reinterpret_cast<const jbyte*>(arguments.bytes.data()));
     env->SetIntArrayRegion(offsets, 0, n + 1,
                            reinterpret_cast<const jint*>(arguments.offsets.data()));
+    CountCrossing();
     auto results = static_cast<jbyteArray>(
         env->CallObjectMethod(bridge_, invoke_, udf_index, rows, offsets, n, result_offsets));
     Status status;
@@ -215,6 +226,7 @@ Status CallJvmMath(expression::JvmMathOp op, const double* a, const double* b, i
   } else {
     env->SetDoubleArrayRegion(arrays[0], 0, length, a);
     if (b != nullptr) env->SetDoubleArrayRegion(arrays[1], 0, length, b);
+    CountCrossing();
     env->CallStaticVoidMethod(g_jvm_math, g_jvm_math_apply, static_cast<jint>(op), arrays[0],
                               arrays[1], length, arrays[2]);
     if (env->ExceptionCheck()) {
@@ -306,6 +318,7 @@ Result<std::vector<std::string>> CallJvmFormat(
   } else {
     env->SetLongArrayRegion(jdays, 0, n, days.data());
     env->SetLongArrayRegion(jnanos, 0, n, nanos.data());
+    CountCrossing();
     auto texts = static_cast<jobjectArray>(
         env->CallStaticObjectMethod(g_jvm_text, g_jvm_text_format, jpattern, jdays, jnanos));
     result = TakeTexts(env, texts, "DateTimeFormatter: ");
@@ -342,6 +355,7 @@ Result<std::vector<std::string>> CallJvmLegacyFormat(std::string_view pattern,
                             reinterpret_cast<const jbyte*>(pattern.data()));
     std::vector<jlong> millis(local_millis.begin(), local_millis.end());
     env->SetLongArrayRegion(jmillis, 0, n, millis.data());
+    CountCrossing();
     auto texts = static_cast<jobjectArray>(
         env->CallStaticObjectMethod(g_jvm_text, g_jvm_legacy_format, jpattern, jmillis));
     result = TakeTexts(env, texts, "SimpleDateFormat: ");
@@ -357,6 +371,7 @@ Result<std::string> CallJvmIntegerFormat() {
   if (g_vm == nullptr || g_vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) {
     return InternalError("NumberFormat called from a thread outside the JVM");
   }
+  CountCrossing();
   auto bytes =
       static_cast<jbyteArray>(env->CallStaticObjectMethod(g_jvm_text, g_jvm_integer_format));
   if (env->ExceptionCheck() || bytes == nullptr) {
@@ -390,6 +405,7 @@ Status CallJvmFlinkParse(expression::FlinkStringParse kind, std::string_view tex
   }
   env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(text.size()),
                           reinterpret_cast<const jbyte*>(text.data()));
+  CountCrossing();
   auto thrown = static_cast<jstring>(env->CallStaticObjectMethod(
       g_jvm_text, g_jvm_flink_parse, static_cast<jint>(kind), jtext, static_cast<jint>(precision)));
   env->DeleteLocalRef(jtext);
@@ -443,6 +459,7 @@ Status CallJvmParseTimestamps(std::string_view pattern, const std::vector<std::s
     env->ExceptionClear();
     status = Status::OutOfMemory("Cannot allocate the arguments of a TO_TIMESTAMP call");
   } else {
+    CountCrossing();
     auto is_null = static_cast<jbooleanArray>(
         env->CallStaticObjectMethod(g_jvm_text, g_jvm_parse_timestamps, jpattern, jtexts, jmillis));
     if (env->ExceptionCheck() || is_null == nullptr) {
@@ -803,8 +820,13 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_globalMemoryB
   return memory::AccountingPool::GlobalBytesInUse();
 }
 
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_jniCrossings(JNIEnv*, jclass) {
+  return static_cast<jlong>(g_jni_crossings.load(std::memory_order_relaxed));
+}
+
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipeline(
     JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes, jobject udf_bridge) {
+  CountCrossing();
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
     plan.mutable_session()->set_java_feature_version(RunningJavaFeatureVersion(env));
@@ -839,6 +861,7 @@ JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_validatePla
 // (output bytes << 32) | output rows; the output stays in the handle until copyOutput.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
+  CountCrossing();
   return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     SF_ASSIGN_OR_RAISE(auto input, DecodeJavaRows(env, h->pipeline->input_type(), rows, offsets,
@@ -855,6 +878,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
 // Copies the output of the last processRows into Java arrays sized from its return value.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     const auto& out = h->output;
@@ -901,6 +925,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_keyGroups(
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processArrow(
     JNIEnv* env, jclass, jlong handle, jlong in_array, jlong in_schema, jlong out_array,
     jlong out_schema) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     SF_ASSIGN_OR_RAISE(auto input,
@@ -929,6 +954,7 @@ Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemoryBytes(JNIEnv* env, jcla
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(JNIEnv* env, jclass,
                                                                                 jlong handle) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     PipelineHandle* h = FromHandle(handle);
     if (h != nullptr && h->udfs) h->udfs->Release(env);
@@ -940,6 +966,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(
 // Compiles a group aggregation plan (one GroupAggregateNode); returns its handle.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createGroupAggregate(
     JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+  CountCrossing();
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
     auto handle = std::make_unique<GroupAggregateHandle>();
@@ -952,6 +979,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createGroupAg
 // groupAggregateCopyKeys.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregatePrepare(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
+  CountCrossing();
   return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "groupAggregatePrepare",
@@ -965,6 +993,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregat
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyKeys(
     JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->keys().bytes, "key bytes"));
@@ -977,6 +1006,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
 // bytes of their value images, written to `sizes`.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateLookupSizes(
     JNIEnv* env, jclass, jlong handle, jintArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const std::vector<int32_t> result = {
@@ -991,6 +1021,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyLookups(
     JNIEnv* env, jclass, jlong handle, jintArray keys, jintArray maps, jbyteArray values,
     jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const auto& agg = *h->agg;
@@ -1008,6 +1039,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateProcess(
     JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
     jlongArray distinct_values, jbyteArray distinct_present, jintArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const jint num_keys = h->agg->keys().num_rows();
@@ -1046,6 +1078,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
 // of each request.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyMapRequests(
     JNIEnv* env, jclass, jlong handle, jintArray keys, jintArray maps) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->full_map_keys(), "map request keys"));
@@ -1059,6 +1092,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateSupplyMaps(
     JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
     jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     if (count < 0 || env->GetArrayLength(request_of) < count) {
@@ -1080,6 +1114,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
 // batch's writes): entries, longs, value images, image bytes.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateOrderSizes(
     JNIEnv* env, jclass, jlong handle, jintArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const operators::OrderEntries& entries = h->agg->order_entries();
@@ -1099,6 +1134,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
     JNIEnv* env, jclass, jlong handle, jbyteArray kinds, jintArray keys, jintArray maps,
     jlongArray orders, jintArray lengths, jlongArray longs, jbyteArray images,
     jintArray image_offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const operators::OrderEntries& entries = h->agg->order_entries();
@@ -1120,6 +1156,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
     JNIEnv* env, jclass, jlong handle, jint count, jintArray request_of, jlongArray orders,
     jintArray lengths, jlongArray longs, jint num_longs, jbyteArray images, jintArray image_offsets,
     jint num_images) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     if (count < 0 || env->GetArrayLength(request_of) < count ||
@@ -1153,6 +1190,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregate
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows,
     jbyteArray accs, jintArray acc_offsets, jbyteArray actions, jintArray updated_lookups,
     jlongArray updated_values) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
     const auto& agg = *h->agg;
@@ -1180,6 +1218,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregat
 
 JNIEXPORT void JNICALL
 Java_io_streamfusion_runtime_jni_NativeLib_closeGroupAggregate(JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<GroupAggregateHandle*>(handle);
     return true;
@@ -1257,6 +1296,7 @@ Result<DistinctEntries> ReadDistinctEntries(JNIEnv* env, jintArray owner_of, jin
 // Compiles a window aggregation plan (one WindowAggregateNode); returns its handle.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createWindowAggregate(
     JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+  CountCrossing();
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
     auto handle = std::make_unique<WindowAggregateHandle>();
@@ -1271,6 +1311,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createWindowA
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregatePrepare(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows,
     jlong time, jlongArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "windowAggregatePrepare",
@@ -1289,6 +1330,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCopyGroups(
     JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray offsets, jlongArray namespaces,
     jlongArray late_timers) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     const auto& agg = *h->agg;
@@ -1307,6 +1349,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCombine(
     JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
     jlongArray distinct_values, jbyteArray distinct_present) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     const jint groups = static_cast<jint>(h->agg->namespaces().size());
@@ -1330,6 +1373,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateLookups(
     JNIEnv* env, jclass, jlong handle, jintArray sizes, jintArray groups, jintArray maps,
     jbyteArray values, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_RETURN_NOT_OK(
@@ -1347,6 +1391,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     JNIEnv* env, jclass, jlong handle, jintArray fire_of, jintArray map_of, jlongArray masks,
     jint count, jbyteArray images, jintArray offsets, jlongArray bases, jbyteArray base_present,
     jintArray slices) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_ASSIGN_OR_RAISE(
@@ -1392,6 +1437,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 // value in its first slice's map, and 1 where Flink puts it there.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateMergedEntries(
     JNIEnv* env, jclass, jlong handle, jlongArray values, jbyteArray writes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, values, h->agg->merged_values(), "merged values"));
@@ -1405,6 +1451,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 // one's group (a fire for windowAggregateFire) and map.
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateWholeMaps(
     JNIEnv* env, jclass, jlong handle, jintArray groups, jintArray maps) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     return CopyWholeMapRequests(env, *h->agg, groups, maps);
@@ -1417,6 +1464,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateSupplyWholeMaps(
     JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
     jintArray offsets, jlongArray counts) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_RETURN_NOT_OK(SupplyWholeMapsFromJava(env, h->agg.get(), request_of, count, images, offsets,
@@ -1429,6 +1477,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 // when `lookups` is not null the entries (lookup p) and their new bitmasks.
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateUpdated(
     JNIEnv* env, jclass, jlong handle, jintArray lookups, jlongArray values) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     return CopyDistinctUpdates(env, h->agg->updated_lookups(), h->agg->updated_values(), lookups,
@@ -1438,6 +1487,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCopyAccs(
     JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, accs, h->agg->combined().bytes, "accumulator bytes"));
@@ -1453,6 +1503,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
     JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray key_offsets,
     jlongArray window_ends, jint num_fires, jbyteArray accs, jintArray acc_offsets,
     jintArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     if (num_fires < 0 || env->GetArrayLength(window_ends) < num_fires) {
@@ -1486,6 +1537,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregat
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggregateCopyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(WindowAggregateHandle * h, CheckedWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, rows, h->agg->output().bytes, "output bytes"));
@@ -1504,6 +1556,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_windowAggrega
 
 JNIEXPORT void JNICALL
 Java_io_streamfusion_runtime_jni_NativeLib_closeWindowAggregate(JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<WindowAggregateHandle*>(handle);
     return true;
@@ -1514,6 +1567,7 @@ Java_io_streamfusion_runtime_jni_NativeLib_closeWindowAggregate(JNIEnv* env, jcl
 // whose state and timers are kept natively (OwnedWindowAggregate); returns its handle.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createOwnedWindowAggregate(
     JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes, jint max_parallelism) {
+  CountCrossing();
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
     auto handle = std::make_unique<OwnedWindowAggregateHandle>();
@@ -1528,6 +1582,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createOwnedWi
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateAdd(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows,
     jlong watermark) {
+  CountCrossing();
   return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
     SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "ownedWindowAggregateAdd",
@@ -1542,6 +1597,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAg
 // fetched with ownedWindowAggregateCopyOutput.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateAdvance(
     JNIEnv* env, jclass, jlong handle, jlong watermark, jintArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
     SF_RETURN_NOT_OK(h->agg->Advance(watermark));
@@ -1554,6 +1610,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAgg
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateCopyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, rows, h->agg->output().bytes, "output bytes"));
@@ -1566,6 +1623,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAgg
 // with ownedWindowAggregateCopySnapshot.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateSnapshot(
     JNIEnv* env, jclass, jlong handle, jintArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
     SF_RETURN_NOT_OK(h->agg->Snapshot());
@@ -1579,6 +1637,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAgg
 // The snapshot: section bytes, each section's key group, and sections + 1 offsets.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateCopySnapshot(
     JNIEnv* env, jclass, jlong handle, jbyteArray bytes, jintArray key_groups, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, bytes, h->agg->snapshot(), "snapshot bytes"));
@@ -1591,6 +1650,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAgg
 // Adds one key group's snapshot section to the state.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateRestore(
     JNIEnv* env, jclass, jlong handle, jint key_group, jbyteArray section) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
     const jsize length = env->GetArrayLength(section);
@@ -1611,6 +1671,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAg
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeOwnedWindowAggregate(
     JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<OwnedWindowAggregateHandle*>(handle);
     return true;
@@ -1620,6 +1681,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeOwnedWind
 // Compiles a session window aggregation plan (one SessionWindowAggregateNode); returns its handle.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createSessionWindowAggregate(
     JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
+  CountCrossing();
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
     auto handle = std::make_unique<SessionWindowAggregateHandle>();
@@ -1633,6 +1695,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createSession
 // sessionWindowCopyKeys (bytes: sessionWindowKeyBytes).
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowPrepare(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "sessionWindowPrepare",
@@ -1645,6 +1708,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowP
 
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowKeyBytes(
     JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     return static_cast<jint>(h->agg->keys().bytes.size());
@@ -1653,6 +1717,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowK
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyKeys(
     JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->keys().bytes, "key bytes"));
@@ -1667,6 +1732,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowC
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowMerge(
     JNIEnv* env, jclass, jlong handle, jlongArray windows, jintArray window_offsets,
     jlong watermark, jlongArray row_times, jint num_rows, jlongArray sizes) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     const jint keys = h->agg->keys().num_rows();
@@ -1699,6 +1765,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowM
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyMerge(
     JNIEnv* env, jclass, jlong handle, jlongArray groups, jlongArray reads, jlongArray removed,
     jlongArray added, jlongArray cleared) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     const auto& agg = *h->agg;
@@ -1718,6 +1785,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowC
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCombine(
     JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
     jlongArray distinct_values, jbyteArray distinct_present) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     std::vector<int64_t> values;
@@ -1739,6 +1807,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowC
 // 0 when the combine is done.
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowWholeMaps(
     JNIEnv* env, jclass, jlong handle, jintArray groups, jintArray maps) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     return CopyWholeMapRequests(env, *h->agg, groups, maps);
@@ -1750,6 +1819,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowW
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSupplyWholeMaps(
     JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
     jintArray offsets, jlongArray counts) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_RETURN_NOT_OK(SupplyWholeMapsFromJava(env, h->agg.get(), request_of, count, images, offsets,
@@ -1764,6 +1834,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowS
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSetMergeEntries(
     JNIEnv* env, jclass, jlong handle, jintArray read_of, jintArray map_of, jlongArray masks,
     jint count, jbyteArray images, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_ASSIGN_OR_RAISE(
@@ -1783,6 +1854,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowS
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowLookups(
     JNIEnv* env, jclass, jlong handle, jintArray sizes, jintArray groups, jintArray maps,
     jbyteArray values, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_RETURN_NOT_OK(
@@ -1795,6 +1867,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowL
 // windowAggregateUpdated).
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowUpdated(
     JNIEnv* env, jclass, jlong handle, jintArray lookups, jlongArray values) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     return CopyDistinctUpdates(env, h->agg->updated_lookups(), h->agg->updated_values(), lookups,
@@ -1804,6 +1877,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowU
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyAccs(
     JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, accs, h->agg->accs().bytes, "accumulator bytes"));
@@ -1817,6 +1891,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowC
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowFire(
     JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray key_offsets, jlongArray windows,
     jint num_fires, jbyteArray accs, jintArray acc_offsets) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_ASSIGN_OR_RAISE(auto bounds,
@@ -1842,6 +1917,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowF
 // The rows of the last sessionWindowFire (empty windows are not emitted).
 JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowOutputRows(
     JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
   return Guard<jint>(env, -1, [&]() -> Result<jint> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     return static_cast<jint>(h->agg->output().num_rows());
@@ -1850,6 +1926,7 @@ JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowO
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
     SF_RETURN_NOT_OK(CopyToJava(env, rows, h->agg->output().bytes, "output bytes"));
@@ -1868,6 +1945,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindow
 
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeSessionWindowAggregate(
     JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<SessionWindowAggregateHandle*>(handle);
     return true;

@@ -6,6 +6,7 @@ import io.streamfusion.bench.Trials;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.annotation.VisibleForTesting;
@@ -301,6 +302,8 @@ public final class NexmarkBenchmark {
         try {
             String insert = prepare(tEnv, query, events, config.tps, output);
             long nativeRecordsBefore = NativeMetrics.recordsIn();
+            long crossingsBefore = engine == Engine.NATIVE ? NativeLib.jniCrossings() : 0;
+            long inputBatchesBefore = NativeMetrics.inputBatches();
             ResourceSampler sampler = new ResourceSampler();
             long wallStart = System.nanoTime();
             JobExecutionResult job;
@@ -339,7 +342,9 @@ public final class NexmarkBenchmark {
                     cpuSeconds,
                     sampler.peakHeapBytes(),
                     sampler.peakNativeBytes(),
-                    NativeMetrics.recordsIn() - nativeRecordsBefore);
+                    NativeMetrics.recordsIn() - nativeRecordsBefore,
+                    engine == Engine.NATIVE ? NativeLib.jniCrossings() - crossingsBefore : 0,
+                    NativeMetrics.inputBatches() - inputBatchesBefore);
         } finally {
             deleteRecursively(output);
         }

@@ -34,7 +34,7 @@ final class NexmarkReport {
     // --- console table ----------------------------------------------------------------------
 
     void printTable(PrintStream out) {
-        String format = "%-5s | %-32s | %-32s | %-8s | %-8s | %s%n";
+        String format = "%-5s | %-32s | %-32s | %-8s | %-8s | %-9s | %s%n";
         out.printf(
                 format,
                 "query",
@@ -42,10 +42,11 @@ final class NexmarkReport {
                 "native median [range]",
                 "speedup",
                 "native",
+                "JNI/batch",
                 "results");
         for (NexmarkResults.QueryResult r : results) {
             if (r.skipped()) {
-                out.printf(format, r.query, "-", "-", "-", "-", "skipped: " + r.skipReason);
+                out.printf(format, r.query, "-", "-", "-", "-", "-", "skipped: " + r.skipReason);
                 continue;
             }
             Double speedup = r.speedup();
@@ -56,6 +57,7 @@ final class NexmarkReport {
                     describe(r.nativeRuns),
                     speedup == null ? "-" : String.format(Locale.ROOT, "%.2fx", speedup),
                     r.totalOperators == 0 ? "-" : r.nativeOperators + "/" + r.totalOperators,
+                    crossings(r.nativeRuns),
                     resultsColumn(r));
             if (r.check != null && !r.check.match) {
                 for (String d : r.check.differences) {
@@ -71,6 +73,15 @@ final class NexmarkReport {
                 out.println("  " + reason);
             }
         }
+    }
+
+    /**
+     * JNI crossings per batch of rows entering native operators, the median over the trials; "-"
+     * without native input.
+     */
+    private static String crossings(NexmarkResults.EngineRuns runs) {
+        Double perBatch = runs.medianCrossingsPerInputBatch();
+        return perBatch == null ? "-" : String.format(Locale.ROOT, "%.2f", perBatch);
     }
 
     private String describe(NexmarkResults.EngineRuns runs) {
@@ -210,6 +221,13 @@ final class NexmarkReport {
             trial.put("peak_heap_bytes", t.peakHeapBytes);
             trial.put("peak_native_bytes", t.peakNativeBytes);
             trial.put("native_records_in", t.nativeRecordsIn);
+            trial.put("jni_crossings", t.jniCrossings);
+            trial.put("native_input_batches", t.nativeInputBatches);
+            trial.put(
+                    "jni_crossings_per_input_batch",
+                    t.nativeInputBatches == 0
+                            ? 0.0
+                            : (double) t.jniCrossings / t.nativeInputBatches);
             trials.add(trial);
         }
         e.put("trials", trials);
@@ -461,11 +479,12 @@ final class NexmarkReport {
                                 "<th>speedup</th><th>stock events/CPU-s</th><th>native"
                                         + " events/CPU-s</th>")
                         .append("<th>peak heap stock / native</th><th>peak native memory</th>")
-                        .append("<th>native operators</th><th>fallback reasons</th></tr>\n");
+                        .append("<th>native operators</th><th>JNI crossings per input batch</th>")
+                        .append("<th>fallback reasons</th></tr>\n");
         for (NexmarkResults.QueryResult r : results) {
             t.append("<tr><td>").append(r.query).append("</td>");
             if (r.skipped()) {
-                t.append("<td colspan=\"10\">skipped: ")
+                t.append("<td colspan=\"11\">skipped: ")
                         .append(escape(r.skipReason))
                         .append("</td></tr>\n");
                 continue;
@@ -502,6 +521,8 @@ final class NexmarkReport {
                     .append(r.nativeOperators)
                     .append(" / ")
                     .append(r.totalOperators)
+                    .append("</td><td>")
+                    .append(crossings(r.nativeRuns))
                     .append("</td><td>");
             for (String reason : r.fallbackReasons) {
                 t.append(escape(reason)).append("<br>");

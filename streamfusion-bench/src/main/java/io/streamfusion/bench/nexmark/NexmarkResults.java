@@ -26,6 +26,12 @@ final class NexmarkResults {
         /** Rows that entered native operators during this job (process-wide counter delta). */
         final long nativeRecordsIn;
 
+        /** JNI crossings of native operator work during this job (process-wide delta). */
+        final long jniCrossings;
+
+        /** Batches of rows that entered native operators from Flink during this job. */
+        final long nativeInputBatches;
+
         Trial(
                 int index,
                 boolean ranFirst,
@@ -34,7 +40,9 @@ final class NexmarkResults {
                 double cpuSeconds,
                 long peakHeapBytes,
                 long peakNativeBytes,
-                long nativeRecordsIn) {
+                long nativeRecordsIn,
+                long jniCrossings,
+                long nativeInputBatches) {
             this.index = index;
             this.ranFirst = ranFirst;
             this.netRuntimeSeconds = netRuntimeSeconds;
@@ -43,12 +51,28 @@ final class NexmarkResults {
             this.peakHeapBytes = peakHeapBytes;
             this.peakNativeBytes = peakNativeBytes;
             this.nativeRecordsIn = nativeRecordsIn;
+            this.jniCrossings = jniCrossings;
+            this.nativeInputBatches = nativeInputBatches;
         }
     }
 
     /** The trials of one engine on one query. */
     static final class EngineRuns {
         final List<Trial> trials = new ArrayList<>();
+
+        /**
+         * The median over the trials of JNI crossings per batch entering native operators, null
+         * when no trial had native input.
+         */
+        Double medianCrossingsPerInputBatch() {
+            List<Double> perBatch = new ArrayList<>();
+            for (Trial t : trials) {
+                if (t.nativeInputBatches > 0) {
+                    perBatch.add((double) t.jniCrossings / t.nativeInputBatches);
+                }
+            }
+            return perBatch.isEmpty() ? null : Trials.median(perBatch);
+        }
 
         List<Double> seconds() {
             List<Double> s = new ArrayList<>();

@@ -26,6 +26,13 @@ public final class NativeLib {
     public static native long globalMemoryBytes();
 
     /**
+     * JNI crossings of this process's operator work so far: calls of the natives below (not of this
+     * one, the version, planning and memory gauges) and up-calls into the JVM from a batch (UDFs,
+     * java.lang.Math, Flink's text formats and parsers).
+     */
+    public static native long jniCrossings();
+
+    /**
      * Compiles a serialized {@code streamfusion.plan.Plan} and discards it: null when the engine
      * supports it, otherwise the reason it does not.
      */

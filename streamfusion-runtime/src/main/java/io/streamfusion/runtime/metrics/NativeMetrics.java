@@ -10,6 +10,7 @@ public final class NativeMetrics {
     private static final AtomicLong RECORDS_IN = new AtomicLong();
     private static final AtomicLong RECORDS_OUT = new AtomicLong();
     private static final AtomicLong BATCHES = new AtomicLong();
+    private static final AtomicLong INPUT_BATCHES = new AtomicLong();
     private static final AtomicLong UDF_CALLS = new AtomicLong();
     private static final AtomicLong JVM_MATH_CALLS = new AtomicLong();
     private static final AtomicLong SERIALIZED_ROWS = new AtomicLong();
@@ -23,6 +24,9 @@ public final class NativeMetrics {
         RECORDS_IN.addAndGet(recordsIn);
         RECORDS_OUT.addAndGet(recordsOut);
         BATCHES.incrementAndGet();
+        if (recordsIn > 0) {
+            INPUT_BATCHES.incrementAndGet();
+        }
     }
 
     /** One up-call from native code into a user-defined function (for a whole batch). */
@@ -96,10 +100,19 @@ public final class NativeMetrics {
         return BATCHES.get();
     }
 
+    /**
+     * Batches of input rows that entered native operator shells from Flink (each shell is where
+     * rows are converted into a native batch); fired windows and other output-only work excluded.
+     */
+    public static long inputBatches() {
+        return INPUT_BATCHES.get();
+    }
+
     public static void reset() {
         RECORDS_IN.set(0);
         RECORDS_OUT.set(0);
         BATCHES.set(0);
+        INPUT_BATCHES.set(0);
         UDF_CALLS.set(0);
         SERIALIZED_ROWS.set(0);
         NATIVE_STATE_ROWS.set(0);
