@@ -947,7 +947,7 @@ JNIEXPORT jlong JNICALL
 Java_io_streamfusion_runtime_jni_NativeLib_pipelineMemoryBytes(JNIEnv* env, jclass, jlong handle) {
   return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
-    return h->pipeline->pool()->bytes_allocated() +
+    return h->pipeline->memory_bytes() +
            static_cast<jlong>(h->output.bytes.capacity() + 4 * h->output.offsets.capacity());
   });
 }

@@ -1,6 +1,33 @@
 #pragma once
 
+// The native operator contract: what every native operator implements, and all that an island
+// (plan::Pipeline, a chain of native operators joined by forward edges) and the JVM shell around
+// it may ask of one. Written after Velox's exec/Operator.h, for Flink's streaming operators: time
+// advances by watermarks and processing-time timers, state is Flink's keyed state (reached
+// through the JVM) or the operator's own, and a checkpoint barrier or the end of a bundle forces
+// buffered work out.
+//
+// Life of an operator, driven by one thread at a time (the Flink task's):
+//
+//   Make (the family's factory, from its plan node)
+//   { AddInput | AdvanceEventTime | AdvanceProcessingTime | Flush }*, each followed by
+//       GetOutput until it returns no batch
+//   MemoryBytes at any time (metrics, budgets)
+//   destruction (the island's Close; nothing more is emitted)
+//
+// Errors: every method returns a Status. A UserError is a condition on which Flink fails the
+// same job, with Flink's message (and, across JNI, Flink's exception class); an InternalError is
+// a bug. Either fails the task; the operator is not called again, and Flink restores the job from
+// its last checkpoint.
+//
+// Migration (issue 23): Calc runs on this contract. The aggregation families still run through
+// their own handles (jni_entry.cc); each moves onto this contract together with the state port
+// (docs/architecture.md, "Operator contract and state port") that replaces their multi-round
+// protocols.
+
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "arrow/memory_pool.h"
@@ -10,24 +37,77 @@
 
 namespace streamfusion::operators {
 
-// A native operator inside an island.
-//
-// Contract of Process: `input` has schema type::ToArrowSchema(input type); the result has
-// schema type::ToArrowSchema(output_type()), may hold zero rows, and carries each surviving
-// row's "$row_kind" unchanged unless the operator's Flink counterpart changes it. A returned
-// error aborts the job: UserError for conditions Flink also fails on (with Flink's message),
-// InternalError for bugs.
+// A batch of rows flowing between operators, and out of an island.
+struct Batch {
+  // Schema type::ToArrowSchema(row type), with the "$row_kind" column (Flink's RowKind bytes).
+  std::shared_ptr<arrow::RecordBatch> rows;
+
+  // For each row, the row of the island's input batch it descends from, so that the JVM side
+  // gives each output record its input record's timestamp (as Flink's Calc and GroupAggFunction
+  // keep the timestamp of the record they process). Empty with `identity` set when output row i
+  // is input row i; empty with `identity` unset when the rows descend from no input row (fired
+  // windows, a mini-batch bundle), which Flink emits without a timestamp.
+  std::vector<int64_t> source_rows;
+  bool identity = true;
+};
+
 class Operator {
  public:
   virtual ~Operator() = default;
-  virtual Result<std::shared_ptr<arrow::RecordBatch>> Process(
-      const std::shared_ptr<arrow::RecordBatch>& input) = 0;
+
+  // The type of the rows this operator emits.
   virtual const type::RowType& output_type() const = 0;
 
-  // After Process: for each output row, the input row it came from, when the operator dropped
-  // or reordered rows; null when output row i is input row i. Lets the JVM side give each output
-  // record its input record's timestamp.
-  virtual const std::vector<int64_t>* source_rows() const { return nullptr; }
+  // Takes one batch of input rows (schema of the input type the operator was made for). The
+  // operator may produce output at once, keep the rows (a bundle, a window's accumulators), or
+  // both. The caller then drains GetOutput before the next call.
+  virtual Status AddInput(Batch input) = 0;
+
+  // The next batch of output, or none when the operator has nothing more to emit for now. A
+  // returned batch may hold zero rows only when the operator says so in its documentation;
+  // islands skip empty batches.
+  virtual Result<std::optional<Batch>> GetOutput() = 0;
+
+  // Event time advances to `watermark` (a Flink watermark: no later row will have a timestamp
+  // at or below it): the operator fires what is then due (windows whose end passed) and makes
+  // it available through GetOutput, in Flink's order. Called before the watermark is forwarded
+  // downstream. Default: nothing is time-driven.
+  virtual Status AdvanceEventTime(int64_t watermark);
+
+  // A processing-time timer the operator asked for fired at `now` (milliseconds since the
+  // epoch): the operator fires what is then due. Default: nothing is time-driven.
+  virtual Status AdvanceProcessingTime(int64_t now);
+
+  // Forces out what the operator buffers although no time has come (the end of a mini-batch
+  // bundle, a checkpoint barrier, the end of the input). Default: nothing is buffered.
+  virtual Status Flush();
+
+  // Bytes the operator holds beyond its pool's accounting (reusable buffers); the island adds
+  // its pool's bytes. Default: none.
+  virtual int64_t MemoryBytes() const;
+};
+
+// Runs the single-batch contract of a stateless operator whose output for a batch depends on
+// that batch only (Calc): output is computed in AddInput and handed out by GetOutput once.
+class StatelessOperator : public Operator {
+ public:
+  Status AddInput(Batch input) final;
+  Result<std::optional<Batch>> GetOutput() final;
+
+  // The output rows of one batch, outside an island (tests, benchmarks).
+  Result<std::shared_ptr<arrow::RecordBatch>> Process(
+      const std::shared_ptr<arrow::RecordBatch>& input);
+
+ protected:
+  // The output rows of `input` (schema of output_type()), possibly zero; `kept` is set to the
+  // input rows the output rows came from when they are not one to one (a filter), else left
+  // empty with `*identity` true.
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Compute(
+      const std::shared_ptr<arrow::RecordBatch>& input, std::vector<int64_t>* kept,
+      bool* identity) = 0;
+
+ private:
+  std::optional<Batch> pending_;
 };
 
 }  // namespace streamfusion::operators

@@ -33,25 +33,59 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(
     const std::shared_ptr<arrow::RecordBatch>& input) {
-  std::shared_ptr<arrow::RecordBatch> batch = input;
-  source_rows_identity_ = true;
+  // Each operator takes every batch the one before it handed out, in order.
+  std::vector<operators::Batch> batches(1);
+  batches[0].rows = input;
   for (auto& op : operators_) {
-    SF_ASSIGN_OR_RAISE(batch, op->Process(batch));
-    const std::vector<int64_t>* rows = op->source_rows();
-    if (rows == nullptr) continue;
-    if (source_rows_identity_) {
-      source_rows_ = *rows;
-      source_rows_identity_ = false;
-    } else {
-      // Output row j of this operator is its input row rows[j], itself source_rows_[rows[j]].
-      std::vector<int64_t> composed(rows->size());
-      for (size_t j = 0; j < rows->size(); ++j) {
-        composed[j] = source_rows_[static_cast<size_t>((*rows)[j])];
+    std::vector<operators::Batch> next;
+    for (auto& batch : batches) {
+      SF_RETURN_NOT_OK(op->AddInput(std::move(batch)));
+      while (true) {
+        SF_ASSIGN_OR_RAISE(auto out, op->GetOutput());
+        if (!out) break;
+        next.push_back(std::move(*out));
       }
-      source_rows_ = std::move(composed);
     }
+    batches = std::move(next);
   }
-  return batch;
+  return TakeOutput(std::move(batches));
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::TakeOutput(
+    std::vector<operators::Batch> batches) {
+  source_rows_.clear();
+  source_rows_identity_ = true;
+  if (batches.empty()) {
+    // Nothing left the island: an empty batch of the output type.
+    auto schema = type::ToArrowSchema(output_type_);
+    SF_ASSIGN_OR_RAISE(auto empty, arrow::RecordBatch::MakeEmpty(schema, pool_.get()));
+    return empty;
+  }
+  if (batches.size() == 1 && batches[0].identity) {
+    return std::move(batches[0].rows);
+  }
+  // Per output row: its island input row, or -1 when it descends from none.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> parts;
+  source_rows_identity_ = false;
+  for (auto& batch : batches) {
+    const int64_t n = batch.rows->num_rows();
+    for (int64_t i = 0; i < n; ++i) {
+      source_rows_.push_back(batch.identity ? i
+                             : batch.source_rows.empty()
+                                 ? -1
+                                 : batch.source_rows[static_cast<size_t>(i)]);
+    }
+    parts.push_back(std::move(batch.rows));
+  }
+  if (parts.size() == 1) return std::move(parts[0]);
+  SF_ASSIGN_OR_RAISE(auto joined, arrow::ConcatenateRecordBatches(parts, pool_.get()));
+  return joined;
+}
+
+int64_t Pipeline::memory_bytes() const {
+  int64_t bytes = pool_->bytes_allocated();
+  for (const auto& op : operators_) bytes += op->MemoryBytes();
+  return bytes;
 }
 
 }  // namespace streamfusion::plan

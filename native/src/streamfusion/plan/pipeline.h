@@ -1,6 +1,10 @@
 #pragma once
 
-// A native island: the operators of one plan::Plan, run one after another on each batch.
+// A native island: the operators of one plan::Plan, joined by forward edges, driven through the
+// operator contract (operators/operator.h). A batch enters the first operator; whatever an
+// operator hands out goes on to the next; what the last one hands out leaves the island. Rows are
+// converted once at the island's entry and once at its exit (jni_entry.cc); Arrow batches flow
+// inside.
 
 #include <memory>
 #include <vector>
@@ -23,16 +27,20 @@ class Pipeline {
   static Result<std::unique_ptr<Pipeline>> Make(const Plan& plan, int64_t memory_budget_bytes,
                                                 expression::UdfCaller* udf_caller = nullptr);
 
-  // Runs one batch (schema type::ToArrowSchema(input_type())) through all operators. The
-  // result has schema type::ToArrowSchema(output_type()) and may have zero rows.
+  // Runs one batch (schema type::ToArrowSchema(input_type())) through the island and returns
+  // what leaves it: schema type::ToArrowSchema(output_type()), possibly zero rows (several
+  // batches handed out by the last operator are concatenated).
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input);
 
-  // After Process: for each output row, the input row it came from; null when output row i is
-  // input row i.
+  // After Process: for each output row, the input row it came from (-1: none, the row has no
+  // timestamp); null when output row i is input row i.
   const std::vector<int64_t>* source_rows() const {
     return source_rows_identity_ ? nullptr : &source_rows_;
   }
+
+  // Bytes held: the island's pool and what its operators hold beyond it.
+  int64_t memory_bytes() const;
 
   const type::RowType& input_type() const { return input_type_; }
   const type::RowType& output_type() const { return output_type_; }
@@ -40,6 +48,9 @@ class Pipeline {
 
  private:
   Pipeline() = default;
+
+  // The island's output from the batches its last operator handed out; sets source_rows_.
+  Result<std::shared_ptr<arrow::RecordBatch>> TakeOutput(std::vector<operators::Batch> batches);
 
   std::unique_ptr<memory::AccountingPool> pool_;
   type::RowType input_type_;

@@ -28,10 +28,10 @@ Result<std::unique_ptr<CalcOperator>> CalcOperator::Make(const plan::CalcNode& n
   return op;
 }
 
-Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Process(
-    const std::shared_ptr<arrow::RecordBatch>& input) {
+Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Compute(
+    const std::shared_ptr<arrow::RecordBatch>& input, std::vector<int64_t>* kept_rows,
+    bool* identity) {
   std::shared_ptr<arrow::RecordBatch> batch = input;
-  filtered_ = false;
   if (condition_) {
     SF_ASSIGN_OR_RAISE(auto keep, condition_->Evaluate(*input, expression::Selection{}));
     const int64_t n = input->num_rows();
@@ -58,8 +58,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> CalcOperator::Process(
         columns.push_back(std::move(filtered));
       }
       batch = arrow::RecordBatch::Make(input->schema(), kept, std::move(columns));
-      kept_rows_ = std::move(rows);
-      filtered_ = true;
+      *kept_rows = std::move(rows);
+      *identity = false;
     }
   }
   std::vector<std::shared_ptr<arrow::Array>> outputs;

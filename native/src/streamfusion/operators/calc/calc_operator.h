@@ -13,7 +13,7 @@
 
 namespace streamfusion::operators {
 
-class CalcOperator final : public Operator {
+class CalcOperator final : public StatelessOperator {
  public:
   static Result<std::unique_ptr<CalcOperator>> Make(const plan::CalcNode& node,
                                                     const type::RowType& input_type,
@@ -21,12 +21,12 @@ class CalcOperator final : public Operator {
                                                     arrow::MemoryPool* pool,
                                                     expression::UdfCaller* udf_caller = nullptr);
 
-  Result<std::shared_ptr<arrow::RecordBatch>> Process(
-      const std::shared_ptr<arrow::RecordBatch>& input) override;
   const type::RowType& output_type() const override { return output_type_; }
-  const std::vector<int64_t>* source_rows() const override {
-    return filtered_ ? &kept_rows_ : nullptr;
-  }
+
+ protected:
+  Result<std::shared_ptr<arrow::RecordBatch>> Compute(
+      const std::shared_ptr<arrow::RecordBatch>& input, std::vector<int64_t>* kept,
+      bool* identity) override;
 
  private:
   CalcOperator() = default;
@@ -36,8 +36,6 @@ class CalcOperator final : public Operator {
   std::vector<std::unique_ptr<expression::Expression>> projections_;
   type::RowType output_type_;
   std::shared_ptr<arrow::Schema> output_schema_;
-  std::vector<int64_t> kept_rows_;  // input rows kept by the last Process, when filtered_
-  bool filtered_ = false;
 };
 
 }  // namespace streamfusion::operators

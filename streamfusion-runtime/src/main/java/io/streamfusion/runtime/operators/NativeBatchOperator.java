@@ -129,8 +129,8 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     /**
      * Emits {@code rows} output row images. When {@code sources} is given, output row i keeps the
-     * timestamp of input row sources[i] (as Flink's Calc and GroupAggFunction do); otherwise the
-     * records carry none.
+     * timestamp of input row sources[i] (as Flink's Calc and GroupAggFunction do), none where
+     * sources[i] is -1; otherwise the records carry none.
      */
     protected void emit(byte[] bytes, int[] offsets, int rows, @Nullable int[] sources)
             throws Exception {
@@ -157,7 +157,8 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
                 offsets,
                 rows,
                 row -> {
-                    long timestamp = timestamps[sources[next[0]++]];
+                    int source = sources[next[0]++];
+                    long timestamp = source < 0 ? RowImageBatch.NO_TIMESTAMP : timestamps[source];
                     if (timestamp == RowImageBatch.NO_TIMESTAMP) {
                         outRecord.eraseTimestamp();
                     } else {

@@ -1,0 +1,61 @@
+#include "streamfusion/operators/operator.h"
+
+#include <utility>
+
+namespace streamfusion::operators {
+
+Status Operator::AdvanceEventTime(int64_t) {
+  return Status::OK();
+}
+
+Status Operator::AdvanceProcessingTime(int64_t) {
+  return Status::OK();
+}
+
+Status Operator::Flush() {
+  return Status::OK();
+}
+
+int64_t Operator::MemoryBytes() const {
+  return 0;
+}
+
+Status StatelessOperator::AddInput(Batch input) {
+  std::vector<int64_t> kept;
+  bool identity = true;
+  SF_ASSIGN_OR_RAISE(auto rows, Compute(input.rows, &kept, &identity));
+  Batch out;
+  out.rows = std::move(rows);
+  if (identity) {
+    out.source_rows = std::move(input.source_rows);
+    out.identity = input.identity;
+  } else {
+    out.identity = false;
+    if (input.identity) {
+      out.source_rows = std::move(kept);
+    } else if (!input.source_rows.empty()) {
+      // Output row j is this operator's input row kept[j], itself input.source_rows[kept[j]].
+      out.source_rows.resize(kept.size());
+      for (size_t j = 0; j < kept.size(); ++j) {
+        out.source_rows[j] = input.source_rows[static_cast<size_t>(kept[j])];
+      }
+    }
+  }
+  pending_ = std::move(out);
+  return Status::OK();
+}
+
+Result<std::optional<Batch>> StatelessOperator::GetOutput() {
+  std::optional<Batch> out = std::move(pending_);
+  pending_.reset();
+  return out;
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> StatelessOperator::Process(
+    const std::shared_ptr<arrow::RecordBatch>& input) {
+  std::vector<int64_t> kept;
+  bool identity = true;
+  return Compute(input, &kept, &identity);
+}
+
+}  // namespace streamfusion::operators
