@@ -3,7 +3,7 @@
 // Flink's non-windowed group aggregation (StreamExecGroupAggregate: GroupAggFunction with
 // GroupAggHelper; with mini-batch MiniBatchGroupAggFunction, or the Local/Global pair in
 // bundle mode, see GroupAggregateNode.Mode), computed natively over accumulators that the JVM keeps
-// in Flink keyed state ("native compute over Flink keyed state", DESIGN.md "State" (a)).
+// in Flink keyed state ("native compute over Flink keyed state", docs/architecture.md, "State").
 //
 // One batch of input rows runs in two steps, so that the JVM touches each key's state once per
 // batch instead of once per row:

@@ -1,11 +1,11 @@
 #pragma once
 
 // The event-time window TVF aggregation (TUMBLE, HOP, CUMULATE; one-phase or GLOBAL) with
-// native-owned state and timers (DESIGN.md "State" (b)): the accumulators of every (key, slice)
-// and the pending window timers live here, partitioned by Flink's key group, instead of in Flink's
-// keyed ValueState "window-aggs" and timer service "window-timers". The decisions are those of
-// NativeWindowAggregateOperator over Flink state (which follows Flink's WindowAggOperator with its
-// slicing processors); only where they are kept changes:
+// native-owned state and timers (docs/architecture.md, "State"): the accumulators of every (key,
+// slice) and the pending window timers live here, partitioned by Flink's key group, instead of in
+// Flink's keyed ValueState "window-aggs" and timer service "window-timers". The decisions are those
+// of NativeWindowAggregateOperator over Flink state (which follows Flink's WindowAggOperator with
+// its slicing processors); only where they are kept changes:
 //   * Add (Flink's window buffer flush at watermark W): WindowAggregate::Prepare assigns slices and
 //     drops late rows, each (key, slice) group's accumulator is read from here and combined, and
 //     the slice's timer is registered unless its window has fired (a late row's for the first

@@ -3,9 +3,10 @@
 // Flink's legacy group window aggregation over an event-time or processing-time SESSION window
 // (StreamExecGroupWindowAggregate: WindowOperator with MergingWindowProcessFunction and
 // MergingWindowSet, Flink 2.2.1), computed natively over accumulators and window sets that the
-// JVM keeps in Flink's keyed state ("native compute over Flink keyed state", DESIGN.md "State"
-// (a)): ValueState "window-aggs" namespaced by state window, MapState "session-window-mapping"
-// from each in-flight window to its state window, and one timer per window at its end - 1.
+// JVM keeps in Flink's keyed state ("native compute over Flink keyed state",
+// docs/architecture.md, "State"): ValueState "window-aggs" namespaced by state window, MapState
+// "session-window-mapping" from each in-flight window to its state window, and one timer per window
+// at its end - 1.
 //
 // A batch of insert-only rows, all seen at one watermark (the JVM flushes before every
 // watermark), is combined into state in three steps:

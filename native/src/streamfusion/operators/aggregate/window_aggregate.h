@@ -4,7 +4,7 @@
 // or CUMULATE: WindowAggOperator with SliceUnshared/SliceSharedSyncStateWindowAggProcessor,
 // Flink 2.2.1), computed natively over accumulators that the JVM keeps in Flink's keyed ValueState
 // "window-aggs", namespaced by slice end, with Flink's own timers ("native compute over Flink
-// keyed state", DESIGN.md "State" (a)).
+// keyed state", docs/architecture.md, "State").
 //
 // Input rows (insert-only) are combined into state in two steps per batch, as Flink's
 // RecordsWindowBuffer and AggCombiner do when the buffer is flushed:

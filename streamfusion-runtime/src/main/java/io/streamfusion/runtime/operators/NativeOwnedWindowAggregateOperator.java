@@ -41,9 +41,9 @@ import java.util.stream.Stream;
 /**
  * The operator shell of a native event-time window TVF aggregation (TUMBLE, HOP or CUMULATE;
  * one-phase, or the global phase) whose accumulators and window timers the engine keeps itself
- * (DESIGN.md "State" (b)), chosen by {@code streamfusion.window.state}. Its results, late-row
- * handling and emission points are those of {@link NativeWindowAggregateOperator}; what changes is
- * that no Flink keyed state, timer or key switch is touched per group or per window:
+ * (docs/architecture.md, "State"), chosen by {@code streamfusion.window.state}. Its results,
+ * late-row handling and emission points are those of {@link NativeWindowAggregateOperator}; what
+ * changes is that no Flink keyed state, timer or key switch is touched per group or per window:
  *
  * <ul>
  *   <li>a flush (full buffer, watermark, checkpoint barrier, end of input) hands the rows and the
