@@ -1,5 +1,6 @@
 #include "streamfusion/plan/pipeline.h"
 
+#include "streamfusion/operators/aggregate/local_window_operator.h"
 #include "streamfusion/operators/calc/calc_operator.h"
 
 namespace streamfusion::plan {
@@ -10,7 +11,17 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
   pipeline->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
   SF_ASSIGN_OR_RAISE(pipeline->input_type_, type::FromProto(plan.input_type()));
   const type::RowType* current = &pipeline->input_type_;
-  for (const auto& op : plan.operators()) {
+  // The declared type of the rows entering each operator (a one-operator plan of its own for
+  // the operators that are made from one).
+  const RowType* current_proto = &plan.input_type();
+  for (int i = 0; i < plan.operators_size(); ++i) {
+    const Operator& op = plan.operators(i);
+    const bool last = i + 1 == plan.operators_size();
+    if (!last && !op.has_output_type()) {
+      return InternalError("Island operator ", i, " (", op.description(),
+                           ") does not declare its output type");
+    }
+    const RowType& op_output = last ? plan.output_type() : op.output_type();
     switch (op.kind_case()) {
       case Operator::kCalc: {
         SF_ASSIGN_OR_RAISE(auto calc,
@@ -19,15 +30,31 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         pipeline->operators_.push_back(std::move(calc));
         break;
       }
+      case Operator::kWindowAggregate: {
+        Plan single;
+        *single.mutable_input_type() = *current_proto;
+        *single.mutable_output_type() = op_output;
+        *single.add_operators() = op;
+        single.mutable_operators(0)->clear_output_type();
+        *single.mutable_session() = plan.session();
+        SF_ASSIGN_OR_RAISE(
+            auto local, operators::LocalWindowAggregateOperator::Make(single, memory_budget_bytes));
+        pipeline->operators_.push_back(std::move(local));
+        break;
+      }
       default:
-        return InternalError("Plan operator kind not supported natively: ",
+        return InternalError("Plan operator kind not supported in an island: ",
                              static_cast<int>(op.kind_case()));
     }
     current = &pipeline->operators_.back()->output_type();
+    SF_ASSIGN_OR_RAISE(auto declared, type::FromProto(op_output));
+    if (declared.size() != current->size()) {
+      return InternalError("Island operator ", i, " (", op.description(), ") emits ",
+                           current->size(), " fields, declared ", declared.size());
+    }
+    current_proto = &op_output;
   }
   pipeline->output_type_ = *current;
-  SF_ASSIGN_OR_RAISE(auto declared_output, type::FromProto(plan.output_type()));
-  SF_CHECK_EQ(declared_output.size(), pipeline->output_type_.size());
   return pipeline;
 }
 

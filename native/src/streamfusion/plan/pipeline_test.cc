@@ -25,7 +25,9 @@ TEST(PipelineTest, ChainedCalcsComposeTheirSourceRows) {
   *plan.mutable_input_type() = Rows({Int()});
   *plan.mutable_output_type() = Rows({Int()});
   // WHERE a <> 0 SELECT a * 2 AS b: rows 1, 2, 4, 5 -> 6, 2, 8, 4
-  CalcNode* first = plan.add_operators()->mutable_calc();
+  Operator* first_op = plan.add_operators();
+  *first_op->mutable_output_type() = Rows({Int()});
+  CalcNode* first = first_op->mutable_calc();
   *first->mutable_condition() =
       expression::testing::Call("NOT_EQUALS", Bool(), {Ref(0, Int()), IntLit(0)});
   *first->add_projections() = expression::testing::Call("TIMES", Int(), {Ref(0, Int()), IntLit(2)});

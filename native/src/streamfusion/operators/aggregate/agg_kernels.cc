@@ -1238,18 +1238,23 @@ Result<std::shared_ptr<arrow::Array>> RowKindColumn(const std::vector<int8_t>& k
 
 }  // namespace
 
-Status EncodeRowImages(const type::RowType& row_type,
-                       std::vector<std::shared_ptr<arrow::Array>> columns, int64_t num_rows,
-                       const std::vector<int8_t>* kinds, arrow::MemoryPool* pool,
-                       batch::BinaryRowBuffer* out) {
+Result<std::shared_ptr<arrow::RecordBatch>> RowBatch(
+    const type::RowType& row_type, std::vector<std::shared_ptr<arrow::Array>> columns,
+    int64_t num_rows, const std::vector<int8_t>* kinds, arrow::MemoryPool* pool) {
   SF_ASSIGN_OR_RAISE(
       auto kind_column,
       RowKindColumn(
           kinds != nullptr ? *kinds : std::vector<int8_t>(static_cast<size_t>(num_rows), kInsert),
           pool));
   columns.push_back(std::move(kind_column));
-  const auto rows =
-      arrow::RecordBatch::Make(type::ToArrowSchema(row_type), num_rows, std::move(columns));
+  return arrow::RecordBatch::Make(type::ToArrowSchema(row_type), num_rows, std::move(columns));
+}
+
+Status EncodeRowImages(const type::RowType& row_type,
+                       std::vector<std::shared_ptr<arrow::Array>> columns, int64_t num_rows,
+                       const std::vector<int8_t>* kinds, arrow::MemoryPool* pool,
+                       batch::BinaryRowBuffer* out) {
+  SF_ASSIGN_OR_RAISE(auto rows, RowBatch(row_type, std::move(columns), num_rows, kinds, pool));
   return batch::EncodeBinaryRows(row_type, *rows, out);
 }
 

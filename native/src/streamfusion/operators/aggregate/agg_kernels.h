@@ -160,6 +160,12 @@ inline bool IsRetraction(int8_t kind) {
 // when its RowKind `kinds[r]` retracts, accumulating otherwise (all when `kinds` is null).
 std::vector<int8_t> WindowRowOps(const std::vector<int32_t>& group_of_row, const int8_t* kinds);
 
+// `columns` (the fields of `row_type`, in order) as a batch of `num_rows` rows with RowKinds
+// `kinds` (the "$row_kind" column), all INSERT when `kinds` is null.
+Result<std::shared_ptr<arrow::RecordBatch>> RowBatch(
+    const type::RowType& row_type, std::vector<std::shared_ptr<arrow::Array>> columns,
+    int64_t num_rows, const std::vector<int8_t>* kinds, arrow::MemoryPool* pool);
+
 // Encodes `columns` (the fields of `row_type`, in order) as `num_rows` BinaryRowData images with
 // RowKinds `kinds`, all INSERT when `kinds` is null.
 Status EncodeRowImages(const type::RowType& row_type,

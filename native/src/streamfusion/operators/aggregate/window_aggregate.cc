@@ -220,8 +220,14 @@ int64_t WindowAggregate::LastWindowEnd(int64_t slice_end) const {
 
 Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
                                 int64_t time) {
-  SF_ASSIGN_OR_RAISE(input_,
+  SF_ASSIGN_OR_RAISE(auto input,
                      batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
+  return PrepareBatch(std::move(input), time);
+}
+
+Status WindowAggregate::PrepareBatch(std::shared_ptr<arrow::RecordBatch> input, int64_t time) {
+  input_ = std::move(input);
+  const auto num_rows = static_cast<int32_t>(input_->num_rows());
   SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, grouping_, &row_keys_));
   keys_.Clear();
   keys_.offsets.push_back(0);
@@ -551,8 +557,21 @@ Status WindowAggregate::EncodeLocalOutput(int32_t num_groups) {
   SF_ASSIGN_OR_RAISE(auto slice_ends,
                      MillisColumn(output_type_.back().type, namespaces_, pool_.get()));
   columns.push_back(std::move(slice_ends));
+  if (!encode_local_output_) {
+    SF_ASSIGN_OR_RAISE(
+        local_rows_, RowBatch(output_type_, std::move(columns), num_groups, nullptr, pool_.get()));
+    return Status::OK();
+  }
   return EncodeRowImages(output_type_, std::move(columns), num_groups, nullptr, pool_.get(),
                          &output_);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> WindowAggregate::CombineLocal() {
+  if (mode_ != Node::LOCAL) return InternalError("CombineLocal of a window aggregation not LOCAL");
+  encode_local_output_ = false;
+  const std::vector<int32_t> no_state(namespaces_.size() + 1, 0);
+  SF_RETURN_NOT_OK(Combine(nullptr, no_state.data()));
+  return std::move(local_rows_);
 }
 
 Status WindowAggregate::EncodeAccs(int32_t num_groups) {

@@ -85,6 +85,9 @@ class WindowAggregate {
   // Step 1. `offsets` has num_rows + 1 entries into `rows`. `time` is the current watermark
   // (event time) or the processing time of the batch, shifted to the window time zone.
   Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows, int64_t time);
+  // Step 1 over rows already decoded (schema type::ToArrowSchema of the input type), e.g. the
+  // output of a Calc in the same island.
+  Status PrepareBatch(std::shared_ptr<arrow::RecordBatch> input, int64_t time);
   // Per group: its key (an image of the grouping fields), its state namespace (slice end), and
   // the window end of a timer its late rows need (kNoTimer when none).
   const batch::BinaryRowBuffer& keys() const { return keys_; }
@@ -106,6 +109,9 @@ class WindowAggregate {
   Status Combine(const uint8_t* accs, const int32_t* offsets,
                  const int64_t* distinct_values = nullptr,
                  const uint8_t* distinct_present = nullptr);
+  // LOCAL, in an island: Combine without state, returning the rows to emit as a batch of the
+  // output type instead of images (output() stays empty from then on).
+  Result<std::shared_ptr<arrow::RecordBatch>> CombineLocal();
   const std::vector<int32_t>& updated_lookups() const { return distincts_.updated_lookups(); }
   const std::vector<int64_t>& updated_values() const { return distincts_.updated_values(); }
   const batch::BinaryRowBuffer& accs() const { return new_accs_; }
@@ -157,6 +163,7 @@ class WindowAggregate {
   int32_t slices_per_window() const { return slices_per_window_; }
   memory::AccountingPool* pool() { return pool_.get(); }
   int64_t memory_bytes() const;
+  const type::RowType& output_type() const { return output_type_; }
 
  private:
   // Keeps the accumulators and timers itself and drives the steps above.
@@ -218,6 +225,9 @@ class WindowAggregate {
 
   batch::BinaryRowBuffer new_accs_;
   batch::BinaryRowBuffer output_;
+  // LOCAL in an island (CombineLocal): the rows to emit, as a batch, not encoded.
+  bool encode_local_output_ = true;
+  std::shared_ptr<arrow::RecordBatch> local_rows_;
 
   WindowDistincts distincts_;
   type::RowType aggregated_type_;  // the rows the calls read (GLOBAL: LOCAL's input)

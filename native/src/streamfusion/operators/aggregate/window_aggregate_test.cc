@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "streamfusion/expression/test_util.h"
 #include "streamfusion/operators/aggregate/agg_test_util.h"
+#include "streamfusion/plan/pipeline.h"
 
 // Slice assignment, late rows, combining and firing of the window aggregation on small
 // hand-made inputs. Parity with Flink (functions, types, phases, state backends, restore) is
@@ -656,6 +657,47 @@ TEST(WindowAggregateTest, LocalEmitsOneAccumulatorRowPerKeyAndSlice) {
   CombineFresh(agg.get());
   EXPECT_EQ(Output(agg->output(), plan),
             (std::vector<std::string>{"[1, 2, 4, 1000]", "[2, 1, 2, 1000]", "[1, 1, 4, 2000]"}));
+}
+
+// The same LOCAL aggregation in an island behind a Calc (plan::Pipeline): the Calc's Arrow
+// output is combined directly, without row images between them, with the same result as the
+// images path for the rows the Calc keeps; the accumulator rows descend from no input row.
+TEST(WindowAggregateTest, LocalRunsInAnIslandBehindACalc) {
+  const auto local = MakePlan(Node::TUMBLE, 1'000, 1'000, Node::LOCAL);
+  plan::Plan island;
+  *island.mutable_input_type() = local.input_type();
+  *island.mutable_output_type() = local.output_type();
+  *island.mutable_session() = local.session();
+  plan::Operator* calc = island.add_operators();
+  calc->set_description("Calc(where=[v <> 2])");
+  *calc->mutable_output_type() = local.input_type();
+  *calc->mutable_calc()->mutable_condition() = expression::testing::Call(
+      "NOT_EQUALS", expression::testing::Bool(),
+      {expression::testing::Ref(2, BigInt()), expression::testing::IntLit(2, BigInt())});
+  *calc->mutable_calc()->add_projections() = expression::testing::Ref(0, Int());
+  *calc->mutable_calc()->add_projections() = expression::testing::Ref(1, Ts3());
+  *calc->mutable_calc()->add_projections() = expression::testing::Ref(2, BigInt());
+  *island.add_operators() = local.operators(0);
+  auto pipeline = plan::Pipeline::Make(island, 1 << 20);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().ToString();
+  const batch::BinaryRowBuffer images =
+      Images({{1, 100, 1}, {2, 200, 2}, {1, 300, 3}, {1, 1'300, 4}});
+  auto input = batch::DecodeBinaryRows(InputType(), images.bytes.data(), images.offsets.data(),
+                                       images.num_rows(), arrow::default_memory_pool());
+  ASSERT_TRUE(input.ok()) << input.status().ToString();
+  auto out = (*pipeline)->Process(*input);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_TRUE((*out)->ValidateFull().ok());
+  batch::BinaryRowBuffer rows;
+  ASSERT_TRUE(batch::EncodeBinaryRows((*pipeline)->output_type(), **out, &rows).ok());
+  EXPECT_EQ(Output(rows, local), (std::vector<std::string>{"[1, 2, 4, 1000]", "[1, 1, 4, 2000]"}));
+  ASSERT_NE((*pipeline)->source_rows(), nullptr);
+  EXPECT_EQ(*(*pipeline)->source_rows(), (std::vector<int64_t>{-1, -1}));
+  EXPECT_GT((*pipeline)->memory_bytes(), 0);
+
+  // An operator of an island that is not the last must declare the type it emits.
+  island.mutable_operators(0)->clear_output_type();
+  EXPECT_FALSE(plan::Pipeline::Make(island, 1 << 20).ok());
 }
 
 TEST(WindowAggregateTest, TwoPhaseRefusesSumsOfDoubles) {
