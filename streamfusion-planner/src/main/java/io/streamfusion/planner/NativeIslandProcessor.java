@@ -12,6 +12,7 @@ import io.streamfusion.planner.convert.UnsupportedNativeException;
 import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
+import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.Evidence;
 
@@ -95,6 +96,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             Evidence.planned(rewrite.report.nativeCount(), rewrite.report.totalCount());
         }
         markSoleConsumers(roots);
+        formIslands(roots, rewrite.report);
         if (config.get(StreamFusionOptions.FALLBACK) == StreamFusionOptions.FallbackMode.FORBID
                 && !explaining.get()
                 && rewrite.report.nativeCount() < rewrite.report.totalCount()) {
@@ -288,8 +290,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         }
     }
 
-    /** Tells each native island whether it is the only consumer of its input node. */
-    private static void markSoleConsumers(List<ExecNode<?>> roots) {
+    /** Every node reachable from {@code roots}, each with the number of its consumers. */
+    private static Map<ExecNode<?>, Integer> consumers(List<ExecNode<?>> roots) {
         Map<ExecNode<?>, Integer> consumers = new IdentityHashMap<>();
         Set<ExecNode<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         Deque<ExecNode<?>> todo = new ArrayDeque<>(roots);
@@ -298,12 +300,55 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (!seen.add(node)) {
                 continue;
             }
+            consumers.putIfAbsent(node, 0);
             for (ExecEdge edge : node.getInputEdges()) {
                 consumers.merge(edge.getSource(), 1, Integer::sum);
                 todo.push(edge.getSource());
             }
         }
-        for (ExecNode<?> node : seen) {
+        return consumers;
+    }
+
+    /**
+     * Joins native operators on forward edges into one island where the engine runs them as one
+     * pipeline: a native Calc and the local phase of a window aggregation it alone feeds (rows are
+     * then converted once, not twice, and cross JNI once). Each island is listed in the report.
+     */
+    private static void formIslands(List<ExecNode<?>> roots, SupportReport report) {
+        Map<ExecNode<?>, Integer> consumers = consumers(roots);
+        List<ExecNode<?>> nodes = new ArrayList<>(consumers.keySet());
+        // Plan order (ids grow from the sources), so that islands are listed as EXPLAIN reads.
+        nodes.sort(java.util.Comparator.comparingInt(ExecNode::getId));
+        for (ExecNode<?> node : nodes) {
+            if (!(node instanceof StreamExecNativeWindowAggregate)
+                    || !((StreamExecNativeWindowAggregate) node).isLocal()) {
+                continue;
+            }
+            ExecNode<?> source = node.getInputEdges().get(0).getSource();
+            if (!(source instanceof StreamExecNativeCalc) || consumers.get(source) != 1) {
+                continue;
+            }
+            StreamExecNativeCalc calc = (StreamExecNativeCalc) source;
+            StreamExecNativeWindowAggregate local = (StreamExecNativeWindowAggregate) node;
+            byte[] island = NativePlans.island(calc.plan(), local.plan());
+            if (island == null) {
+                continue;
+            }
+            calc.joinConsumerIsland();
+            local.joinIsland(calc, island);
+            report.addIsland(List.of(original(calc), original(local)));
+        }
+    }
+
+    /** The description of the Flink operator a native node stands in for. */
+    private static String original(ExecNode<?> nativeNode) {
+        return nativeNode.getDescription().substring("Native".length());
+    }
+
+    /** Tells each native island whether it is the only consumer of its input node. */
+    private static void markSoleConsumers(List<ExecNode<?>> roots) {
+        Map<ExecNode<?>, Integer> consumers = consumers(roots);
+        for (ExecNode<?> node : consumers.keySet()) {
             if (node instanceof StreamExecNativeCalc) {
                 ExecNode<?> input = node.getInputEdges().get(0).getSource();
                 ((StreamExecNativeCalc) node).setSoleConsumerOfInput(consumers.get(input) == 1);

@@ -38,6 +38,9 @@ public final class SupportReport {
 
     private final List<Decision> decisions = new ArrayList<>();
 
+    /** Native operators that run as one island: each list in data-flow order. */
+    private final List<List<String>> islands = new ArrayList<>();
+
     void addNative(String operator, byte[] plan, String note) {
         decisions.add(new Decision(operator, true, null, plan, note));
     }
@@ -46,8 +49,20 @@ public final class SupportReport {
         decisions.add(new Decision(operator, false, reason, null, null));
     }
 
+    void addIsland(List<String> operators) {
+        islands.add(List.copyOf(operators));
+    }
+
     public List<Decision> decisions() {
         return decisions;
+    }
+
+    /**
+     * The islands of two or more native operators (rows converted once at the island's entry and
+     * once at its exit); a native operator in none is an island of its own.
+     */
+    public List<List<String>> islands() {
+        return islands;
     }
 
     public int nativeCount() {
@@ -92,6 +107,13 @@ public final class SupportReport {
                         .append(d.reason)
                         .append('\n');
             }
+        }
+        for (int i = 0; i < islands.size(); i++) {
+            s.append("island ")
+                    .append(i + 1)
+                    .append(": ")
+                    .append(String.join(" -> ", islands.get(i)))
+                    .append('\n');
         }
         return s.append(summary()).append('\n').toString();
     }

@@ -262,6 +262,7 @@ class WindowAggregateParityTest {
     }
 
     private static List<SupportReport.Decision> lastDecisions = List.of();
+    private static List<List<String>> lastIslands = List.of();
 
     private static ParityHarness.Result run(StreamTableEnvironment tEnv, String sql) {
         registerEvents(tEnv);
@@ -327,6 +328,7 @@ class WindowAggregateParityTest {
                 .as("native records for %s", sql)
                 .isGreaterThan(before);
         lastDecisions = StreamFusion.planner(nat).lastReport().decisions();
+        lastIslands = StreamFusion.planner(nat).lastReport().islands();
         assertThat(lastDecisions)
                 .as("a native window aggregation for %s", sql)
                 .anyMatch(d -> d.isNative && d.operator.contains("WindowAggregate("));
@@ -522,6 +524,30 @@ class WindowAggregateParityTest {
         assertTwoPhase(
                 assertWindowParity(
                         harness(), minMax + (integral(c) ? ", AVG(" + c + ")" : "") + from));
+    }
+
+    /**
+     * The Calc feeding the local phase (a filter and computed columns) runs in the local phase's
+     * island: one native pipeline, rows converted once, the Calc's Arrow output combined directly.
+     */
+    @Test
+    void aCalcAndTheLocalPhaseRunAsOneIsland() {
+        String sql =
+                "SELECT id % 3, "
+                        + WINDOW
+                        + ", COUNT(*), SUM(i64 * 2), MAX(i32 + 1), MIN(CHAR_LENGTH(s)) FROM "
+                        + tumble("5")
+                        + " WHERE i32 IS NOT NULL AND id % 5 <> 0 GROUP BY id % 3, "
+                        + WINDOW;
+        assertTwoPhase(assertWindowParity(harness(), sql));
+        assertThat(lastIslands)
+                .singleElement()
+                .satisfies(
+                        island -> {
+                            assertThat(island).hasSize(2);
+                            assertThat(island.get(0)).startsWith("Calc(");
+                            assertThat(island.get(1)).startsWith("LocalWindowAggregate(");
+                        });
     }
 
     /** The last native run planned the Local/Global pair, both native. */

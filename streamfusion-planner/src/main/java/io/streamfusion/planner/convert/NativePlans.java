@@ -1,10 +1,13 @@
 package io.streamfusion.planner.convert;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
 import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.jni.Plans;
 
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.types.logical.RowType;
@@ -40,6 +43,42 @@ public final class NativePlans {
             throw new UnsupportedNativeException(refusal);
         }
         return bytes;
+    }
+
+    /**
+     * The plan of one island running {@code head}'s single operator and then {@code next}'s: it
+     * reads {@code head}'s input, emits {@code next}'s output, and keeps {@code head}'s session and
+     * UDFs ({@code next} has none). Null when the engine refuses it, with the reason in the log of
+     * the caller's choosing: the operators then stay islands of their own.
+     */
+    public static byte[] island(byte[] head, byte[] next) {
+        Plan first;
+        Plan second;
+        try {
+            first = Plans.parse(head);
+            second = Plans.parse(next);
+        } catch (InvalidProtocolBufferException e) {
+            // Both were built and validated by the planner moments ago.
+            throw new IllegalStateException("A native plan of this planning does not parse", e);
+        }
+        if (first.getOperatorsCount() != 1
+                || second.getOperatorsCount() != 1
+                || second.getUdfsCount() != 0) {
+            return null;
+        }
+        byte[] bytes =
+                Plan.newBuilder()
+                        .setInputType(first.getInputType())
+                        .setOutputType(second.getOutputType())
+                        .addOperators(
+                                first.getOperators(0).toBuilder()
+                                        .setOutputType(first.getOutputType()))
+                        .addOperators(second.getOperators(0))
+                        .setSession(first.getSession())
+                        .addAllUdfs(first.getUdfsList())
+                        .build()
+                        .toByteArray();
+        return NativeLib.validatePlan(bytes) == null ? bytes : null;
     }
 
     /**

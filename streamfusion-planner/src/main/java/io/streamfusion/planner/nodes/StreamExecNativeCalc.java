@@ -27,6 +27,9 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
 
     private boolean soleConsumerOfInput;
 
+    /** Set when the operator consuming this Calc runs it in its own island. */
+    private boolean inIslandOfConsumer;
+
     public StreamExecNativeCalc(StreamExecCalc original, byte[] plan, RowType inputType) {
         super(original, plan, inputType);
     }
@@ -39,6 +42,39 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
         this.soleConsumerOfInput = soleConsumerOfInput;
     }
 
+    /**
+     * Called by the planner when the native operator consuming this Calc (its only consumer, on a
+     * forward edge) runs this Calc in its own island: this node then translates to its input, and
+     * the consumer's island reads that input.
+     */
+    public void joinConsumerIsland() {
+        this.inIslandOfConsumer = true;
+    }
+
+    /** The type of the rows this Calc reads. */
+    public RowType inputType() {
+        return inputType;
+    }
+
+    /**
+     * The island that absorbed this Calc reads {@code input} (this Calc's input) instead: without
+     * Flink's chaining copy when this Calc was its input's only consumer.
+     */
+    void handOverInput(Transformation<RowData> input) {
+        if (soleConsumerOfInput) {
+            readWithoutCopy(input);
+        }
+    }
+
+    private void readWithoutCopy(Transformation<RowData> input) {
+        try {
+            input.setOutputType(new IslandInputTypeInfo(inputType));
+            UNCOPIED_INPUTS.incrementAndGet();
+        } catch (IllegalStateException typeAlreadyRead) {
+            // Someone has read the input's type already: keep Flink's copying edge.
+        }
+    }
+
     /** How many island inputs were translated without the chaining copy (for tests). */
     public static long uncopiedInputs() {
         return UNCOPIED_INPUTS.get();
@@ -48,13 +84,12 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
+        if (inIslandOfConsumer) {
+            // Computed by the consumer's island (see joinConsumerIsland).
+            return input;
+        }
         if (soleConsumerOfInput) {
-            try {
-                input.setOutputType(new IslandInputTypeInfo(inputType));
-                UNCOPIED_INPUTS.incrementAndGet();
-            } catch (IllegalStateException typeAlreadyRead) {
-                // Someone has read the input's type already: keep Flink's copying edge.
-            }
+            readWithoutCopy(input);
         }
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =

@@ -3,7 +3,7 @@ package io.streamfusion.planner.nodes;
 import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.operators.DistinctState;
-import io.streamfusion.runtime.operators.NativeLocalWindowAggregateOperator;
+import io.streamfusion.runtime.operators.NativeIslandOperator;
 import io.streamfusion.runtime.operators.NativeOwnedWindowAggregateOperator;
 import io.streamfusion.runtime.operators.NativeWindowAggregateOperator;
 
@@ -47,6 +47,11 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     private final DistinctState[] distincts;
     private final String transformationName;
 
+    /** LOCAL in an island behind a Calc: the island's plan and the Calc node it absorbs. */
+    private byte[] islandPlan;
+
+    private StreamExecNativeCalc islandHead;
+
     public StreamExecNativeWindowAggregate(
             ExecNodeBase<RowData> original,
             byte[] plan,
@@ -80,10 +85,28 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         this.transformationName = transformationName;
     }
 
+    /** Whether this is the stateless LOCAL phase of a two-phase window aggregation. */
+    public boolean isLocal() {
+        return local;
+    }
+
+    /**
+     * Runs this LOCAL phase in one island with the native Calc feeding it ({@code head}, whose
+     * translation then passes its input through): {@code plan} holds the Calc, then this
+     * aggregation, and reads the Calc's input.
+     */
+    public void joinIsland(StreamExecNativeCalc head, byte[] plan) {
+        this.islandHead = head;
+        this.islandPlan = plan;
+    }
+
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
+        if (islandHead != null) {
+            islandHead.handOverInput(input);
+        }
         RowType outputType = (RowType) getOutputType();
         // Rows are buffered as in Flink's window buffer, not per island batch.
         int batchSize = config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
@@ -94,13 +117,14 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
             return ExecNodeUtil.createOneInputTransformation(
                     input,
                     createTransformationMeta(transformationName, config),
-                    new NativeLocalWindowAggregateOperator(
-                            plan,
-                            inputType,
+                    new NativeIslandOperator(
+                            islandPlan != null ? islandPlan : plan,
+                            islandHead != null ? islandHead.inputType() : inputType,
                             outputType.getFieldCount(),
                             batchSize,
                             maxDelay,
-                            budget),
+                            budget,
+                            false),
                     InternalTypeInfo.of(outputType),
                     input.getParallelism(),
                     StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO / 2,

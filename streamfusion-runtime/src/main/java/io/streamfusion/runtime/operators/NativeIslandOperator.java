@@ -11,13 +11,17 @@ import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * The operator shell of a stateless native island (a chain of native operators such as Calc).
+ * The operator shell of a stateless native island: a chain of native operators on the operator
+ * contract (Calc, the local phase of a window aggregation), run as one native pipeline.
  *
  * <p>Rows are collected into a batch (entry transpose) and run through the native pipeline; the
- * native output is emitted as BinaryRowData (exit transpose). A batch is processed when it is full,
- * before a watermark or watermark status is forwarded, before a checkpoint barrier ({@link
- * #prepareSnapshotPreBarrier}), at end of input, and when its oldest row has waited {@code
- * maxDelayMillis} of processing time, so no record is ever held back.
+ * native output is emitted as BinaryRowData (exit transpose), each row with the timestamp of the
+ * input row it descends from, or none (a local window aggregation's accumulator rows). A batch is
+ * processed when it is full, before a watermark or watermark status is forwarded, before a
+ * checkpoint barrier ({@link #prepareSnapshotPreBarrier}), at end of input, and, unless the island
+ * ends in a local window aggregation (whose batches end where Flink's local window buffer is
+ * flushed), when its oldest row has waited {@code maxDelayMillis} of processing time, so no record
+ * is ever held back.
  *
  * <p>User-defined functions of the plan are instantiated, opened and closed here, as Flink's
  * generated Calc does; the pipeline calls them back once per batch.
@@ -29,6 +33,7 @@ public class NativeIslandOperator extends NativeBatchOperator {
     private final byte[] plan;
     private final int outputArity;
     private final long memoryBudgetBytes;
+    private final boolean flushesOnTimer;
 
     private transient NativePipeline pipeline;
     private transient UdfBridge udfs;
@@ -40,10 +45,31 @@ public class NativeIslandOperator extends NativeBatchOperator {
             int batchSize,
             long maxDelayMillis,
             long memoryBudgetBytes) {
+        this(plan, inputType, outputArity, batchSize, maxDelayMillis, memoryBudgetBytes, true);
+    }
+
+    /**
+     * {@code flushesOnTimer}: whether a batch also ends after {@code maxDelayMillis} of processing
+     * time (false for an island ending in a local window aggregation).
+     */
+    public NativeIslandOperator(
+            byte[] plan,
+            RowType inputType,
+            int outputArity,
+            int batchSize,
+            long maxDelayMillis,
+            long memoryBudgetBytes,
+            boolean flushesOnTimer) {
         super(inputType, batchSize, maxDelayMillis);
         this.plan = plan;
         this.outputArity = outputArity;
         this.memoryBudgetBytes = memoryBudgetBytes;
+        this.flushesOnTimer = flushesOnTimer;
+    }
+
+    @Override
+    protected boolean flushesOnTimer() {
+        return flushesOnTimer;
     }
 
     @Override
@@ -92,7 +118,7 @@ public class NativeIslandOperator extends NativeBatchOperator {
             byte[] bytes = new byte[outBytes];
             int[] offsets = new int[outRows + 1];
             // Each output record keeps the timestamp of the input record it came from, as
-            // Flink's Calc does.
+            // Flink's Calc does (none for rows that come from no single input record).
             int[] sources = batch.anyTimestamp() ? new int[outRows] : null;
             pipeline.copyOutput(bytes, offsets, sources);
             emit(bytes, offsets, outRows, sources);
