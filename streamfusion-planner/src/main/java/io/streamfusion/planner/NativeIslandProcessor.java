@@ -96,7 +96,9 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             Evidence.planned(rewrite.report.nativeCount(), rewrite.report.totalCount());
         }
         markSoleConsumers(roots);
-        formIslands(roots, rewrite.report);
+        if (config.get(StreamFusionOptions.ISLANDS)) {
+            formIslands(roots, rewrite.report);
+        }
         if (config.get(StreamFusionOptions.FALLBACK) == StreamFusionOptions.FallbackMode.FORBID
                 && !explaining.get()
                 && rewrite.report.nativeCount() < rewrite.report.totalCount()) {

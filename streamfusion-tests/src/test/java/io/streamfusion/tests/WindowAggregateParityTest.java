@@ -548,6 +548,12 @@ class WindowAggregateParityTest {
                             assertThat(island.get(0)).startsWith("Calc(");
                             assertThat(island.get(1)).startsWith("LocalWindowAggregate(");
                         });
+        // streamfusion.islands=false: the same operators native, each an island of its own.
+        ParityHarness.Result stock = run(harness().stock(), sql);
+        assertNativeRun(harness().withNativeOption("streamfusion.islands", "false"), sql, stock);
+        assertTwoPhase(null);
+        assertThat(lastDecisions).allMatch(d -> d.isNative);
+        assertThat(lastIslands).isEmpty();
     }
 
     /** The last native run planned the Local/Global pair, both native. */

@@ -47,6 +47,17 @@ public final class StreamFusionOptions {
                                     + " difference or a slowdown to one operator. EXPLAIN shows"
                                     + " the exclusion as their fallback reason.");
 
+    public static final ConfigOption<Boolean> ISLANDS =
+            ConfigOptions.key("streamfusion.islands")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Join native operators on forward edges into one island (one"
+                                    + " native pipeline, rows converted once at its entry and once"
+                                    + " at its exit). false runs every native operator as an island"
+                                    + " of its own: isolates a difference or a slowdown to the"
+                                    + " joining.");
+
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamfusion.batch.size")
                     .intType()
@@ -111,6 +122,7 @@ public final class StreamFusionOptions {
                     ENABLED,
                     FALLBACK,
                     EXCLUDED_OPERATORS,
+                    ISLANDS,
                     BATCH_SIZE,
                     BATCH_MAX_DELAY,
                     WINDOW_BUFFER_ROWS,
