@@ -109,7 +109,10 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         }
         RowType outputType = (RowType) getOutputType();
         // Rows are buffered as in Flink's window buffer, not per island batch.
-        int batchSize = config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
+        int batchSize =
+                islandPlan != null
+                        ? config.get(StreamFusionOptions.BATCH_SIZE)
+                        : config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
         long maxDelay = config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis();
         long budget = config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes();
         if (local) {
