@@ -875,7 +875,24 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
   });
 }
 
-// Copies the output of the last processRows into Java arrays sized from its return value.
+// Flushes the island (operators::Operator::Flush, in order): what it forces out becomes the
+// output, as processRows's does. Returns (output bytes << 32) | output rows.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_flushPipeline(JNIEnv* env,
+                                                                                 jclass,
+                                                                                 jlong handle) {
+  CountCrossing();
+  return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
+    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Flush());
+    SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
+    auto out_bytes = static_cast<jlong>(h->output.bytes.size());
+    return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows());
+  });
+}
+
+// Copies the output of the last processRows or flushPipeline into Java arrays sized from its
+// return value.
 JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows) {
   CountCrossing();

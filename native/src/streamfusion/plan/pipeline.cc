@@ -60,18 +60,35 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(
     const std::shared_ptr<arrow::RecordBatch>& input) {
-  // Each operator takes every batch the one before it handed out, in order.
   std::vector<operators::Batch> batches(1);
   batches[0].rows = input;
+  return Run(std::move(batches), /*flush=*/false);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Flush() {
+  return Run({}, /*flush=*/true);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Run(std::vector<operators::Batch> batches,
+                                                          bool flush) {
+  // Each operator takes every batch the one before it handed out, in order; when flushing, it
+  // is flushed after those, and what that forces out goes on too.
   for (auto& op : operators_) {
     std::vector<operators::Batch> next;
-    for (auto& batch : batches) {
-      SF_RETURN_NOT_OK(op->AddInput(std::move(batch)));
+    auto drain = [&]() -> Status {
       while (true) {
         SF_ASSIGN_OR_RAISE(auto out, op->GetOutput());
-        if (!out) break;
+        if (!out) return Status::OK();
         next.push_back(std::move(*out));
       }
+    };
+    for (auto& batch : batches) {
+      SF_RETURN_NOT_OK(op->AddInput(std::move(batch)));
+      SF_RETURN_NOT_OK(drain());
+    }
+    if (flush) {
+      SF_RETURN_NOT_OK(op->Flush());
+      SF_RETURN_NOT_OK(drain());
     }
     batches = std::move(next);
   }

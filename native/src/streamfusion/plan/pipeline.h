@@ -33,8 +33,14 @@ class Pipeline {
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input);
 
-  // After Process: for each output row, the input row it came from (-1: none, the row has no
-  // timestamp); null when output row i is input row i.
+  // Flushes the island (a watermark, a checkpoint barrier, the end of input): each operator in
+  // order hands out what it buffers (operators::Operator::Flush), which runs through the
+  // operators after it. Returns what leaves the island, as Process does; no row of it descends
+  // from an input row.
+  Result<std::shared_ptr<arrow::RecordBatch>> Flush();
+
+  // After Process or Flush: for each output row, the input row it came from (-1: none, the row has
+  // no timestamp); null when output row i is input row i.
   const std::vector<int64_t>* source_rows() const {
     return source_rows_identity_ ? nullptr : &source_rows_;
   }
@@ -48,6 +54,11 @@ class Pipeline {
 
  private:
   Pipeline() = default;
+
+  // Runs `batches` (entering the first operator) through the island, flushing each operator
+  // after its input when `flush`.
+  Result<std::shared_ptr<arrow::RecordBatch>> Run(std::vector<operators::Batch> batches,
+                                                  bool flush);
 
   // The island's output from the batches its last operator handed out; sets source_rows_.
   Result<std::shared_ptr<arrow::RecordBatch>> TakeOutput(std::vector<operators::Batch> batches);

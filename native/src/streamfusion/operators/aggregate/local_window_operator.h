@@ -1,15 +1,17 @@
 #pragma once
 
 // The local phase of a two-phase window TVF aggregation (Flink's LocalSlicingWindowAggOperator)
-// on the operator contract, so that it runs in an island, e.g. behind the Calc that feeds it:
-// each input batch is combined at once into one accumulator row per (key, slice) (grouping
-// fields, accumulator fields, slice end), handed out without a timestamp. No state, nothing is
-// late, no timers: the island's shell ends a batch where Flink's local window buffer is flushed
-// (a full buffer, a watermark, a checkpoint barrier, the end of input), and the global phase's
-// result does not depend on where the partial results are cut.
+// on the operator contract, so that it runs in an island, e.g. behind the Calc that feeds it.
+// Like Flink's local window buffer it keeps the rows it is given (WindowAggregateNode.buffer_rows
+// of them) and combines them into one accumulator row per (key, slice) (grouping fields,
+// accumulator fields, slice end) when the buffer is full and at every Flush (the shell flushes
+// the island at a watermark, a checkpoint barrier and the end of input); the rows are handed out
+// without a timestamp. No state, nothing is late, no timers; the global phase's result does not
+// depend on where the partial results are cut.
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "streamfusion/operators/aggregate/window_aggregate.h"
 #include "streamfusion/operators/operator.h"
@@ -27,13 +29,20 @@ class LocalWindowAggregateOperator final : public Operator {
   const type::RowType& output_type() const override { return agg_->output_type(); }
   Status AddInput(Batch input) override;
   Result<std::optional<Batch>> GetOutput() override;
+  Status Flush() override;
   int64_t MemoryBytes() const override { return agg_->memory_bytes(); }
 
  private:
-  explicit LocalWindowAggregateOperator(std::unique_ptr<WindowAggregate> agg)
-      : agg_(std::move(agg)) {}
+  LocalWindowAggregateOperator(std::unique_ptr<WindowAggregate> agg, int64_t buffer_rows)
+      : agg_(std::move(agg)), buffer_rows_(buffer_rows) {}
+
+  // Combines the buffered rows into the pending output.
+  Status Combine();
 
   std::unique_ptr<WindowAggregate> agg_;
+  const int64_t buffer_rows_;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> buffered_;
+  int64_t buffered_rows_ = 0;
   std::optional<Batch> pending_;
 };
 

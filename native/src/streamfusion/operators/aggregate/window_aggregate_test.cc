@@ -695,6 +695,26 @@ TEST(WindowAggregateTest, LocalRunsInAnIslandBehindACalc) {
   EXPECT_EQ(*(*pipeline)->source_rows(), (std::vector<int64_t>{-1, -1}));
   EXPECT_GT((*pipeline)->memory_bytes(), 0);
 
+  // With a buffer (Flink's local window buffer), batches are kept until it is full or the
+  // island is flushed (a watermark, a barrier, the end of input): then combined as one.
+  island.mutable_operators(1)->mutable_window_aggregate()->set_buffer_rows(100);
+  auto buffered = plan::Pipeline::Make(island, 1 << 20);
+  ASSERT_TRUE(buffered.ok()) << buffered.status().ToString();
+  for (int i = 0; i < 2; ++i) {
+    auto kept = (*buffered)->Process(*input);
+    ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+    EXPECT_EQ((*kept)->num_rows(), 0);
+  }
+  auto flushed = (*buffered)->Flush();
+  ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
+  batch::BinaryRowBuffer combined;
+  ASSERT_TRUE(batch::EncodeBinaryRows((*buffered)->output_type(), **flushed, &combined).ok());
+  EXPECT_EQ(Output(combined, local),
+            (std::vector<std::string>{"[1, 4, 8, 1000]", "[1, 2, 8, 2000]"}));
+  auto again = (*buffered)->Flush();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->num_rows(), 0);
+
   // An operator of an island that is not the last must declare the type it emits.
   island.mutable_operators(0)->clear_output_type();
   EXPECT_FALSE(plan::Pipeline::Make(island, 1 << 20).ok());

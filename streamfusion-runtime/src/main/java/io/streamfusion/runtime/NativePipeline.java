@@ -23,6 +23,11 @@ public final class NativePipeline implements AutoCloseable {
         return NativeLib.processRows(checkedHandle(), rows, offsets, numRows);
     }
 
+    /** See {@link NativeLib#flushPipeline}. */
+    public long flush() {
+        return NativeLib.flushPipeline(checkedHandle());
+    }
+
     public void copyOutput(byte[] rows, int[] offsets, @Nullable int[] sourceRows) {
         NativeLib.copyOutput(checkedHandle(), rows, offsets, sourceRows);
     }

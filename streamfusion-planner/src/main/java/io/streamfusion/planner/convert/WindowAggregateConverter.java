@@ -192,7 +192,9 @@ public final class WindowAggregateConverter {
                 session,
                 WindowAggregateNode.newBuilder()
                         .setMode(Mode.LOCAL)
-                        .setTimeField(rowtimeField(node)),
+                        .setTimeField(rowtimeField(node))
+                        // Rows buffered as in Flink's local window buffer, whatever the batch.
+                        .setBufferRows(config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS)),
                 (RowType) node.getInputEdges().get(0).getOutputType(),
                 StreamExecLocalWindowAggregate.LOCAL_WINDOW_AGGREGATE_TRANSFORMATION);
     }

@@ -54,6 +54,13 @@ public final class NativeLib {
     public static native long processRows(long handle, byte[] rows, int[] offsets, int numRows);
 
     /**
+     * Flushes the island: each operator in order hands out what it buffers (a local window phase
+     * its partial accumulators), which runs through the operators after it. Returns {@code
+     * (outputBytes << 32) | outputRows} as {@link #processRows}; no output row has a source row.
+     */
+    public static native long flushPipeline(long handle);
+
+    /**
      * Copies the last output: row images into {@code rows}, outputRows + 1 offsets, and when {@code
      * sourceRows} is not null the input row each output row came from.
      */

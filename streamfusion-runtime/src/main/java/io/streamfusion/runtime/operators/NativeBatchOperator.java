@@ -75,6 +75,19 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     /** Processes the collected rows (if any), emits the output and clears the batch. */
     protected abstract void flush() throws Exception;
 
+    /**
+     * After {@link #flush()} at a watermark, a checkpoint barrier and the end of input: emits what
+     * native operators buffer across batches (a local window phase's partial accumulators, as
+     * Flink's local window buffer is flushed there). Default: nothing is buffered.
+     */
+    protected void flushBuffers() throws Exception {}
+
+    /** {@link #flush()}, then {@link #flushBuffers()}, refused after a failure. */
+    private void flushAll() throws Exception {
+        flushGuarded();
+        guarded(this::flushBuffers);
+    }
+
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         batch.add(
@@ -186,7 +199,7 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        flushGuarded();
+        flushAll();
         super.processWatermark(mark);
     }
 
@@ -198,18 +211,18 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        flushGuarded();
+        flushAll();
         super.prepareSnapshotPreBarrier(checkpointId);
     }
 
     @Override
     public void endInput() throws Exception {
-        flushGuarded();
+        flushAll();
     }
 
     @Override
     public void finish() throws Exception {
-        flushGuarded();
+        flushAll();
         super.finish();
     }
 }

@@ -36,6 +36,10 @@ public class NativeIslandOperator extends NativeBatchOperator {
     private final boolean flushesOnTimer;
 
     private transient NativePipeline pipeline;
+
+    /** Whether an operator of the island keeps rows across batches (a local window phase). */
+    private transient boolean buffers;
+
     private transient UdfBridge udfs;
 
     public NativeIslandOperator(
@@ -81,6 +85,9 @@ public class NativeIslandOperator extends NativeBatchOperator {
             udfs.open(new FunctionContext(getRuntimeContext()));
         }
         pipeline = new NativePipeline(plan, memoryBudgetBytes, udfs);
+        buffers =
+                parsed.getOperatorsList().stream()
+                        .anyMatch(op -> op.getWindowAggregate().getBufferRows() > 1);
         openBatches(FieldUse.of(parsed), outputArity);
         getMetricGroup()
                 .gauge(
@@ -124,6 +131,25 @@ public class NativeIslandOperator extends NativeBatchOperator {
             emit(bytes, offsets, outRows, sources);
         }
         finishBatch(outRows);
+    }
+
+    /**
+     * Emits what the island's operators buffer across batches (see {@link NativePipeline#flush}).
+     */
+    @Override
+    protected void flushBuffers() throws Exception {
+        if (!buffers) {
+            return;
+        }
+        long result = pipeline.flush();
+        int outRows = (int) result;
+        if (outRows > 0) {
+            byte[] bytes = new byte[(int) (result >>> 32)];
+            int[] offsets = new int[outRows + 1];
+            pipeline.copyOutput(bytes, offsets, null);
+            emit(bytes, offsets, outRows, null);
+        }
+        countEmitted(outRows);
     }
 
     @Override
