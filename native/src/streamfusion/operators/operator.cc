@@ -41,11 +41,11 @@ Status StatelessOperator::AddInput(Batch input) {
       }
     }
   }
-  pending_ = std::move(out);
+  Emit(std::move(out));
   return Status::OK();
 }
 
-Result<std::optional<Batch>> StatelessOperator::GetOutput() {
+Result<std::optional<Batch>> SingleOutputOperator::GetOutput() {
   std::optional<Batch> out = std::move(pending_);
   pending_.reset();
   return out;

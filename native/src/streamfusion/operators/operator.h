@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "arrow/memory_pool.h"
@@ -87,12 +88,25 @@ class Operator {
   virtual int64_t MemoryBytes() const;
 };
 
+// An operator that has at most one batch to hand out after each call (AddInput, Flush, ...):
+// the call sets it with Emit, GetOutput hands it out once.
+class SingleOutputOperator : public Operator {
+ public:
+  Result<std::optional<Batch>> GetOutput() final;
+
+ protected:
+  // The batch the next GetOutput hands out.
+  void Emit(Batch batch) { pending_ = std::move(batch); }
+
+ private:
+  std::optional<Batch> pending_;
+};
+
 // Runs the single-batch contract of a stateless operator whose output for a batch depends on
 // that batch only (Calc): output is computed in AddInput and handed out by GetOutput once.
-class StatelessOperator : public Operator {
+class StatelessOperator : public SingleOutputOperator {
  public:
   Status AddInput(Batch input) final;
-  Result<std::optional<Batch>> GetOutput() final;
 
   // The output rows of one batch, outside an island (tests, benchmarks).
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
@@ -105,9 +119,6 @@ class StatelessOperator : public Operator {
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Compute(
       const std::shared_ptr<arrow::RecordBatch>& input, std::vector<int64_t>* kept,
       bool* identity) = 0;
-
- private:
-  std::optional<Batch> pending_;
 };
 
 }  // namespace streamfusion::operators

@@ -45,14 +45,8 @@ Status LocalWindowAggregateOperator::Combine() {
   SF_ASSIGN_OR_RAISE(out.rows, agg_->CombineLocal());
   // Accumulator rows descend from no single input row: emitted without a timestamp.
   out.identity = false;
-  pending_ = std::move(out);
+  Emit(std::move(out));
   return Status::OK();
-}
-
-Result<std::optional<Batch>> LocalWindowAggregateOperator::GetOutput() {
-  std::optional<Batch> out = std::move(pending_);
-  pending_.reset();
-  return out;
 }
 
 }  // namespace streamfusion::operators

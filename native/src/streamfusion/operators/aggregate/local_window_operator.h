@@ -10,7 +10,6 @@
 // depend on where the partial results are cut.
 
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "streamfusion/operators/aggregate/window_aggregate.h"
@@ -19,7 +18,7 @@
 
 namespace streamfusion::operators {
 
-class LocalWindowAggregateOperator final : public Operator {
+class LocalWindowAggregateOperator final : public SingleOutputOperator {
  public:
   // `plan` holds one WindowAggregateNode of mode LOCAL; its input and output types are the
   // node's.
@@ -28,7 +27,6 @@ class LocalWindowAggregateOperator final : public Operator {
 
   const type::RowType& output_type() const override { return agg_->output_type(); }
   Status AddInput(Batch input) override;
-  Result<std::optional<Batch>> GetOutput() override;
   Status Flush() override;
   int64_t MemoryBytes() const override { return agg_->memory_bytes(); }
 
@@ -43,7 +41,6 @@ class LocalWindowAggregateOperator final : public Operator {
   const int64_t buffer_rows_;
   std::vector<std::shared_ptr<arrow::RecordBatch>> buffered_;
   int64_t buffered_rows_ = 0;
-  std::optional<Batch> pending_;
 };
 
 }  // namespace streamfusion::operators
