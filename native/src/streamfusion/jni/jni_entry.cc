@@ -31,7 +31,6 @@
 #include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
-#include "streamfusion/operators/aggregate/group_aggregate.h"
 #include "streamfusion/operators/aggregate/owned_window_aggregate.h"
 #include "streamfusion/operators/aggregate/session_window_aggregate.h"
 #include "streamfusion/operators/aggregate/window_aggregate.h"
@@ -487,6 +486,22 @@ struct PipelineHandle {
   batch::BinaryRowBuffer output;
 };
 
+// processRows and flushPipeline: the island's state port has a message for the JVM (reads of a
+// blocked operator, or the writes of a finished batch); the JVM takes it with exchangeState.
+constexpr jlong kStatePending = std::numeric_limits<jlong>::min();
+
+// What processRows and flushPipeline return once `output` is the island's (null: blocked):
+// (output bytes << 32) | output rows, or kStatePending.
+Result<jlong> IslandResult(PipelineHandle* h, const std::shared_ptr<arrow::RecordBatch>& output) {
+  if (output != nullptr) {
+    SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
+  }
+  state::StatePort* port = h->pipeline->state_port();
+  if (h->pipeline->blocked() || (port != nullptr && port->has_message())) return kStatePending;
+  auto out_bytes = static_cast<jlong>(h->output.bytes.size());
+  return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows());
+}
+
 void ThrowNative(JNIEnv* env, jint kind, const std::string& message) {
   if (env->ExceptionCheck()) return;  // keep the first (Java) exception
   if (g_native_exception == nullptr) {
@@ -638,16 +653,6 @@ Status CopyToJava(JNIEnv* env, JArray array, const std::vector<T>& values, const
   return Status::OK();
 }
 
-// A native group aggregation and the JVM's view of it.
-struct GroupAggregateHandle {
-  std::unique_ptr<operators::GroupAggregate> agg;
-};
-
-Result<GroupAggregateHandle*> CheckedAggregate(jlong handle) {
-  if (handle == 0) return InternalError("Native group aggregation used after close");
-  return reinterpret_cast<GroupAggregateHandle*>(handle);
-}
-
 // A native window aggregation and the JVM's view of it.
 struct WindowAggregateHandle {
   std::unique_ptr<operators::WindowAggregate> agg;
@@ -721,9 +726,6 @@ Result<std::vector<int64_t>> LongsFromJava(JNIEnv* env, jlongArray array, jint c
 
 // Compiles `plan` as whatever it describes (a pipeline or a stateful operator).
 Status ValidateAnyPlan(const plan::Plan& plan) {
-  if (plan.operators_size() == 1 && plan.operators(0).has_group_aggregate()) {
-    return operators::GroupAggregate::Make(plan, /*memory_budget_bytes=*/0).status();
-  }
   if (plan.operators_size() == 1 && plan.operators(0).has_window_aggregate()) {
     return operators::WindowAggregate::Make(plan, /*memory_budget_bytes=*/0).status();
   }
@@ -869,9 +871,50 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
     JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     input.reset();
-    SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
-    auto out_bytes = static_cast<jlong>(h->output.bytes.size());
-    return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows());
+    return IslandResult(h, output);
+  });
+}
+
+// The island's state message (state/state_port.h), after `answers` (the JVM's answers to the
+// reads of the last message; null for the first message of a call) let the blocked operator go
+// on. Returns int32 status (1: reads wait for answers, 0: done), then when done the island's
+// output as int32 rows and int32 bytes (copyOutput fetches it), then the port's message.
+JNIEXPORT jbyteArray JNICALL Java_io_streamfusion_runtime_jni_NativeLib_exchangeState(
+    JNIEnv* env, jclass, jlong handle, jbyteArray answers) {
+  CountCrossing();
+  return Guard<jbyteArray>(env, nullptr, [&]() -> Result<jbyteArray> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    state::StatePort* port = h->pipeline->state_port();
+    if (port == nullptr) return InternalError("exchangeState on an island without keyed state");
+    if (answers != nullptr) {
+      if (!h->pipeline->blocked()) return InternalError("exchangeState: answers for no reads");
+      std::vector<uint8_t> bytes(static_cast<size_t>(env->GetArrayLength(answers)));
+      env->GetByteArrayRegion(answers, 0, static_cast<jsize>(bytes.size()),
+                              reinterpret_cast<jbyte*>(bytes.data()));
+      SF_RETURN_NOT_OK(port->Answer(bytes.data(), static_cast<int64_t>(bytes.size())));
+      JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
+      SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Resume());
+      if (output != nullptr) {
+        SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
+      }
+    }
+    std::vector<uint8_t> message;
+    auto put_int = [&](int32_t value) {
+      const auto bits = static_cast<uint32_t>(value);
+      for (int i = 0; i < 4; ++i) message.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+    };
+    const bool blocked = h->pipeline->blocked();
+    put_int(blocked ? 1 : 0);
+    if (!blocked) {
+      put_int(h->output.num_rows());
+      put_int(static_cast<int32_t>(h->output.bytes.size()));
+    }
+    port->TakeMessage(&message);
+    jbyteArray result = env->NewByteArray(static_cast<jsize>(message.size()));
+    if (result == nullptr) return InternalError("exchangeState: no memory for the message");
+    env->SetByteArrayRegion(result, 0, static_cast<jsize>(message.size()),
+                            reinterpret_cast<const jbyte*>(message.data()));
+    return result;
   });
 }
 
@@ -885,9 +928,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_flushPipeline
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Flush());
-    SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
-    auto out_bytes = static_cast<jlong>(h->output.bytes.size());
-    return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows());
+    return IslandResult(h, output);
   });
 }
 
@@ -952,6 +993,9 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processArrow(
       return InternalError("processArrow: batch schema ", input->schema()->ToString(),
                            " differs from the plan's input ", h->input_schema->ToString());
     }
+    if (h->pipeline->state_port() != nullptr) {
+      return InternalError("processArrow: the island keeps keyed state; use processRows");
+    }
     JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
     SF_RETURN_NOT_OK(arrow::ExportRecordBatch(*output, reinterpret_cast<ArrowArray*>(out_array),
@@ -976,268 +1020,6 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closePipeline(
     PipelineHandle* h = FromHandle(handle);
     if (h != nullptr && h->udfs) h->udfs->Release(env);
     delete h;
-    return true;
-  });
-}
-
-// Compiles a group aggregation plan (one GroupAggregateNode); returns its handle.
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createGroupAggregate(
-    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
-  CountCrossing();
-  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
-    auto handle = std::make_unique<GroupAggregateHandle>();
-    SF_ASSIGN_OR_RAISE(handle->agg, operators::GroupAggregate::Make(plan, memory_budget_bytes));
-    return reinterpret_cast<jlong>(handle.release());
-  });
-}
-
-// Step 1 of a batch: returns (key bytes << 32) | distinct keys; fetch them with
-// groupAggregateCopyKeys.
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregatePrepare(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
-  CountCrossing();
-  return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "groupAggregatePrepare",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->Prepare(data, offs, num_rows);
-                                  }));
-    const auto& keys = h->agg->keys();
-    return (static_cast<jlong>(keys.bytes.size()) << 32) | static_cast<jlong>(keys.num_rows());
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyKeys(
-    JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->keys().bytes, "key bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->keys().offsets, "key offsets"));
-    return true;
-  });
-}
-
-// With DISTINCT aggregates: the number of distinct-map lookups of the prepared batch and the
-// bytes of their value images, written to `sizes`.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateLookupSizes(
-    JNIEnv* env, jclass, jlong handle, jintArray sizes) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    const std::vector<int32_t> result = {
-        static_cast<int32_t>(h->agg->lookup_keys().size()),
-        static_cast<int32_t>(h->agg->lookup_values().bytes.size())};
-    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
-    return true;
-  });
-}
-
-// The distinct-map lookups: key index, distinct map, and value image (a one-field row) of each.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyLookups(
-    JNIEnv* env, jclass, jlong handle, jintArray keys, jintArray maps, jbyteArray values,
-    jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    const auto& agg = *h->agg;
-    SF_RETURN_NOT_OK(CopyToJava(env, keys, agg.lookup_keys(), "lookup keys"));
-    SF_RETURN_NOT_OK(CopyToJava(env, maps, agg.lookup_maps(), "lookup maps"));
-    SF_RETURN_NOT_OK(CopyToJava(env, values, agg.lookup_values().bytes, "lookup bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, agg.lookup_values().offsets, "lookup offsets"));
-    return true;
-  });
-}
-
-// Step 2: each key's accumulator image (an empty range: no state) and, with DISTINCT
-// aggregates, each lookup's map value (`distinct_present[p]` 0: no entry). Writes the sizes of
-// the result to `sizes`: output rows, output bytes, accumulator bytes, updated map entries.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateProcess(
-    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
-    jlongArray distinct_values, jbyteArray distinct_present, jintArray sizes) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    const jint num_keys = h->agg->keys().num_rows();
-    std::vector<int64_t> values;
-    std::vector<uint8_t> present;
-    if (distinct_values != nullptr && distinct_present != nullptr) {
-      const auto lookups = static_cast<jsize>(h->agg->lookup_keys().size());
-      if (env->GetArrayLength(distinct_values) < lookups ||
-          env->GetArrayLength(distinct_present) < lookups) {
-        return InternalError("groupAggregateProcess: distinct arrays shorter than ", lookups);
-      }
-      values.resize(static_cast<size_t>(lookups));
-      present.resize(static_cast<size_t>(lookups));
-      env->GetLongArrayRegion(distinct_values, 0, lookups, reinterpret_cast<jlong*>(values.data()));
-      env->GetByteArrayRegion(distinct_present, 0, lookups,
-                              reinterpret_cast<jbyte*>(present.data()));
-    }
-    SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, num_keys, "groupAggregateProcess",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->Process(
-                                        data, offs, values.empty() ? nullptr : values.data(),
-                                        present.empty() ? nullptr : present.data());
-                                  }));
-    const std::vector<int32_t> result = {h->agg->output().num_rows(),
-                                         static_cast<int32_t>(h->agg->output().bytes.size()),
-                                         static_cast<int32_t>(h->agg->accs().bytes.size()),
-                                         static_cast<int32_t>(h->agg->updated_lookups().size()),
-                                         static_cast<int32_t>(h->agg->full_map_keys().size()),
-                                         h->agg->pending_order_requests()};
-    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
-    return true;
-  });
-}
-
-// After a groupAggregateProcess that requested whole maps (sizes[4] > 0): the key index and map
-// of each request.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyMapRequests(
-    JNIEnv* env, jclass, jlong handle, jintArray keys, jintArray maps) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->full_map_keys(), "map request keys"));
-    SF_RETURN_NOT_OK(CopyToJava(env, maps, h->agg->full_map_maps(), "map request maps"));
-    return true;
-  });
-}
-
-// Every entry of the requested maps: entry i of request requestOf[i], its value the one-field
-// row images[offsets[i], offsets[i + 1]). They become the next lookups, in order.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateSupplyMaps(
-    JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
-    jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    if (count < 0 || env->GetArrayLength(request_of) < count) {
-      return InternalError("groupAggregateSupplyMaps: request array shorter than ", count);
-    }
-    std::vector<int32_t> requests(static_cast<size_t>(count));
-    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
-    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "groupAggregateSupplyMaps",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->SupplyFullMaps(requests.data(), count, data,
-                                                                  offs);
-                                  }));
-    return true;
-  });
-}
-
-// FIRST/LAST_VALUE over retracting input, after groupAggregateProcess: the sizes of its
-// order-map entries (the requests to read when sizes[5] of the process was > 0, else the
-// batch's writes): entries, longs, value images, image bytes.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateOrderSizes(
-    JNIEnv* env, jclass, jlong handle, jintArray sizes) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    const operators::OrderEntries& entries = h->agg->order_entries();
-    const std::vector<int32_t> result = {entries.size(), static_cast<int32_t>(entries.longs.size()),
-                                         entries.images.num_rows(),
-                                         static_cast<int32_t>(entries.images.bytes.size())};
-    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
-    return true;
-  });
-}
-
-// The order-map entries (see groupAggregateOrderSizes): per entry its kind (requests: 0 one
-// entry, 1 the whole map), key index, map, order and list length (writes; -1 removes), then the
-// lists' orders and the value images (a valueToOrderMap entry's value; a written
-// orderToValueMap entry's list).
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyOrderEntries(
-    JNIEnv* env, jclass, jlong handle, jbyteArray kinds, jintArray keys, jintArray maps,
-    jlongArray orders, jintArray lengths, jlongArray longs, jbyteArray images,
-    jintArray image_offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    const operators::OrderEntries& entries = h->agg->order_entries();
-    SF_RETURN_NOT_OK(CopyToJava(env, kinds, entries.kinds, "order entry kinds"));
-    SF_RETURN_NOT_OK(CopyToJava(env, keys, entries.keys, "order entry keys"));
-    SF_RETURN_NOT_OK(CopyToJava(env, maps, entries.maps, "order entry maps"));
-    SF_RETURN_NOT_OK(CopyToJava(env, orders, entries.orders, "order entry orders"));
-    SF_RETURN_NOT_OK(CopyToJava(env, lengths, entries.lengths, "order entry lengths"));
-    SF_RETURN_NOT_OK(CopyToJava(env, longs, entries.longs, "order entry longs"));
-    SF_RETURN_NOT_OK(CopyToJava(env, images, entries.images.bytes, "order entry images"));
-    SF_RETURN_NOT_OK(CopyToJava(env, image_offsets, entries.images.offsets, "image offsets"));
-    return true;
-  });
-}
-
-// The read entries of the pending order-map requests (GroupAggregate::SupplyOrderEntries); then
-// groupAggregateProcess runs the batch again.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateSupplyOrderEntries(
-    JNIEnv* env, jclass, jlong handle, jint count, jintArray request_of, jlongArray orders,
-    jintArray lengths, jlongArray longs, jint num_longs, jbyteArray images, jintArray image_offsets,
-    jint num_images) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    if (count < 0 || env->GetArrayLength(request_of) < count ||
-        env->GetArrayLength(orders) < count || env->GetArrayLength(lengths) < count) {
-      return InternalError("groupAggregateSupplyOrderEntries: arrays shorter than ", count);
-    }
-    std::vector<int32_t> requests(static_cast<size_t>(count));
-    std::vector<int64_t> entry_orders(static_cast<size_t>(count));
-    std::vector<int32_t> entry_lengths(static_cast<size_t>(count));
-    env->GetIntArrayRegion(request_of, 0, count, reinterpret_cast<jint*>(requests.data()));
-    env->GetLongArrayRegion(orders, 0, count, reinterpret_cast<jlong*>(entry_orders.data()));
-    env->GetIntArrayRegion(lengths, 0, count, reinterpret_cast<jint*>(entry_lengths.data()));
-    SF_ASSIGN_OR_RAISE(auto list_orders,
-                       LongsFromJava(env, longs, num_longs, "groupAggregateSupplyOrderEntries"));
-    SF_RETURN_NOT_OK(WithJavaRows(
-        env, images, image_offsets, num_images, "groupAggregateSupplyOrderEntries",
-        [&](const uint8_t* data, const int32_t* offs) {
-          return h->agg->SupplyOrderEntries(count, requests.data(), entry_orders.data(),
-                                            entry_lengths.data(), list_orders.data(), num_longs,
-                                            data, offs, num_images);
-        }));
-    return true;
-  });
-}
-
-// Copies the result of groupAggregateProcess: the changelog rows, their offsets and source rows,
-// the new accumulator images with their offsets, one action per key (0 keep, 1 update,
-// 2 clear, or'ed with 4 to clear the key's DISTINCT maps first), and (when not null) the changed
-// distinct-map lookups with their new values (p: put, ~p: remove).
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateCopyOutput(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows,
-    jbyteArray accs, jintArray acc_offsets, jbyteArray actions, jintArray updated_lookups,
-    jlongArray updated_values) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    const auto& agg = *h->agg;
-    SF_RETURN_NOT_OK(CopyToJava(env, rows, agg.output().bytes, "output bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, agg.output().offsets, "output offsets"));
-    SF_RETURN_NOT_OK(CopyToJava(env, source_rows, agg.source_rows(), "source rows"));
-    SF_RETURN_NOT_OK(CopyToJava(env, accs, agg.accs().bytes, "accumulator bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, acc_offsets, agg.accs().offsets, "accumulator offsets"));
-    SF_RETURN_NOT_OK(CopyToJava(env, actions, agg.acc_actions(), "actions"));
-    if (updated_lookups != nullptr && updated_values != nullptr) {
-      SF_RETURN_NOT_OK(CopyToJava(env, updated_lookups, agg.updated_lookups(), "lookups"));
-      SF_RETURN_NOT_OK(CopyToJava(env, updated_values, agg.updated_values(), "map values"));
-    }
-    return true;
-  });
-}
-
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_groupAggregateMemoryBytes(
-    JNIEnv* env, jclass, jlong handle) {
-  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(GroupAggregateHandle * h, CheckedAggregate(handle));
-    return h->agg->memory_bytes();
-  });
-}
-
-JNIEXPORT void JNICALL
-Java_io_streamfusion_runtime_jni_NativeLib_closeGroupAggregate(JNIEnv* env, jclass, jlong handle) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    delete reinterpret_cast<GroupAggregateHandle*>(handle);
     return true;
   });
 }

@@ -20,6 +20,14 @@ int64_t Operator::MemoryBytes() const {
   return 0;
 }
 
+bool Operator::blocked() const {
+  return false;
+}
+
+Status Operator::Resume() {
+  return InternalError("Resume of an operator that was not blocked");
+}
+
 Status StatelessOperator::AddInput(Batch input) {
   std::vector<int64_t> kept;
   bool identity = true;

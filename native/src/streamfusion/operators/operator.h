@@ -15,15 +15,21 @@
 //   MemoryBytes at any time (metrics, budgets)
 //   destruction (the island's Close; nothing more is emitted)
 //
+// State: an operator over Flink keyed state reads and writes it through the island's state port
+// (state/state_port.h), given to it when it is made. A call that needs state it has not read
+// records the reads and returns with blocked() true; the island has the JVM answer them and
+// calls Resume, which goes on with the call (and may block again). Only when blocked() is false
+// is the call done and its output ready for GetOutput. The writes an operator records are
+// applied by the JVM in order, before the island's output is emitted.
+//
 // Errors: every method returns a Status. A UserError is a condition on which Flink fails the
 // same job, with Flink's message (and, across JNI, Flink's exception class); an InternalError is
 // a bug. Either fails the task; the operator is not called again, and Flink restores the job from
 // its last checkpoint.
 //
-// Migration (issue 23): Calc runs on this contract. The aggregation families still run through
-// their own handles (jni_entry.cc); each moves onto this contract together with the state port
-// (docs/architecture.md, "Operator contract and state port") that replaces their multi-round
-// protocols.
+// Migration (issue 23): Calc, the local window phase and the group aggregation run on this
+// contract. The window and session aggregations still run through their own handles
+// (jni_entry.cc); each moves onto it and the state port in turn.
 
 #include <cstdint>
 #include <memory>
@@ -86,6 +92,13 @@ class Operator {
   // Bytes the operator holds beyond its pool's accounting (reusable buffers); the island adds
   // its pool's bytes. Default: none.
   virtual int64_t MemoryBytes() const;
+
+  // Whether the last call waits for the answers to state reads (see "State" above). Default:
+  // never; an operator that keeps no Flink keyed state does not block.
+  virtual bool blocked() const;
+
+  // Goes on with the blocked call once the island's state port holds the answers.
+  virtual Status Resume();
 };
 
 // An operator that has at most one batch to hand out after each call (AddInput, Flush, ...):

@@ -1,5 +1,6 @@
 #include "streamfusion/plan/pipeline.h"
 
+#include "streamfusion/operators/aggregate/group_aggregate_operator.h"
 #include "streamfusion/operators/aggregate/local_window_operator.h"
 #include "streamfusion/operators/calc/calc_operator.h"
 
@@ -30,16 +31,28 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         pipeline->operators_.push_back(std::move(calc));
         break;
       }
-      case Operator::kWindowAggregate: {
+      case Operator::kWindowAggregate:
+      case Operator::kGroupAggregate: {
+        // Made from a one-operator plan of its own.
         Plan single;
         *single.mutable_input_type() = *current_proto;
         *single.mutable_output_type() = op_output;
         *single.add_operators() = op;
         single.mutable_operators(0)->clear_output_type();
         *single.mutable_session() = plan.session();
-        SF_ASSIGN_OR_RAISE(
-            auto local, operators::LocalWindowAggregateOperator::Make(single, memory_budget_bytes));
-        pipeline->operators_.push_back(std::move(local));
+        if (op.kind_case() == Operator::kWindowAggregate) {
+          SF_ASSIGN_OR_RAISE(auto local, operators::LocalWindowAggregateOperator::Make(
+                                             single, memory_budget_bytes));
+          pipeline->operators_.push_back(std::move(local));
+          break;
+        }
+        if (pipeline->port_ != nullptr) {
+          return InternalError("An island with two operators over keyed state");
+        }
+        pipeline->port_ = std::make_unique<state::StatePort>();
+        SF_ASSIGN_OR_RAISE(auto agg, operators::GroupAggregateOperator::Make(
+                                         single, memory_budget_bytes, pipeline->port_.get()));
+        pipeline->operators_.push_back(std::move(agg));
         break;
       }
       default:
@@ -71,27 +84,67 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Flush() {
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Run(std::vector<operators::Batch> batches,
                                                           bool flush) {
+  if (blocked_) return InternalError("Island input while an operator waits for state");
+  run_ = RunPosition{};
+  run_.inputs = std::move(batches);
+  run_.flush = flush;
+  return Continue(/*resume=*/false);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Resume() {
+  if (!blocked_) return InternalError("Island resumed while no operator waits for state");
+  blocked_ = false;
+  return Continue(/*resume=*/true);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
   // Each operator takes every batch the one before it handed out, in order; when flushing, it
-  // is flushed after those, and what that forces out goes on too.
-  for (auto& op : operators_) {
-    std::vector<operators::Batch> next;
+  // is flushed after those, and what that forces out goes on too. An operator that blocks on
+  // state stops the run where it is; Resume goes on from there.
+  RunPosition& at = run_;
+  while (at.op < operators_.size()) {
+    operators::Operator& op = *operators_[at.op];
     auto drain = [&]() -> Status {
       while (true) {
-        SF_ASSIGN_OR_RAISE(auto out, op->GetOutput());
+        SF_ASSIGN_OR_RAISE(auto out, op.GetOutput());
         if (!out) return Status::OK();
-        next.push_back(std::move(*out));
+        at.outputs.push_back(std::move(*out));
       }
     };
-    for (auto& batch : batches) {
-      SF_RETURN_NOT_OK(op->AddInput(std::move(batch)));
+    if (resume) {
+      resume = false;
+      SF_RETURN_NOT_OK(op.Resume());
+      if (op.blocked()) {
+        blocked_ = true;
+        return nullptr;
+      }
       SF_RETURN_NOT_OK(drain());
     }
-    if (flush) {
-      SF_RETURN_NOT_OK(op->Flush());
+    while (at.taken < at.inputs.size()) {
+      SF_RETURN_NOT_OK(op.AddInput(std::move(at.inputs[at.taken++])));
+      if (op.blocked()) {
+        blocked_ = true;
+        return nullptr;
+      }
       SF_RETURN_NOT_OK(drain());
     }
-    batches = std::move(next);
+    if (at.flush && !at.flushed) {
+      at.flushed = true;
+      SF_RETURN_NOT_OK(op.Flush());
+      if (op.blocked()) {
+        blocked_ = true;
+        return nullptr;
+      }
+      SF_RETURN_NOT_OK(drain());
+    }
+    at.inputs = std::move(at.outputs);
+    at.outputs.clear();
+    at.taken = 0;
+    at.flushed = false;
+    ++at.op;
   }
+  std::vector<operators::Batch> batches = std::move(at.inputs);
+  run_ = RunPosition{};
   return TakeOutput(std::move(batches));
 }
 

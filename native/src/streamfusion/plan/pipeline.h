@@ -15,6 +15,7 @@
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/operator.h"
 #include "streamfusion/plan.pb.h"
+#include "streamfusion/state/state_port.h"
 #include "streamfusion/type/logical_type.h"
 
 namespace streamfusion::plan {
@@ -29,9 +30,20 @@ class Pipeline {
 
   // Runs one batch (schema type::ToArrowSchema(input_type())) through the island and returns
   // what leaves it: schema type::ToArrowSchema(output_type()), possibly zero rows (several
-  // batches handed out by the last operator are concatenated).
+  // batches handed out by the last operator are concatenated). Returns null when an operator
+  // blocked on state reads (blocked()): the JVM answers them (state_port()) and Resume goes on.
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input);
+
+  // Whether the last Process, Flush or Resume stopped at an operator waiting for state reads.
+  bool blocked() const { return blocked_; }
+  // Goes on with the stopped call once state_port() holds the answers; returns as Process.
+  Result<std::shared_ptr<arrow::RecordBatch>> Resume();
+
+  // The island's port to Flink keyed state (its one stateful operator's), or null when no
+  // operator of the island keeps Flink keyed state. Its message holds the reads of a blocked
+  // call, or the writes of a finished one, which the JVM applies before emitting the output.
+  state::StatePort* state_port() { return port_.get(); }
 
   // Flushes the island (a watermark, a checkpoint barrier, the end of input): each operator in
   // order hands out what it buffers (operators::Operator::Flush), which runs through the
@@ -59,6 +71,8 @@ class Pipeline {
   // after its input when `flush`.
   Result<std::shared_ptr<arrow::RecordBatch>> Run(std::vector<operators::Batch> batches,
                                                   bool flush);
+  // Goes on with the run from where it is (run_), until the end or a blocked operator.
+  Result<std::shared_ptr<arrow::RecordBatch>> Continue(bool resume);
 
   // The island's output from the batches its last operator handed out; sets source_rows_.
   Result<std::shared_ptr<arrow::RecordBatch>> TakeOutput(std::vector<operators::Batch> batches);
@@ -67,6 +81,19 @@ class Pipeline {
   type::RowType input_type_;
   type::RowType output_type_;
   std::vector<std::unique_ptr<operators::Operator>> operators_;
+  std::unique_ptr<state::StatePort> port_;
+  // Where a run is: the operator taking input, its input batches, how many it took, whether it
+  // was flushed, and what it handed out so far.
+  struct RunPosition {
+    size_t op = 0;
+    std::vector<operators::Batch> inputs;
+    size_t taken = 0;
+    bool flush = false;
+    bool flushed = false;
+    std::vector<operators::Batch> outputs;
+  };
+  RunPosition run_;
+  bool blocked_ = false;
   std::vector<int64_t> source_rows_;
   bool source_rows_identity_ = true;
 };

@@ -54,4 +54,46 @@ inline batch::BinaryRowBuffer ValueImages(const std::vector<int64_t>& values) {
   return out;
 }
 
+// One aggregate call of BIGINT result over `args`, with accumulator types `accs`.
+inline plan::AggregateCall Call(plan::AggregateCall::Kind kind, std::vector<int32_t> args,
+                                std::vector<plan::DataType> accs, bool hidden = false) {
+  plan::AggregateCall call;
+  call.set_kind(kind);
+  for (int32_t a : args) call.add_args(a);
+  call.set_filter_arg(-1);
+  *call.mutable_result_type() = expression::testing::BigInt();
+  for (const auto& acc : accs) *call.add_acc_types() = acc;
+  call.set_hidden(hidden);
+  return call;
+}
+
+// GROUP BY k over (k INT, v BIGINT) rows: `calls` (the visible ones BIGINT columns a0, a1, ...),
+// the record counter `count_star`, update-before generated.
+inline plan::Plan MakePlan(
+    const std::vector<plan::AggregateCall>& calls, int32_t count_star,
+    plan::GroupAggregateNode::Mode mode = plan::GroupAggregateNode::GROUP_AGG) {
+  plan::Plan plan;
+  auto field = [](plan::RowType* row, const std::string& name, const plan::DataType& t) {
+    auto* f = row->add_fields();
+    f->set_name(name);
+    *f->mutable_type() = t;
+  };
+  field(plan.mutable_input_type(), "k", expression::testing::Int());
+  field(plan.mutable_input_type(), "v", expression::testing::BigInt());
+  field(plan.mutable_output_type(), "k", expression::testing::Int());
+  int visible = 0;
+  for (const auto& c : calls) {
+    if (!c.hidden())
+      field(plan.mutable_output_type(), "a" + std::to_string(visible++),
+            expression::testing::BigInt());
+  }
+  auto* node = plan.add_operators()->mutable_group_aggregate();
+  node->set_mode(mode);
+  node->add_grouping(0);
+  for (const auto& c : calls) *node->add_calls() = c;
+  node->set_count_star_call(count_star);
+  node->set_generate_update_before(true);
+  return plan;
+}
+
 }  // namespace streamfusion::operators::testing

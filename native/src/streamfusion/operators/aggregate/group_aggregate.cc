@@ -152,8 +152,14 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
 }
 
 Status GroupAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows) {
-  SF_ASSIGN_OR_RAISE(input_,
+  SF_ASSIGN_OR_RAISE(auto input,
                      batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
+  return PrepareBatch(std::move(input));
+}
+
+Status GroupAggregate::PrepareBatch(std::shared_ptr<arrow::RecordBatch> input) {
+  input_ = std::move(input);
+  const auto num_rows = static_cast<int32_t>(input_->num_rows());
   SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, grouping_, &row_keys_));
   key_index_.clear();
   key_index_.reserve(static_cast<size_t>(num_rows));
@@ -734,6 +740,7 @@ void GroupAggregate::FinishDistinctWrites() {
 Status GroupAggregate::Process(const uint8_t* accs, const int32_t* offsets,
                                const int64_t* distinct_values, const uint8_t* distinct_present) {
   if (input_ == nullptr) return InternalError("GroupAggregate::Process before Prepare");
+  output_batch_.reset();
   const int32_t num_keys = keys_.num_rows();
   const int64_t num_rows = input_->num_rows();
 
@@ -1039,8 +1046,11 @@ Status GroupAggregate::EncodeRows(std::vector<std::shared_ptr<arrow::Array>> val
     columns.push_back(std::move(column));
   }
   for (auto& column : values) columns.push_back(std::move(column));
-  return EncodeRowImages(output_type_, std::move(columns),
-                         static_cast<int64_t>(source_rows_.size()), &kinds, pool_.get(), &output_);
+  SF_ASSIGN_OR_RAISE(output_batch_,
+                     RowBatch(output_type_, std::move(columns),
+                              static_cast<int64_t>(source_rows_.size()), &kinds, pool_.get()));
+  if (!encode_images_) return Status::OK();
+  return batch::EncodeBinaryRows(output_type_, *output_batch_, &output_);
 }
 
 std::vector<int64_t> GroupAggregate::StateCounts(const arrow::RecordBatch* state,

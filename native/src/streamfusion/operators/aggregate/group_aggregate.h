@@ -89,6 +89,8 @@ class GroupAggregate {
 
   // Step 1. `offsets` has num_rows + 1 entries into `rows`.
   Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows);
+  // Step 1 over decoded rows (schema type::ToArrowSchema(input_type())).
+  Status PrepareBatch(std::shared_ptr<arrow::RecordBatch> input);
   // The distinct keys of the prepared rows, as images of the grouping fields.
   const batch::BinaryRowBuffer& keys() const { return keys_; }
 
@@ -132,8 +134,11 @@ class GroupAggregate {
                             const int32_t* lengths, const int64_t* longs, int32_t num_longs,
                             const uint8_t* images, const int32_t* image_offsets,
                             int32_t num_images);
-  // The changelog of the batch, and for each output row the input row it answers.
+  // The changelog of the batch (schema type::ToArrowSchema(output type)), and for each output
+  // row the input row it answers; output() holds its row images unless set_encode_images(false).
+  const std::shared_ptr<arrow::RecordBatch>& output_batch() const { return output_batch_; }
   const batch::BinaryRowBuffer& output() const { return output_; }
+  void set_encode_images(bool encode) { encode_images_ = encode; }
   const std::vector<int32_t>& source_rows() const { return source_rows_; }
   // Per key: the action, and for kUpdate keys the new accumulator image (row k of accs()).
   const std::vector<int8_t>& acc_actions() const { return acc_actions_; }
@@ -148,6 +153,7 @@ class GroupAggregate {
   int64_t memory_bytes() const;
 
  private:
+  friend class GroupAggregateOperator;
   GroupAggregate();
 
   Status ProcessBundle(const arrow::RecordBatch* state, const std::vector<int32_t>& acc_row,
@@ -292,6 +298,8 @@ class GroupAggregate {
   std::vector<int64_t> updated_values_;
 
   // The processed batch.
+  std::shared_ptr<arrow::RecordBatch> output_batch_;
+  bool encode_images_ = true;
   batch::BinaryRowBuffer output_;
   std::vector<int32_t> source_rows_;
   std::vector<int8_t> acc_actions_;

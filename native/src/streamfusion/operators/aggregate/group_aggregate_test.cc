@@ -22,6 +22,8 @@ namespace {
 
 using expression::testing::BigInt;
 using expression::testing::Int;
+using operators::testing::Call;
+using operators::testing::MakePlan;
 using operators::testing::RetractableExtremeAcc;
 using operators::testing::ValueImages;
 
@@ -51,42 +53,6 @@ batch::BinaryRowBuffer Images(const std::vector<Row>& rows) {
   batch::BinaryRowBuffer out;
   EXPECT_TRUE(batch::EncodeBinaryRows(row_type, *batch, &out).ok());
   return out;
-}
-
-plan::AggregateCall Call(plan::AggregateCall::Kind kind, std::vector<int32_t> args,
-                         std::vector<plan::DataType> accs, bool hidden = false) {
-  plan::AggregateCall call;
-  call.set_kind(kind);
-  for (int32_t a : args) call.add_args(a);
-  call.set_filter_arg(-1);
-  *call.mutable_result_type() = BigInt();
-  for (const auto& acc : accs) *call.add_acc_types() = acc;
-  call.set_hidden(hidden);
-  return call;
-}
-
-plan::Plan MakePlan(const std::vector<plan::AggregateCall>& calls, int32_t count_star,
-                    plan::GroupAggregateNode::Mode mode = plan::GroupAggregateNode::GROUP_AGG) {
-  plan::Plan plan;
-  auto field = [](plan::RowType* row, const std::string& name, const plan::DataType& t) {
-    auto* f = row->add_fields();
-    f->set_name(name);
-    *f->mutable_type() = t;
-  };
-  field(plan.mutable_input_type(), "k", Int());
-  field(plan.mutable_input_type(), "v", BigInt());
-  field(plan.mutable_output_type(), "k", Int());
-  int visible = 0;
-  for (const auto& c : calls) {
-    if (!c.hidden()) field(plan.mutable_output_type(), "a" + std::to_string(visible++), BigInt());
-  }
-  auto* node = plan.add_operators()->mutable_group_aggregate();
-  node->set_mode(mode);
-  node->add_grouping(0);
-  for (const auto& c : calls) *node->add_calls() = c;
-  node->set_count_star_call(count_star);
-  node->set_generate_update_before(true);
-  return plan;
 }
 
 // The output changelog as "+I[k, a]" strings.

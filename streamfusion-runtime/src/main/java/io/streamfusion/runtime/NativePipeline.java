@@ -1,6 +1,7 @@
 package io.streamfusion.runtime;
 
 import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.state.KeyedStatePort;
 import io.streamfusion.runtime.udf.UdfBridge;
 
 import javax.annotation.Nullable;
@@ -26,6 +27,38 @@ public final class NativePipeline implements AutoCloseable {
     /** See {@link NativeLib#flushPipeline}. */
     public long flush() {
         return NativeLib.flushPipeline(checkedHandle());
+    }
+
+    /**
+     * Serves the state messages of a call that returned {@link NativeLib#STATE_PENDING}: answers
+     * the reads of the island's blocked operator until it is done, and applies its writes. Returns
+     * {@code (outputBytes << 32) | outputRows} as the call would have.
+     */
+    public long serveState(KeyedStatePort port) throws Exception {
+        byte[] answers = null;
+        while (true) {
+            byte[] message = exchangeState(answers);
+            if (readInt(message, 0) == 0) {
+                port.serve(message, 12);
+                return ((long) readInt(message, 8) << 32) | (readInt(message, 4) & 0xffffffffL);
+            }
+            answers = port.serve(message, 4);
+            if (answers == null) {
+                throw new IllegalStateException("A native operator blocked without state reads");
+            }
+        }
+    }
+
+    private static int readInt(byte[] b, int at) {
+        return (b[at] & 0xff)
+                | (b[at + 1] & 0xff) << 8
+                | (b[at + 2] & 0xff) << 16
+                | (b[at + 3] & 0xff) << 24;
+    }
+
+    /** See {@link NativeLib#exchangeState}. */
+    public byte[] exchangeState(@Nullable byte[] answers) {
+        return NativeLib.exchangeState(checkedHandle(), answers);
     }
 
     public void copyOutput(byte[] rows, int[] offsets, @Nullable int[] sourceRows) {

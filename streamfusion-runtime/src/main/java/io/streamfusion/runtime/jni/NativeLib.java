@@ -61,6 +61,21 @@ public final class NativeLib {
     public static native long flushPipeline(long handle);
 
     /**
+     * {@link #processRows} and {@link #flushPipeline} return this when the island's state port has
+     * a message: take it with {@link #exchangeState}.
+     */
+    public static final long STATE_PENDING = Long.MIN_VALUE;
+
+    /**
+     * The island's state message, after {@code answers} (the answers to the reads of the last
+     * message, or null for a call's first message) let its blocked operator go on: int32 status (1:
+     * reads wait for answers, 0: done), when done the output's int32 rows and int32 bytes (fetched
+     * with {@link #copyOutput}), then the message the JVM serves with a {@link
+     * io.streamfusion.runtime.state.KeyedStatePort}.
+     */
+    public static native byte[] exchangeState(long handle, byte[] answers);
+
+    /**
      * Copies the last output: row images into {@code rows}, outputRows + 1 offsets, and when {@code
      * sourceRows} is not null the input row each output row came from.
      */
@@ -92,127 +107,6 @@ public final class NativeLib {
             int[] keyFields,
             int maxParallelism,
             int[] keyGroups);
-
-    /** Compiles a serialized plan holding one GroupAggregateNode; returns its handle. */
-    public static native long createGroupAggregate(byte[] plan, long memoryBudgetBytes);
-
-    /**
-     * Step 1 of a batch: decodes {@code numRows} input row images and finds their distinct grouping
-     * keys. Returns {@code (keyBytes << 32) | distinctKeys}; fetch the key images with {@link
-     * #groupAggregateCopyKeys}.
-     */
-    public static native long groupAggregatePrepare(
-            long handle, byte[] rows, int[] offsets, int numRows);
-
-    public static native void groupAggregateCopyKeys(long handle, byte[] keys, int[] offsets);
-
-    /**
-     * With DISTINCT aggregates: writes the prepared batch's number of distinct-map lookups and the
-     * bytes of their value images to {@code sizes}.
-     */
-    public static native void groupAggregateLookupSizes(long handle, int[] sizes);
-
-    /**
-     * The distinct-map lookups: the key index and distinct map of each, and its value as a
-     * one-field row image ({@code values[offsets[p] .. offsets[p+1])}).
-     */
-    public static native void groupAggregateCopyLookups(
-            long handle, int[] keys, int[] maps, byte[] values, int[] offsets);
-
-    /**
-     * Step 2: replays the batch over each key's accumulator image ({@code accs[accOffsets[k] ..
-     * accOffsets[k+1])}, an empty range when the key has no state) and, with DISTINCT aggregates,
-     * each lookup's map value ({@code distinctPresent[p]} 0: no entry; both null without). Writes
-     * output rows, output bytes, accumulator bytes, updated map entries, whole maps requested and
-     * order-map entries requested to {@code sizes}; when maps are requested (MIN/MAX over
-     * retracting input whose extreme left) or order-map entries (FIRST/LAST_VALUE over retracting
-     * input), the batch is not done: see {@link #groupAggregateCopyMapRequests} and {@link
-     * #groupAggregateCopyOrderEntries}.
-     */
-    public static native void groupAggregateProcess(
-            long handle,
-            byte[] accs,
-            int[] accOffsets,
-            @Nullable long[] distinctValues,
-            @Nullable byte[] distinctPresent,
-            int[] sizes);
-
-    /** The key index and map of each whole map the last {@link #groupAggregateProcess} needs. */
-    public static native void groupAggregateCopyMapRequests(long handle, int[] keys, int[] maps);
-
-    /**
-     * Every entry of the requested maps, entry i of request {@code requestOf[i]} with its value as
-     * a one-field row image ({@code images[offsets[i] .. offsets[i+1])}): they become the next
-     * lookups in order; then {@link #groupAggregateProcess} runs the batch again.
-     */
-    public static native void groupAggregateSupplyMaps(
-            long handle, int[] requestOf, int count, byte[] images, int[] offsets);
-
-    /**
-     * FIRST/LAST_VALUE over retracting input, after {@link #groupAggregateProcess}: writes the
-     * sizes of its order-map entries to {@code sizes}: entries, longs, value images, image bytes.
-     * They are the entries to read when the process's {@code sizes[5]} was above 0, the batch's
-     * writes otherwise.
-     */
-    public static native void groupAggregateOrderSizes(long handle, int[] sizes);
-
-    /**
-     * The order-map entries: per entry its kind (requests: 0 one entry, 1 the whole map), key
-     * index, map, order (orderToValueMap) and list length (writes; -1 removes the entry), then the
-     * valueToOrderMap lists' orders one after the other, and one-field value images: a
-     * valueToOrderMap entry's value, a written orderToValueMap entry's list.
-     */
-    public static native void groupAggregateCopyOrderEntries(
-            long handle,
-            byte[] kinds,
-            int[] keys,
-            int[] maps,
-            long[] orders,
-            int[] lengths,
-            long[] longs,
-            byte[] images,
-            int[] imageOffsets);
-
-    /**
-     * The entries read for the requested order-map entries: entry i answers request {@code
-     * requestOf[i]}; a valueToOrderMap entry's list is {@code lengths[i]} of {@code longs}, an
-     * orderToValueMap entry has order {@code orders[i]} and {@code lengths[i]} value images. A
-     * request no entry answers reads an absent entry. Then {@link #groupAggregateProcess} runs the
-     * batch again.
-     */
-    public static native void groupAggregateSupplyOrderEntries(
-            long handle,
-            int count,
-            int[] requestOf,
-            long[] orders,
-            int[] lengths,
-            long[] longs,
-            int numLongs,
-            byte[] images,
-            int[] imageOffsets,
-            int numImages);
-
-    /**
-     * Copies the result of {@link #groupAggregateProcess}: changelog rows with offsets and the
-     * input row each answers, the keys' new accumulator images with offsets, one action per key (0
-     * keep, 1 update, 2 clear; plus 4: clear the key's DISTINCT maps before the entries are
-     * written), and when not null the changed lookups and their new values (lookup p: put the
-     * value; ~p: remove the entry, a count back at zero).
-     */
-    public static native void groupAggregateCopyOutput(
-            long handle,
-            byte[] rows,
-            int[] offsets,
-            int[] sourceRows,
-            byte[] accs,
-            int[] accOffsets,
-            byte[] actions,
-            @Nullable int[] updatedLookups,
-            @Nullable long[] updatedValues);
-
-    public static native long groupAggregateMemoryBytes(long handle);
-
-    public static native void closeGroupAggregate(long handle);
 
     /** Compiles a serialized plan holding one WindowAggregateNode; returns its handle. */
     public static native long createWindowAggregate(byte[] plan, long memoryBudgetBytes);

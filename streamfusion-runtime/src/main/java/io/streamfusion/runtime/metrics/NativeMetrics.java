@@ -66,7 +66,10 @@ public final class NativeMetrics {
         return NATIVE_STATE_ROWS.get();
     }
 
-    /** A group's whole state-backed map read for MIN/MAX over retracting input (a rescan). */
+    /**
+     * A group's whole state-backed map read: for MIN/MAX over retracting input (a rescan), or every
+     * entry of a FIRST/LAST_VALUE order map.
+     */
     public static void addWholeMapLoads(long maps) {
         WHOLE_MAP_LOADS.addAndGet(maps);
     }

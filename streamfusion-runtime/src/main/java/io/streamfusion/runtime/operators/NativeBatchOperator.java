@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.metrics.Evidence;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -192,6 +193,22 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     }
 
     /** Counts output rows computed outside a batch (fired windows). */
+    /**
+     * Flushes {@code pipeline} (what its operators keep across batches) and emits what that forces
+     * out; no row of it has a timestamp.
+     */
+    protected void emitFlushed(NativePipeline pipeline) throws Exception {
+        long result = pipeline.flush();
+        int outRows = (int) result;
+        if (outRows > 0) {
+            byte[] bytes = new byte[(int) (result >>> 32)];
+            int[] offsets = new int[outRows + 1];
+            pipeline.copyOutput(bytes, offsets, null);
+            emit(bytes, offsets, outRows, null);
+        }
+        countEmitted(outRows);
+    }
+
     protected void countEmitted(int outRows) {
         nativeRecordsOut.inc(outRows);
         NativeMetrics.addBatch(0, outRows);

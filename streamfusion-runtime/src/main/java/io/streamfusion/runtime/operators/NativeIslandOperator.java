@@ -138,18 +138,9 @@ public class NativeIslandOperator extends NativeBatchOperator {
      */
     @Override
     protected void flushBuffers() throws Exception {
-        if (!buffers) {
-            return;
+        if (buffers) {
+            emitFlushed(pipeline);
         }
-        long result = pipeline.flush();
-        int outRows = (int) result;
-        if (outRows > 0) {
-            byte[] bytes = new byte[(int) (result >>> 32)];
-            int[] offsets = new int[outRows + 1];
-            pipeline.copyOutput(bytes, offsets, null);
-            emit(bytes, offsets, outRows, null);
-        }
-        countEmitted(outRows);
     }
 
     @Override

@@ -1,0 +1,314 @@
+#include "streamfusion/operators/aggregate/group_aggregate_operator.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arrow/array/builder_primitive.h"
+#include "gtest/gtest.h"
+#include "streamfusion/expression/test_util.h"
+#include "streamfusion/operators/aggregate/agg_test_util.h"
+#include "streamfusion/plan/pipeline.h"
+
+// The group aggregation on the operator contract, in an island, over a state port served by an
+// in-memory stand-in for the JVM's KeyedStatePort (same message format). The rules themselves are
+// GroupAggregateTest's; here: the rounds of reads, the writes, and what the state holds after.
+
+namespace streamfusion::operators {
+namespace {
+
+using expression::testing::BigInt;
+using expression::testing::Int;
+using operators::testing::Call;
+using operators::testing::MakePlan;
+using operators::testing::RetractableExtremeAcc;
+
+// Keyed state as the JVM keeps it, served from the port's messages.
+class FakeKeyedState {
+ public:
+  // Serves `message` (state_port.h's format): applies its writes, returns its answers.
+  std::vector<uint8_t> Serve(const std::vector<uint8_t>& message) {
+    size_t at = 0;
+    auto read_int = [&]() {
+      uint32_t bits = 0;
+      for (int i = 0; i < 4; ++i) bits |= static_cast<uint32_t>(message[at + i]) << (8 * i);
+      at += 4;
+      return static_cast<int32_t>(bits);
+    };
+    auto read_blob = [&]() {
+      const int32_t length = read_int();
+      std::string bytes(reinterpret_cast<const char*>(message.data()) + at,
+                        static_cast<size_t>(length));
+      at += static_cast<size_t>(length);
+      return bytes;
+    };
+    const int32_t first = read_int();
+    const int32_t count = read_int();
+    if (first == 0) keys_.clear();
+    EXPECT_EQ(static_cast<size_t>(first), keys_.size());
+    for (int32_t k = 0; k < count; ++k) keys_.push_back(read_blob());
+    const int32_t ops = read_int();
+    std::vector<uint8_t> answers;
+    auto put_int = [&](int32_t value) {
+      for (int i = 0; i < 4; ++i) {
+        answers.push_back(static_cast<uint8_t>(static_cast<uint32_t>(value) >> (8 * i)));
+      }
+    };
+    auto put_blob = [&](const std::string& bytes) {
+      put_int(static_cast<int32_t>(bytes.size()));
+      answers.insert(answers.end(), bytes.begin(), bytes.end());
+    };
+    for (int32_t i = 0; i < ops; ++i) {
+      const auto code = static_cast<state::StateOp>(message[at++]);
+      const int32_t id = read_int();
+      const std::string& key = keys_.at(static_cast<size_t>(read_int()));
+      const std::pair<int32_t, std::string> slot{id, key};
+      switch (code) {
+        case state::StateOp::kGetValue: {
+          ++reads;
+          auto it = values_.find(slot);
+          if (it == values_.end()) {
+            put_int(-1);
+          } else {
+            put_blob(it->second);
+          }
+          break;
+        }
+        case state::StateOp::kGetEntry: {
+          ++reads;
+          const std::string map_key = read_blob();
+          auto it = maps_[slot].find(map_key);
+          if (it == maps_[slot].end()) {
+            put_int(-1);
+          } else {
+            put_blob(it->second);
+          }
+          break;
+        }
+        case state::StateOp::kGetEntries:
+          ++reads;
+          ++whole_maps;
+          put_int(static_cast<int32_t>(maps_[slot].size()));
+          for (const auto& [k, v] : maps_[slot]) {
+            put_blob(k);
+            put_blob(v);
+          }
+          break;
+        case state::StateOp::kPutValue: values_[slot] = read_blob(); break;
+        case state::StateOp::kClear:
+          values_.erase(slot);
+          maps_.erase(slot);
+          break;
+        case state::StateOp::kPutEntry: {
+          std::string map_key = read_blob();
+          maps_[slot][map_key] = read_blob();
+          break;
+        }
+        case state::StateOp::kRemoveEntry: maps_[slot].erase(read_blob()); break;
+      }
+    }
+    EXPECT_EQ(at, message.size());
+    return answers;
+  }
+
+  // A map state's entries as (BIGINT value, Long count) of one-field BIGINT row images.
+  std::map<int64_t, int64_t> LongCounts(int32_t id) const {
+    std::map<int64_t, int64_t> out;
+    for (const auto& [slot, entries] : maps_) {
+      if (slot.first != id) continue;
+      for (const auto& [k, v] : entries) {
+        // A one-field row: 8 header bytes (with the null bits), then the value.
+        out[state::ReadLong(reinterpret_cast<const uint8_t*>(k.data()) + 8)] =
+            state::ReadLong(reinterpret_cast<const uint8_t*>(v.data()));
+      }
+    }
+    return out;
+  }
+
+  bool HasValue(int32_t id) const {
+    for (const auto& [slot, value] : values_) {
+      if (slot.first == id) return true;
+    }
+    return false;
+  }
+
+  int reads = 0;
+  int whole_maps = 0;
+
+ private:
+  std::vector<std::string> keys_;
+  std::map<std::pair<int32_t, std::string>, std::string> values_;
+  std::map<std::pair<int32_t, std::string>, std::map<std::string, std::string>> maps_;
+};
+
+struct Row {
+  int8_t kind;
+  int32_t key;
+  int64_t value;
+};
+
+const type::RowType& InputType() {
+  static const type::RowType type = {{"k", *type::FromProto(Int())},
+                                     {"v", *type::FromProto(BigInt())}};
+  return type;
+}
+
+std::shared_ptr<arrow::RecordBatch> Batch(const std::vector<Row>& rows) {
+  arrow::Int32Builder keys;
+  arrow::Int64Builder values;
+  arrow::Int8Builder kinds;
+  for (const auto& r : rows) {
+    EXPECT_TRUE(keys.Append(r.key).ok());
+    EXPECT_TRUE(values.Append(r.value).ok());
+    EXPECT_TRUE(kinds.Append(r.kind).ok());
+  }
+  return arrow::RecordBatch::Make(type::ToArrowSchema(InputType()),
+                                  static_cast<int64_t>(rows.size()),
+                                  {*keys.Finish(), *values.Finish(), *kinds.Finish()});
+}
+
+// GROUP BY k: MAX(v) over retracting input (its map is state 1) and the hidden record counter.
+plan::Plan MaxPlan(plan::GroupAggregateNode::Mode mode = plan::GroupAggregateNode::GROUP_AGG) {
+  return MakePlan({Call(plan::AggregateCall::MAX_WITH_RETRACT, {1}, {RetractableExtremeAcc()}),
+                   Call(plan::AggregateCall::COUNT1, {}, {BigInt()}, /*hidden=*/true)},
+                  1, mode);
+}
+
+// Runs one batch through the island, serving its state; returns the changelog as "+I[k, m]".
+std::vector<std::string> RunBatch(plan::Pipeline* island, FakeKeyedState* jvm,
+                                  const std::vector<Row>& rows, int* rounds) {
+  auto result = island->Process(Batch(rows));
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  std::shared_ptr<arrow::RecordBatch> out = *result;
+  *rounds = 0;
+  while (island->state_port() != nullptr && island->state_port()->has_message()) {
+    std::vector<uint8_t> message;
+    island->state_port()->TakeMessage(&message);
+    const std::vector<uint8_t> answers = jvm->Serve(message);
+    if (!island->blocked()) break;
+    ++*rounds;
+    EXPECT_TRUE(
+        island->state_port()->Answer(answers.data(), static_cast<int64_t>(answers.size())).ok());
+    result = island->Resume();
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    out = *result;
+  }
+  EXPECT_FALSE(island->blocked());
+  static const char* kKinds[] = {"+I", "-U", "+U", "-D"};
+  std::vector<std::string> changelog;
+  for (int64_t r = 0; r < out->num_rows(); ++r) {
+    const int8_t kind = out->column_data(out->num_columns() - 1)->GetValues<int8_t>(1)[r];
+    changelog.push_back(std::string(kKinds[kind]) + "[" +
+                        std::to_string(out->column_data(0)->GetValues<int32_t>(1)[r]) + ", " +
+                        std::to_string(out->column_data(1)->GetValues<int64_t>(1)[r]) + "]");
+  }
+  return changelog;
+}
+
+TEST(GroupAggregateOperatorTest, ReadsWritesAndRescansThroughTheStatePort) {
+  auto island = *plan::Pipeline::Make(MaxPlan(), 0);
+  ASSERT_NE(island->state_port(), nullptr);
+  FakeKeyedState jvm;
+  int rounds = 0;
+
+  // No state yet: one round of reads (the accumulator, the map entries of 10, 30, 20).
+  EXPECT_EQ(RunBatch(island.get(), &jvm, {{0, 1, 10}, {0, 1, 30}, {0, 1, 20}}, &rounds),
+            (std::vector<std::string>{"+I[1, 10]", "-U[1, 10]", "+U[1, 30]"}));
+  EXPECT_EQ(rounds, 1);
+  EXPECT_EQ(jvm.reads, 4);
+  EXPECT_TRUE(jvm.HasValue(GroupAggregateOperator::kAccState));
+  EXPECT_EQ(jvm.LongCounts(GroupAggregateOperator::MapState(0)),
+            (std::map<int64_t, int64_t>{{10, 1}, {20, 1}, {30, 1}}));
+
+  // Retracting the maximum needs the whole map: a second round.
+  EXPECT_EQ(RunBatch(island.get(), &jvm, {{1, 1, 30}, {1, 1, 25}}, &rounds),
+            (std::vector<std::string>{"-U[1, 30]", "+U[1, 20]"}));
+  EXPECT_EQ(rounds, 2);
+  EXPECT_EQ(jvm.whole_maps, 1);
+  EXPECT_EQ(jvm.LongCounts(GroupAggregateOperator::MapState(0)),
+            (std::map<int64_t, int64_t>{{10, 1}, {20, 1}, {25, -1}}));
+
+  // The group empties (its counter, 1 after 3 rows and 2 retractions, reaches 0): -D with the
+  // previous value, its accumulator and map are cleared, and the next retraction finds no
+  // state and is dropped.
+  EXPECT_EQ(RunBatch(island.get(), &jvm, {{3, 1, 10}, {3, 1, 20}}, &rounds),
+            (std::vector<std::string>{"-D[1, 20]"}));
+  EXPECT_FALSE(jvm.HasValue(GroupAggregateOperator::kAccState));
+  EXPECT_TRUE(jvm.LongCounts(GroupAggregateOperator::MapState(0)).empty());
+}
+
+TEST(GroupAggregateOperatorTest, TheLocalPhaseNeverBlocks) {
+  // LOCAL emits the grouping key and the accumulators.
+  plan::Plan local = MaxPlan(plan::GroupAggregateNode::LOCAL);
+  local.mutable_output_type()->mutable_fields(1)->set_name("max_acc");
+  *local.mutable_output_type()->mutable_fields(1)->mutable_type() = RetractableExtremeAcc();
+  auto* count = local.mutable_output_type()->add_fields();
+  count->set_name("count");
+  *count->mutable_type() = BigInt();
+  auto made = plan::Pipeline::Make(local, 0);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  auto island = std::move(*made);
+  FakeKeyedState jvm;
+  auto out = island->Process(Batch({{0, 1, 10}, {0, 2, 5}}));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_FALSE(island->blocked());
+  EXPECT_FALSE(island->state_port()->has_message());
+  EXPECT_EQ((*out)->num_rows(), 2);
+}
+
+// LOCAL behind a Calc in an island: bundles of bundle_rows rows, counted across island batches,
+// the last ones emitted by a flush; each bundle's accumulator rows (one per key of the bundle).
+TEST(GroupAggregateOperatorTest, TheLocalPhaseEndsBundlesAtTheirCountAcrossBatches) {
+  plan::Plan local = MaxPlan(plan::GroupAggregateNode::LOCAL);
+  local.mutable_output_type()->mutable_fields(1)->set_name("max_acc");
+  *local.mutable_output_type()->mutable_fields(1)->mutable_type() = RetractableExtremeAcc();
+  auto* count = local.mutable_output_type()->add_fields();
+  count->set_name("count");
+  *count->mutable_type() = BigInt();
+  local.mutable_operators(0)->mutable_group_aggregate()->set_bundle_rows(3);
+  auto island = std::move(*plan::Pipeline::Make(local, 0));
+  auto keys_of = [](const std::shared_ptr<arrow::RecordBatch>& out) {
+    std::vector<int32_t> keys;
+    for (int64_t r = 0; r < out->num_rows(); ++r) {
+      keys.push_back(out->column_data(0)->GetValues<int32_t>(1)[r]);
+    }
+    return keys;
+  };
+  // 2 rows: no whole bundle yet.
+  auto out = island->Process(Batch({{0, 1, 1}, {0, 2, 1}}));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)->num_rows(), 0);
+  // 5 more: bundles {1, 2, 3} and {4, 4, 5} (each emitted in Flink's bundle HashMap order);
+  // 6 waits.
+  out = island->Process(Batch({{0, 3, 1}, {0, 4, 1}, {0, 4, 1}, {0, 5, 1}, {0, 6, 1}}));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(keys_of(*out), (std::vector<int32_t>{3, 2, 1, 5, 4}));
+  // The flush ends the last bundle.
+  out = island->Flush();
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(keys_of(*out), (std::vector<int32_t>{6}));
+  out = island->Flush();
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)->num_rows(), 0);
+}
+
+TEST(GroupAggregateOperatorTest, MalformedAnswersAreAnErrorNotACrash) {
+  auto island = *plan::Pipeline::Make(MaxPlan(), 0);
+  ASSERT_TRUE(island->Process(Batch({{0, 1, 10}})).ok());
+  ASSERT_TRUE(island->blocked());
+  std::vector<uint8_t> message;
+  island->state_port()->TakeMessage(&message);
+  // Two reads (accumulator, one map entry); the answers end after the first.
+  const std::vector<uint8_t> short_answers = {0xff, 0xff, 0xff, 0xff};
+  const Status status = island->state_port()->Answer(short_answers.data(), 4);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("end early"), std::string::npos) << status.message();
+  // A length running past the end.
+  const std::vector<uint8_t> long_value = {0x40, 0, 0, 0, 1, 2};
+  EXPECT_FALSE(island->state_port()->Answer(long_value.data(), 6).ok());
+}
+
+}  // namespace
+}  // namespace streamfusion::operators
