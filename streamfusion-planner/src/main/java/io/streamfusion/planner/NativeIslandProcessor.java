@@ -12,6 +12,7 @@ import io.streamfusion.planner.convert.UnsupportedNativeException;
 import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
+import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.Evidence;
@@ -313,33 +314,69 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
 
     /**
      * Joins native operators on forward edges into one island where the engine runs them as one
-     * pipeline: a native Calc and the local phase of a window aggregation it alone feeds (rows are
-     * then converted once, not twice, and cross JNI once). Each island is listed in the report.
+     * pipeline (rows are then converted once, not twice, and cross JNI once): a native Calc and the
+     * local phase of a window or group aggregation it alone feeds, and a group aggregation and the
+     * native Calc it alone feeds. Each island is listed in the report.
      */
     private static void formIslands(List<ExecNode<?>> roots, SupportReport report) {
         Map<ExecNode<?>, Integer> consumers = consumers(roots);
         List<ExecNode<?>> nodes = new ArrayList<>(consumers.keySet());
         // Plan order (ids grow from the sources), so that islands are listed as EXPLAIN reads.
         nodes.sort(java.util.Comparator.comparingInt(ExecNode::getId));
+        Set<ExecNode<?>> joined = Collections.newSetFromMap(new IdentityHashMap<>());
         for (ExecNode<?> node : nodes) {
-            if (!(node instanceof StreamExecNativeWindowAggregate)
-                    || !((StreamExecNativeWindowAggregate) node).isLocal()) {
+            if (joined.contains(node) || node.getInputEdges().size() != 1) {
                 continue;
             }
             ExecNode<?> source = node.getInputEdges().get(0).getSource();
-            if (!(source instanceof StreamExecNativeCalc) || consumers.get(source) != 1) {
+            if (joined.contains(source) || consumers.get(source) != 1) {
                 continue;
             }
-            StreamExecNativeCalc calc = (StreamExecNativeCalc) source;
-            StreamExecNativeWindowAggregate local = (StreamExecNativeWindowAggregate) node;
-            byte[] island = NativePlans.island(calc.plan(), local.plan());
-            if (island == null) {
-                continue;
+            boolean island = false;
+            if (source instanceof StreamExecNativeCalc && isLocalAggregate(node)) {
+                StreamExecNativeCalc calc = (StreamExecNativeCalc) source;
+                byte[] plan = NativePlans.island(calc.plan(), ((NativeExecNode) node).plan());
+                // The group aggregation's shell calls no user-defined functions.
+                if (plan != null
+                        && node instanceof StreamExecNativeGroupAggregate
+                        && NativePlans.callsUdfs(plan)) {
+                    plan = null;
+                }
+                if (plan != null) {
+                    calc.joinConsumerIsland();
+                    if (node instanceof StreamExecNativeWindowAggregate) {
+                        ((StreamExecNativeWindowAggregate) node).joinIsland(calc, plan);
+                    } else {
+                        ((StreamExecNativeGroupAggregate) node).joinIslandAfter(calc, plan);
+                    }
+                    island = true;
+                }
+            } else if (source instanceof StreamExecNativeGroupAggregate
+                    && node instanceof StreamExecNativeCalc
+                    && !((StreamExecNativeGroupAggregate) source).isLocal()) {
+                StreamExecNativeGroupAggregate agg = (StreamExecNativeGroupAggregate) source;
+                StreamExecNativeCalc calc = (StreamExecNativeCalc) node;
+                byte[] plan = NativePlans.island(agg.plan(), calc.plan());
+                if (plan != null) {
+                    calc.joinProducerIsland();
+                    agg.joinIslandBefore(calc, plan);
+                    island = true;
+                }
             }
-            calc.joinConsumerIsland();
-            local.joinIsland(calc, island);
-            report.addIsland(List.of(original(calc), original(local)));
+            if (island) {
+                joined.add(source);
+                joined.add(node);
+                report.addIsland(List.of(original(source), original(node)));
+            }
         }
+    }
+
+    /** The stateless local phase of a two-phase window or group aggregation. */
+    private static boolean isLocalAggregate(ExecNode<?> node) {
+        return (node instanceof StreamExecNativeWindowAggregate
+                        && ((StreamExecNativeWindowAggregate) node).isLocal())
+                || (node instanceof StreamExecNativeGroupAggregate
+                        && ((StreamExecNativeGroupAggregate) node).isLocal());
     }
 
     /** The description of the Flink operator a native node stands in for. */

@@ -75,6 +75,7 @@ class GroupAggregateParityTest {
         assertThat(io.streamfusion.runtime.metrics.NativeMetrics.recordsIn())
                 .as("native records for %s", sql)
                 .isGreaterThan(before);
+        lastIslands = StreamFusion.planner(nat).lastReport().islands();
         assertThat(StreamFusion.planner(nat).lastReport().decisions())
                 .as("a native group aggregation for %s", sql)
                 .anyMatch(d -> d.isNative && d.operator.contains("GroupAggregate("));
@@ -86,6 +87,9 @@ class GroupAggregateParityTest {
         assertThat(actual.schema).isEqualTo(stock.schema);
         assertThat(actual.rows).as(sql).containsExactlyElementsOf(stock.rows);
     }
+
+    /** The islands of the last native run of {@link #assertBigParity}. */
+    private static List<List<String>> lastIslands = List.of();
 
     private static ParityHarness.Result runBig(StreamTableEnvironment tEnv, String sql) {
         registerBig(tEnv);
@@ -287,6 +291,67 @@ class GroupAggregateParityTest {
         assertBigParity(
                 miniBatch,
                 "SELECT cnt, SUM(total), COUNT(*), AVG(cnt) FROM (" + inner + ") GROUP BY cnt");
+    }
+
+    /**
+     * A group aggregation and the Calc it alone feeds (a filter on the aggregates and computed
+     * columns) run as one island: the aggregation's changelog goes through the Calc in Arrow and
+     * leaves the native pipeline once, each row with its input row's timestamp.
+     */
+    @Test
+    void anAggregationAndTheCalcItFeedsRunAsOneIsland() {
+        String sql =
+                "SELECT g * 10, cnt + 1, total FROM (SELECT id % 7 AS g, COUNT(*) AS cnt,"
+                        + " SUM(i64) AS total FROM "
+                        + BIG
+                        + " GROUP BY id % 7) WHERE cnt % 2 = 1";
+        assertBigParity(harness(), sql);
+        assertThat(lastIslands)
+                .singleElement()
+                .satisfies(
+                        island -> {
+                            assertThat(island).hasSize(2);
+                            assertThat(island.get(0)).startsWith("GroupAggregate(");
+                            assertThat(island.get(1)).startsWith("Calc(");
+                        });
+        // streamfusion.islands=false: the same operators native, each an island of its own.
+        assertBigParity(harness().withNativeOption("streamfusion.islands", "false"), sql);
+        assertThat(lastIslands).isEmpty();
+    }
+
+    /**
+     * With mini-batch in two phases, the Calc feeding the local phase runs in its island, and the
+     * global phase in one with the Calc it feeds; the local phase keeps no state and never waits
+     * for any.
+     */
+    @Test
+    void twoPhaseAggregationsJoinTheirCalcsInIslands() {
+        String sql =
+                "SELECT s, cnt * 2, total FROM (SELECT s, COUNT(*) AS cnt, SUM(i64 * 2) AS total"
+                        + " FROM "
+                        + BIG
+                        + " WHERE i32 IS NOT NULL AND id % 5 <> 0 GROUP BY s)";
+        assertBigParity(miniBatch("TWO_PHASE"), sql, true);
+        assertThat(lastIslands)
+                .hasSize(2)
+                .anySatisfy(
+                        island ->
+                                assertThat(island)
+                                        .satisfiesExactly(
+                                                head -> assertThat(head).startsWith("Calc("),
+                                                next ->
+                                                        assertThat(next)
+                                                                .startsWith(
+                                                                        "LocalGroupAggregate(")))
+                .anySatisfy(
+                        island ->
+                                assertThat(island)
+                                        .satisfiesExactly(
+                                                head ->
+                                                        assertThat(head)
+                                                                .startsWith(
+                                                                        "GlobalGroupAggregate("),
+                                                next -> assertThat(next).startsWith("Calc(")));
     }
 
     @Test

@@ -81,6 +81,15 @@ public final class NativePlans {
         return NativeLib.validatePlan(bytes) == null ? bytes : null;
     }
 
+    /** Whether a plan of this planning calls user-defined functions. */
+    public static boolean callsUdfs(byte[] plan) {
+        try {
+            return Plans.parse(plan).getUdfsCount() > 0;
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("A native plan of this planning does not parse", e);
+        }
+    }
+
     /**
      * The plan of a stateful operator standing in for {@code node}: from {@code inputType} to the
      * node's output type, described as the node, without UDFs.

@@ -30,6 +30,9 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     /** Set when the operator consuming this Calc runs it in its own island. */
     private boolean inIslandOfConsumer;
 
+    /** Set when the operator feeding this Calc runs it in its own island. */
+    private boolean inIslandOfProducer;
+
     public StreamExecNativeCalc(StreamExecCalc original, byte[] plan, RowType inputType) {
         super(original, plan, inputType);
     }
@@ -49,6 +52,15 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
      */
     public void joinConsumerIsland() {
         this.inIslandOfConsumer = true;
+    }
+
+    /**
+     * Called by the planner when the native operator feeding this Calc (whose only consumer it is,
+     * on a forward edge) runs this Calc in its own island: this node then translates to its input,
+     * which already emits this Calc's rows.
+     */
+    public void joinProducerIsland() {
+        this.inIslandOfProducer = true;
     }
 
     /** The type of the rows this Calc reads. */
@@ -84,8 +96,9 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        if (inIslandOfConsumer) {
-            // Computed by the consumer's island (see joinConsumerIsland).
+        if (inIslandOfConsumer || inIslandOfProducer) {
+            // Computed by the consumer's or the producer's island (see joinConsumerIsland and
+            // joinProducerIsland).
             return input;
         }
         if (soleConsumerOfInput) {

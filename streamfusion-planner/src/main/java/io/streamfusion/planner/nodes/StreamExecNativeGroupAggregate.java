@@ -2,6 +2,7 @@ package io.streamfusion.planner.nodes;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 
+import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.jni.Plans;
@@ -40,6 +41,12 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
     private final String transformationName;
     private final boolean keyed;
 
+    /** In an island: its plan, and the Calc it absorbs before it (head) or after it (tail). */
+    private byte[] islandPlan;
+
+    private StreamExecNativeCalc islandHead;
+    private StreamExecNativeCalc islandTail;
+
     /**
      * @param original the Flink node replaced (GroupAggregate, LocalGroupAggregate or
      *     GlobalGroupAggregate)
@@ -65,32 +72,73 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         this.keyed = keyed;
     }
 
+    /** Whether this is the stateless LOCAL phase of a two-phase aggregation. */
+    public boolean isLocal() {
+        return !keyed;
+    }
+
+    /**
+     * Runs this LOCAL phase in one island with the native Calc feeding it ({@code head}, whose
+     * translation then passes its input through): {@code plan} holds the Calc, then this
+     * aggregation, and reads the Calc's input.
+     */
+    public void joinIslandAfter(StreamExecNativeCalc head, byte[] plan) {
+        this.islandHead = head;
+        this.islandPlan = plan;
+    }
+
+    /**
+     * Runs this aggregation in one island with the native Calc it alone feeds ({@code tail}, whose
+     * translation then passes this aggregation's output through): {@code plan} holds this
+     * aggregation, then the Calc, and emits the Calc's rows.
+     */
+    public void joinIslandBefore(StreamExecNativeCalc tail, byte[] plan) {
+        this.islandTail = tail;
+        this.islandPlan = plan;
+    }
+
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
+        if (islandHead != null) {
+            islandHead.handOverInput(input);
+        }
         long stateRetentionTime =
                 keyed ? StateMetadata.getStateTtlForOneInputOperator(config, stateMetadataList) : 0;
-        byte[] runPlan = plan;
+        byte[] runPlan = islandPlan != null ? islandPlan : plan;
         int batchSize = config.get(StreamFusionOptions.BATCH_SIZE);
+        int bundleRows = 0;
         if (MinibatchUtil.isMiniBatchEnabled(config)) {
-            // The batch is Flink's bundle: it ends at the same count.
-            batchSize = (int) MinibatchUtil.miniBatchSize(config);
+            if (islandHead == null) {
+                // The batch is Flink's bundle: it ends at the same count.
+                batchSize = (int) MinibatchUtil.miniBatchSize(config);
+            } else {
+                // Behind a Calc the bundle counts the Calc's output: the native LOCAL phase ends
+                // it, across island batches.
+                bundleRows = (int) MinibatchUtil.miniBatchSize(config);
+            }
         }
-        if (stateRetentionTime > 0) {
+        if (stateRetentionTime > 0 || bundleRows > 0) {
             try {
-                Plan.Builder withTtl = Plans.parse(plan).toBuilder();
-                withTtl.getOperatorsBuilder(0).getGroupAggregateBuilder().setStateTtlEnabled(true);
-                runPlan = withTtl.build().toByteArray();
+                Plan.Builder run = Plans.parse(runPlan).toBuilder();
+                // The aggregation is the island's first operator unless a Calc feeds it.
+                GroupAggregateNode.Builder agg =
+                        run.getOperatorsBuilder(islandHead != null ? 1 : 0)
+                                .getGroupAggregateBuilder();
+                agg.setStateTtlEnabled(stateRetentionTime > 0);
+                agg.setBundleRows(bundleRows);
+                runPlan = run.build().toByteArray();
             } catch (InvalidProtocolBufferException e) {
                 throw new TableException("Cannot read the native group aggregation plan", e);
             }
         }
-        RowType outputType = (RowType) getOutputType();
+        // An island ending in a Calc emits the Calc's rows.
+        RowType outputType = (RowType) (islandTail != null ? islandTail : this).getOutputType();
         NativeGroupAggregateOperator operator =
                 new NativeGroupAggregateOperator(
                         runPlan,
-                        inputType,
+                        islandHead != null ? islandHead.inputType() : inputType,
                         grouping.length,
                         accTypes,
                         distincts,
