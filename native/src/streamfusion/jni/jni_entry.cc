@@ -31,7 +31,6 @@
 #include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
-#include "streamfusion/operators/aggregate/owned_window_aggregate.h"
 #include "streamfusion/operators/aggregate/session_window_aggregate.h"
 #include "streamfusion/operators/aggregate/window_aggregate.h"
 #include "streamfusion/plan.pb.h"
@@ -693,16 +692,6 @@ Result<WindowAggregateHandle*> CheckedWindowAggregate(jlong handle) {
   return reinterpret_cast<WindowAggregateHandle*>(handle);
 }
 
-// A native window aggregation owning its state and timers.
-struct OwnedWindowAggregateHandle {
-  std::unique_ptr<operators::OwnedWindowAggregate> agg;
-};
-
-Result<OwnedWindowAggregateHandle*> CheckedOwnedWindowAggregate(jlong handle) {
-  if (handle == 0) return InternalError("Native window aggregation used after close");
-  return reinterpret_cast<OwnedWindowAggregateHandle*>(handle);
-}
-
 // A native session window aggregation and the JVM's view of it.
 struct SessionWindowAggregateHandle {
   std::unique_ptr<operators::SessionWindowAggregate> agg;
@@ -929,6 +918,81 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_flushPipeline
     JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
     SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Flush());
     return IslandResult(h, output);
+  });
+}
+
+// Event time advances to `watermark` in the island (plan::Pipeline::AdvanceEventTime): what its
+// operators fire becomes the output, as processRows's does. Returns (output bytes << 32) |
+// output rows.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_advanceEventTime(
+    JNIEnv* env, jclass, jlong handle, jlong watermark) {
+  CountCrossing();
+  return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
+    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->AdvanceEventTime(watermark));
+    return IslandResult(h, output);
+  });
+}
+
+// The state the island's operators keep themselves, for a checkpoint: int32 sections, then per
+// section int32 key group, int32 length and its bytes (ascending key groups; little-endian).
+JNIEXPORT jbyteArray JNICALL
+Java_io_streamfusion_runtime_jni_NativeLib_snapshotPipeline(JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
+  return Guard<jbyteArray>(env, nullptr, [&]() -> Result<jbyteArray> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    operators::KeyGroupSections sections;
+    SF_RETURN_NOT_OK(h->pipeline->Snapshot(&sections));
+    std::vector<uint8_t> out;
+    auto put_int = [&](int32_t value) {
+      const auto bits = static_cast<uint32_t>(value);
+      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+    };
+    const size_t n = sections.key_groups.size();
+    out.reserve(sections.bytes.size() + 4 + 8 * n);
+    put_int(static_cast<int32_t>(n));
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t from = sections.offsets[i];
+      const int32_t to = sections.offsets[i + 1];
+      put_int(sections.key_groups[i]);
+      put_int(to - from);
+      out.insert(out.end(), sections.bytes.begin() + from, sections.bytes.begin() + to);
+    }
+    if (out.size() > static_cast<size_t>(INT32_MAX)) {
+      return UserError("Native state of one subtask exceeds 2 GiB in a snapshot");
+    }
+    jbyteArray result = env->NewByteArray(static_cast<jsize>(out.size()));
+    if (result == nullptr) return InternalError("snapshotPipeline: no memory for the snapshot");
+    env->SetByteArrayRegion(result, 0, static_cast<jsize>(out.size()),
+                            reinterpret_cast<const jbyte*>(out.data()));
+    return result;
+  });
+}
+
+// Adds one key group's section of a snapshotPipeline to the island's state, before any input.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_restorePipeline(
+    JNIEnv* env, jclass, jlong handle, jint key_group, jbyteArray section) {
+  CountCrossing();
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    std::vector<uint8_t> bytes(static_cast<size_t>(env->GetArrayLength(section)));
+    env->GetByteArrayRegion(section, 0, static_cast<jsize>(bytes.size()),
+                            reinterpret_cast<jbyte*>(bytes.data()));
+    SF_RETURN_NOT_OK(
+        h->pipeline->Restore(key_group, bytes.data(), static_cast<int64_t>(bytes.size())));
+    return true;
+  });
+}
+
+// Rows the island's operators dropped as late since the last call.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_lateRowsDropped(JNIEnv* env,
+                                                                                   jclass,
+                                                                                   jlong handle) {
+  CountCrossing();
+  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    return h->pipeline->TakeLateRowsDropped();
   });
 }
 
@@ -1358,121 +1422,6 @@ Java_io_streamfusion_runtime_jni_NativeLib_closeWindowAggregate(JNIEnv* env, jcl
   CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<WindowAggregateHandle*>(handle);
-    return true;
-  });
-}
-
-// Compiles an event-time window aggregation plan (one WindowAggregateNode, ONE_PHASE or GLOBAL)
-// whose state and timers are kept natively (OwnedWindowAggregate); returns its handle.
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createOwnedWindowAggregate(
-    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes, jint max_parallelism) {
-  CountCrossing();
-  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
-    auto handle = std::make_unique<OwnedWindowAggregateHandle>();
-    SF_ASSIGN_OR_RAISE(handle->agg, operators::OwnedWindowAggregate::Make(plan, memory_budget_bytes,
-                                                                          max_parallelism));
-    return reinterpret_cast<jlong>(handle.release());
-  });
-}
-
-// Combines `num_rows` input rows into the native state at `watermark`; returns the rows dropped
-// as late.
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateAdd(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows,
-    jlong watermark) {
-  CountCrossing();
-  return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
-    SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "ownedWindowAggregateAdd",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->Add(data, offs, num_rows, watermark);
-                                  }));
-    return h->agg->dropped();
-  });
-}
-
-// Fires the windows due at `watermark`. Writes to `sizes` the output rows and their bytes,
-// fetched with ownedWindowAggregateCopyOutput.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateAdvance(
-    JNIEnv* env, jclass, jlong handle, jlong watermark, jintArray sizes) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
-    SF_RETURN_NOT_OK(h->agg->Advance(watermark));
-    const std::vector<int32_t> result = {h->agg->output().num_rows(),
-                                         static_cast<int32_t>(h->agg->output().bytes.size())};
-    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
-    return true;
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateCopyOutput(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
-    SF_RETURN_NOT_OK(CopyToJava(env, rows, h->agg->output().bytes, "output bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->output().offsets, "output offsets"));
-    return true;
-  });
-}
-
-// Serializes the state per key group. Writes to `sizes` the sections and their bytes, fetched
-// with ownedWindowAggregateCopySnapshot.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateSnapshot(
-    JNIEnv* env, jclass, jlong handle, jintArray sizes) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
-    SF_RETURN_NOT_OK(h->agg->Snapshot());
-    const std::vector<int32_t> result = {static_cast<int32_t>(h->agg->snapshot_key_groups().size()),
-                                         static_cast<int32_t>(h->agg->snapshot().size())};
-    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
-    return true;
-  });
-}
-
-// The snapshot: section bytes, each section's key group, and sections + 1 offsets.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateCopySnapshot(
-    JNIEnv* env, jclass, jlong handle, jbyteArray bytes, jintArray key_groups, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
-    SF_RETURN_NOT_OK(CopyToJava(env, bytes, h->agg->snapshot(), "snapshot bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, key_groups, h->agg->snapshot_key_groups(), "key groups"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->snapshot_offsets(), "snapshot offsets"));
-    return true;
-  });
-}
-
-// Adds one key group's snapshot section to the state.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateRestore(
-    JNIEnv* env, jclass, jlong handle, jint key_group, jbyteArray section) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
-    const jsize length = env->GetArrayLength(section);
-    std::vector<uint8_t> data(static_cast<size_t>(length));
-    env->GetByteArrayRegion(section, 0, length, reinterpret_cast<jbyte*>(data.data()));
-    SF_RETURN_NOT_OK(h->agg->Restore(key_group, data.data(), length));
-    return true;
-  });
-}
-
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_ownedWindowAggregateMemoryBytes(
-    JNIEnv* env, jclass, jlong handle) {
-  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(OwnedWindowAggregateHandle * h, CheckedOwnedWindowAggregate(handle));
-    return h->agg->memory_bytes();
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeOwnedWindowAggregate(
-    JNIEnv* env, jclass, jlong handle) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    delete reinterpret_cast<OwnedWindowAggregateHandle*>(handle);
     return true;
   });
 }

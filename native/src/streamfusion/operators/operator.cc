@@ -28,6 +28,22 @@ Status Operator::Resume() {
   return InternalError("Resume of an operator that was not blocked");
 }
 
+bool Operator::owns_state() const {
+  return false;
+}
+
+Status Operator::Snapshot(KeyGroupSections*) {
+  return InternalError("Snapshot of an operator that keeps no state of its own");
+}
+
+Status Operator::Restore(int32_t, const uint8_t*, int64_t) {
+  return InternalError("Restore of an operator that keeps no state of its own");
+}
+
+int64_t Operator::TakeLateRowsDropped() {
+  return 0;
+}
+
 Status StatelessOperator::AddInput(Batch input) {
   std::vector<int64_t> kept;
   bool identity = true;

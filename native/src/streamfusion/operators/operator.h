@@ -58,6 +58,16 @@ struct Batch {
   bool identity = true;
 };
 
+// An operator's own state (not Flink's keyed state) as written for a checkpoint: one section
+// per Flink key group that has state, in ascending key group order; section i is
+// bytes[offsets[i], offsets[i + 1]) of key group key_groups[i]. The JVM writes each into Flink's
+// raw keyed state, so a restore at another parallelism gets the sections of its key groups.
+struct KeyGroupSections {
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> key_groups;
+  std::vector<int32_t> offsets;
+};
+
 class Operator {
  public:
   virtual ~Operator() = default;
@@ -99,6 +109,16 @@ class Operator {
 
   // Goes on with the blocked call once the island's state port holds the answers.
   virtual Status Resume();
+
+  // Whether the operator keeps state of its own (native memory), which Snapshot writes and
+  // Restore reads back. Default: none.
+  virtual bool owns_state() const;
+  virtual Status Snapshot(KeyGroupSections* out);
+  // Adds one key group's section, as Snapshot wrote it, before any input.
+  virtual Status Restore(int32_t key_group, const uint8_t* data, int64_t length);
+
+  // Rows dropped as late since the last call (Flink's numLateRecordsDropped). Default: none.
+  virtual int64_t TakeLateRowsDropped();
 };
 
 // An operator that has at most one batch to hand out after each call (AddInput, Flush, ...):

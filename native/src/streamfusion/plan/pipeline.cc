@@ -2,6 +2,7 @@
 
 #include "streamfusion/operators/aggregate/group_aggregate_operator.h"
 #include "streamfusion/operators/aggregate/local_window_operator.h"
+#include "streamfusion/operators/aggregate/owned_window_operator.h"
 #include "streamfusion/operators/calc/calc_operator.h"
 
 namespace streamfusion::plan {
@@ -41,6 +42,15 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         single.mutable_operators(0)->clear_output_type();
         *single.mutable_session() = plan.session();
         if (op.kind_case() == Operator::kWindowAggregate) {
+          if (op.window_aggregate().mode() != WindowAggregateNode::LOCAL) {
+            if (pipeline->StateOwner() != nullptr) {
+              return InternalError("An island with two operators owning state");
+            }
+            SF_ASSIGN_OR_RAISE(auto owned,
+                               operators::OwnedWindowOperator::Make(single, memory_budget_bytes));
+            pipeline->operators_.push_back(std::move(owned));
+            break;
+          }
           SF_ASSIGN_OR_RAISE(auto local, operators::LocalWindowAggregateOperator::Make(
                                              single, memory_budget_bytes));
           pipeline->operators_.push_back(std::move(local));
@@ -75,19 +85,53 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(
     const std::shared_ptr<arrow::RecordBatch>& input) {
   std::vector<operators::Batch> batches(1);
   batches[0].rows = input;
-  return Run(std::move(batches), /*flush=*/false);
+  return Run(std::move(batches), After::kNothing);
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Flush() {
-  return Run({}, /*flush=*/true);
+  return Run({}, After::kFlush);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::AdvanceEventTime(int64_t watermark) {
+  return Run({}, After::kAdvanceEventTime, watermark);
+}
+
+operators::Operator* Pipeline::StateOwner() {
+  for (auto& op : operators_) {
+    if (op->owns_state()) return op.get();
+  }
+  return nullptr;
+}
+
+Status Pipeline::Snapshot(operators::KeyGroupSections* out) {
+  operators::Operator* owner = StateOwner();
+  if (owner == nullptr) {
+    *out = operators::KeyGroupSections{};
+    out->offsets.push_back(0);
+    return Status::OK();
+  }
+  return owner->Snapshot(out);
+}
+
+Status Pipeline::Restore(int32_t key_group, const uint8_t* data, int64_t length) {
+  operators::Operator* owner = StateOwner();
+  if (owner == nullptr) return InternalError("Restore of an island that owns no state");
+  return owner->Restore(key_group, data, length);
+}
+
+int64_t Pipeline::TakeLateRowsDropped() {
+  int64_t dropped = 0;
+  for (auto& op : operators_) dropped += op->TakeLateRowsDropped();
+  return dropped;
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Run(std::vector<operators::Batch> batches,
-                                                          bool flush) {
+                                                          After after, int64_t watermark) {
   if (blocked_) return InternalError("Island input while an operator waits for state");
   run_ = RunPosition{};
   run_.inputs = std::move(batches);
-  run_.flush = flush;
+  run_.after = after;
+  run_.watermark = watermark;
   return Continue(/*resume=*/false);
 }
 
@@ -98,9 +142,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Resume() {
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
-  // Each operator takes every batch the one before it handed out, in order; when flushing, it
-  // is flushed after those, and what that forces out goes on too. An operator that blocks on
-  // state stops the run where it is; Resume goes on from there.
+  // Each operator takes every batch the one before it handed out, in order; when flushing (or
+  // advancing event time), it is flushed (or advanced) after those, and what that forces out
+  // goes on too. An operator that blocks on state stops the run where it is; Resume goes on
+  // from there.
   RunPosition& at = run_;
   while (at.op < operators_.size()) {
     operators::Operator& op = *operators_[at.op];
@@ -128,9 +173,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
       }
       SF_RETURN_NOT_OK(drain());
     }
-    if (at.flush && !at.flushed) {
-      at.flushed = true;
-      SF_RETURN_NOT_OK(op.Flush());
+    if (at.after != After::kNothing && !at.done_after) {
+      at.done_after = true;
+      SF_RETURN_NOT_OK(at.after == After::kFlush ? op.Flush() : op.AdvanceEventTime(at.watermark));
       if (op.blocked()) {
         blocked_ = true;
         return nullptr;
@@ -140,7 +185,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
     at.inputs = std::move(at.outputs);
     at.outputs.clear();
     at.taken = 0;
-    at.flushed = false;
+    at.done_after = false;
     ++at.op;
   }
   std::vector<operators::Batch> batches = std::move(at.inputs);

@@ -35,6 +35,19 @@ class Pipeline {
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
       const std::shared_ptr<arrow::RecordBatch>& input);
 
+  // Event time advances to `watermark` (operators::Operator::AdvanceEventTime on each operator
+  // in order): what the operators fire runs through the operators after them; returns what
+  // leaves the island, as Flush does.
+  Result<std::shared_ptr<arrow::RecordBatch>> AdvanceEventTime(int64_t watermark);
+
+  // The state the island's operators keep themselves (at most one operator owns state), for a
+  // checkpoint; none when no operator owns state.
+  Status Snapshot(operators::KeyGroupSections* out);
+  // Adds one key group's section of such a snapshot, before any input.
+  Status Restore(int32_t key_group, const uint8_t* data, int64_t length);
+  // Rows the island's operators dropped as late since the last call.
+  int64_t TakeLateRowsDropped();
+
   // Whether the last Process, Flush or Resume stopped at an operator waiting for state reads.
   bool blocked() const { return blocked_; }
   // Goes on with the stopped call once state_port() holds the answers; returns as Process.
@@ -67,10 +80,15 @@ class Pipeline {
  private:
   Pipeline() = default;
 
-  // Runs `batches` (entering the first operator) through the island, flushing each operator
-  // after its input when `flush`.
+  // What each operator does after taking its input batches during a run.
+  enum class After { kNothing, kFlush, kAdvanceEventTime };
+
+  // Runs `batches` (entering the first operator) through the island, doing `after` on each
+  // operator after its input.
   Result<std::shared_ptr<arrow::RecordBatch>> Run(std::vector<operators::Batch> batches,
-                                                  bool flush);
+                                                  After after, int64_t watermark = 0);
+  // The one operator that owns state, or null.
+  operators::Operator* StateOwner();
   // Goes on with the run from where it is (run_), until the end or a blocked operator.
   Result<std::shared_ptr<arrow::RecordBatch>> Continue(bool resume);
 
@@ -88,8 +106,9 @@ class Pipeline {
     size_t op = 0;
     std::vector<operators::Batch> inputs;
     size_t taken = 0;
-    bool flush = false;
-    bool flushed = false;
+    After after = After::kNothing;
+    int64_t watermark = 0;
+    bool done_after = false;
     std::vector<operators::Batch> outputs;
   };
   RunPosition run_;

@@ -181,6 +181,24 @@ Status OwnedWindowAggregate::CheckBudget() const {
 Status OwnedWindowAggregate::Add(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
                                  int64_t watermark) {
   SF_RETURN_NOT_OK(agg_->Prepare(rows, offsets, num_rows, watermark));
+  return CombinePrepared(watermark);
+}
+
+Status OwnedWindowAggregate::AddBatch(std::shared_ptr<arrow::RecordBatch> rows, int64_t watermark) {
+  SF_RETURN_NOT_OK(agg_->PrepareBatch(std::move(rows), watermark));
+  return CombinePrepared(watermark);
+}
+
+void OwnedWindowAggregate::set_arrow_output(bool arrow) {
+  arrow_output_ = arrow;
+  agg_->set_encode_fired_images(!arrow);
+}
+
+const type::RowType& OwnedWindowAggregate::output_type() const {
+  return agg_->output_type();
+}
+
+Status OwnedWindowAggregate::CombinePrepared(int64_t watermark) {
   const batch::BinaryRowBuffer& keys = agg_->keys();
   const std::vector<int64_t>& slices = agg_->namespaces();
   const size_t groups = slices.size();
@@ -289,8 +307,14 @@ Status OwnedWindowAggregate::DrainFires() {
   if (fires == 0) return Status::OK();
   SF_RETURN_NOT_OK(agg_->Fire(fire_keys_.bytes.data(), fire_keys_.offsets.data(), fire_ends_.data(),
                               fires, fire_accs_.bytes.data(), fire_accs_.offsets.data()));
-  const batch::BinaryRowBuffer& rows = agg_->output();
-  for (int32_t r = 0; r < rows.num_rows(); ++r) output_.Append(rows.Image(static_cast<size_t>(r)));
+  if (arrow_output_) {
+    if (agg_->fired_rows()->num_rows() > 0) fired_batches_.push_back(agg_->fired_rows());
+  } else {
+    const batch::BinaryRowBuffer& rows = agg_->output();
+    for (int32_t r = 0; r < rows.num_rows(); ++r) {
+      output_.Append(rows.Image(static_cast<size_t>(r)));
+    }
+  }
   if (agg_->window_ == Node::CUMULATE) {
     // The merged accumulator becomes the first slice's state, unless the cycle ended.
     const batch::BinaryRowBuffer& merged = agg_->accs();

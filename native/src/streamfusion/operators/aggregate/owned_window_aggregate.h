@@ -50,12 +50,20 @@ class OwnedWindowAggregate {
 
   // Combines `num_rows` input row images into state at watermark `watermark`.
   Status Add(const uint8_t* rows, const int32_t* offsets, int32_t num_rows, int64_t watermark);
+  // The same over decoded rows (schema type::ToArrowSchema of the node's input type).
+  Status AddBatch(std::shared_ptr<arrow::RecordBatch> rows, int64_t watermark);
   // Rows of the last Add dropped as late.
   int64_t dropped() const;
 
-  // Fires the windows due at `watermark`; output() holds their rows.
+  // Fires the windows due at `watermark`; output() holds their rows, or with
+  // set_arrow_output(true) fired_batches() does (one batch per bulk computation, in order).
   Status Advance(int64_t watermark);
   const batch::BinaryRowBuffer& output() const { return output_; }
+  void set_arrow_output(bool arrow);
+  std::vector<std::shared_ptr<arrow::RecordBatch>> TakeFiredBatches() {
+    return std::move(fired_batches_);
+  }
+  const type::RowType& output_type() const;
 
   // Serializes the state: snapshot() holds the sections of the key groups that have state, in
   // ascending key group order, section i at [offsets[i], offsets[i + 1]) with key group
@@ -93,6 +101,8 @@ class OwnedWindowAggregate {
   void QueueFire(KeyState* key, int64_t window_end, const std::string* const* accs, int32_t n);
   Status DrainFires();
   Status CheckBudget() const;
+  // Add's work once agg_ has prepared the rows.
+  Status CombinePrepared(int64_t watermark);
   void EraseIfIdle(KeyState* key);
 
   std::unique_ptr<WindowAggregate> agg_;
@@ -119,6 +129,8 @@ class OwnedWindowAggregate {
   batch::BinaryRowBuffer group_accs_;
   std::vector<KeyState*> group_keys_;
   batch::BinaryRowBuffer output_;
+  bool arrow_output_ = false;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> fired_batches_;
 
   std::vector<uint8_t> snapshot_;
   std::vector<int32_t> snapshot_key_groups_;

@@ -699,7 +699,13 @@ Status WindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offsets,
   }
   SF_RETURN_NOT_OK(
       AppendWindowProperties(properties_, starts, ends, output_type_, pool_.get(), &columns));
-  return EncodeRowImages(output_type_, std::move(columns), rows, nullptr, pool_.get(), &output_);
+  SF_ASSIGN_OR_RAISE(fired_rows_,
+                     RowBatch(output_type_, std::move(columns), rows, nullptr, pool_.get()));
+  if (!encode_fired_images_) {
+    output_.Clear();
+    return Status::OK();
+  }
+  return batch::EncodeBinaryRows(output_type_, *fired_rows_, &output_);
 }
 
 int64_t WindowAggregate::memory_bytes() const {

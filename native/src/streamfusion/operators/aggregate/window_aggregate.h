@@ -160,6 +160,11 @@ class WindowAggregate {
                          const int32_t* offsets, const int64_t* counts);
   const std::vector<uint8_t>& merged_writes() const { return merged_writes_; }
 
+  // Fire's rows as a batch (schema type::ToArrowSchema(output_type())); output() holds their
+  // images unless set_encode_fired_images(false).
+  const std::shared_ptr<arrow::RecordBatch>& fired_rows() const { return fired_rows_; }
+  void set_encode_fired_images(bool encode) { encode_fired_images_ = encode; }
+
   int32_t slices_per_window() const { return slices_per_window_; }
   memory::AccountingPool* pool() { return pool_.get(); }
   int64_t memory_bytes() const;
@@ -228,6 +233,8 @@ class WindowAggregate {
   // LOCAL in an island (CombineLocal): the rows to emit, as a batch, not encoded.
   bool encode_local_output_ = true;
   std::shared_ptr<arrow::RecordBatch> local_rows_;
+  bool encode_fired_images_ = true;
+  std::shared_ptr<arrow::RecordBatch> fired_rows_;
 
   WindowDistincts distincts_;
   type::RowType aggregated_type_;  // the rows the calls read (GLOBAL: LOCAL's input)

@@ -1182,6 +1182,61 @@ TEST(OwnedWindowAggregateTest, SnapshotSectionsRestoreTheSameWindows) {
   EXPECT_TRUE(cut.IsInvalid()) << cut.ToString();
 }
 
+// The same operator on the contract, in an island: rows go in at the last watermark, windows
+// fire as event time advances, and the island's snapshot restores the same windows.
+TEST(OwnedWindowOperatorTest, RunsInAnIslandAndRestoresFromItsSnapshot) {
+  auto plan = MakePlan(Node::HOP, 4'000, 2'000);
+  plan.mutable_operators(0)->mutable_window_aggregate()->set_owned_state_key_groups(128);
+  auto make = [&]() {
+    auto made = plan::Pipeline::Make(plan, 1 << 26);
+    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    return std::move(*made);
+  };
+  auto rows_of = [&](const Result<std::shared_ptr<arrow::RecordBatch>>& out) {
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    batch::BinaryRowBuffer images;
+    EXPECT_TRUE(batch::EncodeBinaryRows(*type::FromProto(plan.output_type()), **out, &images).ok());
+    auto rows = Output(images, plan);
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  auto decode = [&](const std::vector<Row>& rows) {
+    const auto images = Images(rows);
+    return *batch::DecodeBinaryRows(*type::FromProto(plan.input_type()), images.bytes.data(),
+                                    images.offsets.data(), images.num_rows(),
+                                    arrow::default_memory_pool());
+  };
+  auto island = make();
+  EXPECT_EQ(rows_of(island->Process(decode({{1, 500, 1}, {1, 2'500, 10}, {2, 2'600, 100}}))),
+            (std::vector<std::string>{}));
+  EXPECT_EQ(rows_of(island->AdvanceEventTime(1'999)),
+            (std::vector<std::string>{"[1, 1, 1, -2000, 2000, 1999]"}));
+  // A row whose last window has fired (at 3,999) is dropped, and counted.
+  EXPECT_EQ(rows_of(island->AdvanceEventTime(3'999)),
+            (std::vector<std::string>{"[1, 2, 11, 0, 4000, 3999]", "[2, 1, 100, 0, 4000, 3999]"}));
+  EXPECT_EQ(island->TakeLateRowsDropped(), 0);
+  EXPECT_EQ(rows_of(island->Process(decode({{1, 1'000, 5}}))), (std::vector<std::string>{}));
+  EXPECT_EQ(island->TakeLateRowsDropped(), 1);
+  EXPECT_EQ(island->TakeLateRowsDropped(), 0);
+
+  operators::KeyGroupSections sections;
+  ASSERT_TRUE(island->Snapshot(&sections).ok());
+  ASSERT_FALSE(sections.key_groups.empty());
+  auto restored = make();
+  // The restored island's event time: the watermark of the snapshot (nothing to fire yet).
+  EXPECT_EQ(rows_of(restored->AdvanceEventTime(3'999)), (std::vector<std::string>{}));
+  for (size_t i = 0; i < sections.key_groups.size(); ++i) {
+    const auto status =
+        restored->Restore(sections.key_groups[i], sections.bytes.data() + sections.offsets[i],
+                          sections.offsets[i + 1] - sections.offsets[i]);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+  }
+  const auto expected = rows_of(island->AdvanceEventTime(INT64_MAX));
+  EXPECT_EQ(expected, (std::vector<std::string>{"[1, 1, 10, 2000, 6000, 5999]",
+                                                "[2, 1, 100, 2000, 6000, 5999]"}));
+  EXPECT_EQ(rows_of(restored->AdvanceEventTime(INT64_MAX)), expected);
+}
+
 TEST(OwnedWindowAggregateTest, StateBeyondTheBudgetIsOutOfMemory) {
   const auto plan = MakePlan(Node::TUMBLE, 1'000, 1'000);
   auto agg = MakeOwned(plan, /*budget=*/64 << 10);

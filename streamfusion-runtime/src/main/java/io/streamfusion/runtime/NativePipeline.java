@@ -56,6 +56,54 @@ public final class NativePipeline implements AutoCloseable {
                 | (b[at + 3] & 0xff) << 24;
     }
 
+    /** See {@link NativeLib#advanceEventTime}. */
+    public long advanceEventTime(long watermark) {
+        return NativeLib.advanceEventTime(checkedHandle(), watermark);
+    }
+
+    /** The state the island's operators keep themselves: one section per key group with state. */
+    public static final class Snapshot {
+        public final byte[] bytes;
+        public final int[] keyGroups;
+
+        /** Section i is {@code bytes[offsets[i], offsets[i + 1])}. */
+        public final int[] offsets;
+
+        Snapshot(byte[] message) {
+            int sections = readInt(message, 0);
+            keyGroups = new int[sections];
+            offsets = new int[sections + 1];
+            bytes = new byte[message.length - 4 - 8 * sections];
+            int at = 4;
+            int out = 0;
+            for (int i = 0; i < sections; i++) {
+                keyGroups[i] = readInt(message, at);
+                int length = readInt(message, at + 4);
+                at += 8;
+                offsets[i] = out;
+                System.arraycopy(message, at, bytes, out, length);
+                at += length;
+                out += length;
+            }
+            offsets[sections] = out;
+        }
+    }
+
+    /** See {@link NativeLib#snapshotPipeline}. */
+    public Snapshot snapshot() {
+        return new Snapshot(NativeLib.snapshotPipeline(checkedHandle()));
+    }
+
+    /** See {@link NativeLib#restorePipeline}. */
+    public void restore(int keyGroup, byte[] section) {
+        NativeLib.restorePipeline(checkedHandle(), keyGroup, section);
+    }
+
+    /** See {@link NativeLib#lateRowsDropped}. */
+    public long lateRowsDropped() {
+        return NativeLib.lateRowsDropped(checkedHandle());
+    }
+
     /** See {@link NativeLib#exchangeState}. */
     public byte[] exchangeState(@Nullable byte[] answers) {
         return NativeLib.exchangeState(checkedHandle(), answers);

@@ -61,6 +61,25 @@ public final class NativeLib {
     public static native long flushPipeline(long handle);
 
     /**
+     * Event time advances to {@code watermark} in the island: each operator in order fires what is
+     * due, which runs through the operators after it. Returns {@code (outputBytes << 32) |
+     * outputRows} as {@link #processRows}; no output row has a source row.
+     */
+    public static native long advanceEventTime(long handle, long watermark);
+
+    /**
+     * The state the island's operators keep themselves, for a checkpoint: int32 sections, then per
+     * section int32 key group, int32 length and its bytes (ascending key groups; little-endian).
+     */
+    public static native byte[] snapshotPipeline(long handle);
+
+    /** Adds one key group's section of a {@link #snapshotPipeline} to the island, before input. */
+    public static native void restorePipeline(long handle, int keyGroup, byte[] section);
+
+    /** Rows the island's operators dropped as late since the last call. */
+    public static native long lateRowsDropped(long handle);
+
+    /**
      * {@link #processRows} and {@link #flushPipeline} return this when the island's state port has
      * a message: take it with {@link #exchangeState}.
      */
@@ -226,49 +245,6 @@ public final class NativeLib {
     public static native long windowAggregateMemoryBytes(long handle);
 
     public static native void closeWindowAggregate(long handle);
-
-    /**
-     * Compiles a serialized plan holding one event-time WindowAggregateNode (ONE_PHASE or GLOBAL)
-     * whose accumulators and timers the engine keeps itself, by key group of {@code maxParallelism}
-     * key groups; returns its handle.
-     */
-    public static native long createOwnedWindowAggregate(
-            byte[] plan, long memoryBudgetBytes, int maxParallelism);
-
-    /**
-     * Combines {@code numRows} input row images into the native state at {@code watermark} (a
-     * window buffer flush); returns the rows dropped as late.
-     */
-    public static native long ownedWindowAggregateAdd(
-            long handle, byte[] rows, int[] offsets, int numRows, long watermark);
-
-    /**
-     * Fires the windows whose timers are due at {@code watermark}; writes to {@code sizes} the
-     * output rows and their bytes, fetched with {@link #ownedWindowAggregateCopyOutput}.
-     */
-    public static native void ownedWindowAggregateAdvance(long handle, long watermark, int[] sizes);
-
-    /** The rows of the last advance: images and rows + 1 offsets. */
-    public static native void ownedWindowAggregateCopyOutput(
-            long handle, byte[] rows, int[] offsets);
-
-    /**
-     * Serializes the state, one section per key group with state; writes to {@code sizes} the
-     * sections and their bytes, fetched with {@link #ownedWindowAggregateCopySnapshot}.
-     */
-    public static native void ownedWindowAggregateSnapshot(long handle, int[] sizes);
-
-    /** The snapshot: section bytes, each section's key group and sections + 1 offsets. */
-    public static native void ownedWindowAggregateCopySnapshot(
-            long handle, byte[] bytes, int[] keyGroups, int[] offsets);
-
-    /** Adds one key group's section of a snapshot to the state. */
-    public static native void ownedWindowAggregateRestore(
-            long handle, int keyGroup, byte[] section);
-
-    public static native long ownedWindowAggregateMemoryBytes(long handle);
-
-    public static native void closeOwnedWindowAggregate(long handle);
 
     /** Compiles a serialized plan holding one SessionWindowAggregateNode; returns its handle. */
     public static native long createSessionWindowAggregate(byte[] plan, long memoryBudgetBytes);

@@ -1,6 +1,6 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.NativeOwnedWindowAggregate;
+import io.streamfusion.runtime.NativePipeline;
 
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -81,10 +81,7 @@ final class FlinkWindowState {
      * Moves every window in Flink's layout into {@code agg}; returns the number of keys moved.
      * {@code stateKeys} lists the state's (key, slice end) pairs.
      */
-    int importInto(
-            NativeOwnedWindowAggregate agg,
-            Stream<Tuple2<RowData, Long>> stateKeys,
-            int maxParallelism)
+    int importInto(NativePipeline agg, Stream<Tuple2<RowData, Long>> stateKeys, int maxParallelism)
             throws Exception {
         List<Tuple2<RowData, Long>> entries = stateKeys.collect(Collectors.toList());
         Map<BinaryRowData, KeyWindows> windows = new LinkedHashMap<>();
@@ -190,7 +187,7 @@ final class FlinkWindowState {
     }
 
     /** Writes the windows of {@code snapshot} (the native state) in Flink's layout. */
-    Exported export(NativeOwnedWindowAggregate.Snapshot snapshot) throws Exception {
+    Exported export(NativePipeline.Snapshot snapshot) throws Exception {
         Exported exported = new Exported();
         ByteBuffer in = ByteBuffer.wrap(snapshot.bytes).order(ByteOrder.LITTLE_ENDIAN);
         for (int s = 0; s < snapshot.keyGroups.length; s++) {

@@ -198,7 +198,14 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      * out; no row of it has a timestamp.
      */
     protected void emitFlushed(NativePipeline pipeline) throws Exception {
-        long result = pipeline.flush();
+        emitUntimed(pipeline, pipeline.flush());
+    }
+
+    /**
+     * Emits the output of a {@code pipeline} call that returned {@code result} ({@code (outputBytes
+     * << 32) | outputRows}), whose rows have no timestamp (fired windows, flushed buffers).
+     */
+    protected void emitUntimed(NativePipeline pipeline, long result) throws Exception {
         int outRows = (int) result;
         if (outRows > 0) {
             byte[] bytes = new byte[(int) (result >>> 32)];

@@ -1,6 +1,8 @@
 package io.streamfusion.runtime.operators;
 
-import io.streamfusion.runtime.jni.NativeOwnedWindowAggregate;
+import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -78,7 +80,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     private final long memoryBudgetBytes;
     private final boolean budgetConfigured;
 
-    private transient NativeOwnedWindowAggregate agg;
+    private transient NativePipeline agg;
     private transient List<Integer> restoredGroups;
     private transient List<byte[]> restoredSections;
     private transient Meter lateRecordsDroppedRate;
@@ -158,7 +160,20 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         long budget = stateBudget();
         NativeMetrics.setWindowStateBudget(budget);
         getMetricGroup().gauge("streamfusionNativeStateBudgetBytes", () -> budget);
-        agg = new NativeOwnedWindowAggregate(plan, budget, maxParallelism);
+        // The island's plan (the aggregation, maybe a Calc after it), its state partitioned by
+        // Flink's key groups.
+        Plan.Builder island = Plans.parse(plan).toBuilder();
+        for (int i = 0; i < island.getOperatorsCount(); i++) {
+            if (island.getOperators(i).hasWindowAggregate()) {
+                island.getOperatorsBuilder(i)
+                        .getWindowAggregateBuilder()
+                        .setOwnedStateKeyGroups(maxParallelism);
+            }
+        }
+        agg = new NativePipeline(island.build().toByteArray(), budget);
+        // The restored watermark: rows are combined at it until the next one (nothing is due yet:
+        // the state is empty).
+        checkNoOutput(agg.advanceEventTime(currentWatermark));
         for (int i = 0; i < restoredSections.size(); i++) {
             agg.restore(restoredGroups.get(i), restoredSections.get(i));
         }
@@ -208,10 +223,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         if (rows == 0) {
             return;
         }
-        long dropped = agg.add(batch.bytes(), batch.offsets(), rows, currentWatermark);
-        if (dropped > 0) {
-            lateRecordsDroppedRate.markEvent(dropped);
-        }
+        checkNoOutput(agg.processRows(batch.bytes(), batch.offsets(), rows));
         NativeMetrics.addNativeStateRows(rows);
         finishBatch(0);
     }
@@ -226,10 +238,10 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         // which Flink's timer service fires at its next watermark.
         guarded(
                 () -> {
-                    NativeOwnedWindowAggregate.Fired fired = agg.advance(currentWatermark);
-                    if (fired.rows > 0) {
-                        emit(fired.bytes, fired.offsets, fired.rows, null);
-                        countEmitted(fired.rows);
+                    emitUntimed(agg, agg.advanceEventTime(currentWatermark));
+                    long dropped = agg.lateRowsDropped();
+                    if (dropped > 0) {
+                        lateRecordsDroppedRate.markEvent(dropped);
                     }
                 });
         output.emitWatermark(new Watermark(currentWatermark));
@@ -273,7 +285,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         if (savepoint) {
             return;
         }
-        NativeOwnedWindowAggregate.Snapshot snapshot = agg.snapshot();
+        NativePipeline.Snapshot snapshot = agg.snapshot();
         KeyedStateCheckpointOutputStream out = context.getRawKeyedOperatorStateOutput();
         DataOutputStream data = new DataOutputStream(out);
         KeyGroupsList groups = out.getKeyGroupList();
@@ -313,6 +325,13 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     @Override
     public void onProcessingTime(InternalTimer<RowData, Long> timer) {
         onEventTime(timer);
+    }
+
+    /** Rows are only combined into the state: windows come out at watermarks. */
+    private static void checkNoOutput(long result) {
+        if (result == NativeLib.STATE_PENDING || (int) result != 0) {
+            throw new IllegalStateException("Native window state emitted rows outside a watermark");
+        }
     }
 
     /** Windows fire within {@link #processWatermark}: none is ever pending. */
