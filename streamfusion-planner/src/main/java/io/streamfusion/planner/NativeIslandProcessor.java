@@ -315,8 +315,9 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
     /**
      * Joins native operators on forward edges into one island where the engine runs them as one
      * pipeline (rows are then converted once, not twice, and cross JNI once): a native Calc and the
-     * local phase of a window or group aggregation it alone feeds, and a group aggregation and the
-     * native Calc it alone feeds. Each island is listed in the report.
+     * local phase of a window or group aggregation it alone feeds, and a group aggregation or a
+     * window aggregation with native-owned state and the native Calc it alone feeds. Each island is
+     * listed in the report.
      */
     private static void formIslands(List<ExecNode<?>> roots, SupportReport report) {
         Map<ExecNode<?>, Integer> consumers = consumers(roots);
@@ -351,15 +352,17 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                     }
                     island = true;
                 }
-            } else if (source instanceof StreamExecNativeGroupAggregate
-                    && node instanceof StreamExecNativeCalc
-                    && !((StreamExecNativeGroupAggregate) source).isLocal()) {
-                StreamExecNativeGroupAggregate agg = (StreamExecNativeGroupAggregate) source;
+            } else if (node instanceof StreamExecNativeCalc && isAggregateOnContract(source)) {
                 StreamExecNativeCalc calc = (StreamExecNativeCalc) node;
-                byte[] plan = NativePlans.island(agg.plan(), calc.plan());
-                if (plan != null) {
+                byte[] plan = NativePlans.island(((NativeExecNode) source).plan(), calc.plan());
+                // The aggregations' shells call no user-defined functions.
+                if (plan != null && !NativePlans.callsUdfs(plan)) {
                     calc.joinProducerIsland();
-                    agg.joinIslandBefore(calc, plan);
+                    if (source instanceof StreamExecNativeGroupAggregate) {
+                        ((StreamExecNativeGroupAggregate) source).joinIslandBefore(calc, plan);
+                    } else {
+                        ((StreamExecNativeWindowAggregate) source).joinIslandBefore(calc, plan);
+                    }
                     island = true;
                 }
             }
@@ -369,6 +372,17 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 report.addIsland(List.of(original(source), original(node)));
             }
         }
+    }
+
+    /**
+     * A stateful aggregation on the operator contract that a Calc after it can join: a group
+     * aggregation (not its local phase), a window aggregation with native-owned state.
+     */
+    private static boolean isAggregateOnContract(ExecNode<?> node) {
+        return (node instanceof StreamExecNativeGroupAggregate
+                        && !((StreamExecNativeGroupAggregate) node).isLocal())
+                || (node instanceof StreamExecNativeWindowAggregate
+                        && ((StreamExecNativeWindowAggregate) node).ownsState());
     }
 
     /** The stateless local phase of a two-phase window or group aggregation. */

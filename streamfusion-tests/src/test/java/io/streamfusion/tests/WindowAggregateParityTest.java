@@ -556,6 +556,40 @@ class WindowAggregateParityTest {
         assertThat(lastIslands).isEmpty();
     }
 
+    /**
+     * A window aggregation keeping its windows natively and the Calc it alone feeds (a filter on
+     * the aggregates and computed columns) run as one island: the fired windows go through the Calc
+     * in Arrow and leave the native pipeline once. Over Flink state the aggregation is not on the
+     * operator contract and the Calc stays an island of its own.
+     */
+    @Test
+    void aWindowAggregationAndTheCalcItFeedsRunAsOneIsland() {
+        String sql =
+                "SELECT b, window_end, cnt * 2, total FROM (SELECT b, "
+                        + WINDOW
+                        + ", COUNT(*) AS cnt, SUM(i64) AS total FROM "
+                        + tumble("5")
+                        + " GROUP BY b, "
+                        + WINDOW
+                        + ") WHERE cnt > 1";
+        ParityHarness.Result stock = run(harness().stock(), sql);
+        assertNativeRun(harness(), sql, stock);
+        assertThat(lastIslands)
+                .anySatisfy(
+                        island ->
+                                assertThat(island)
+                                        .satisfiesExactly(
+                                                head ->
+                                                        assertThat(head)
+                                                                .containsPattern(
+                                                                        "^(Global)?WindowAggregate\\("),
+                                                next -> assertThat(next).startsWith("Calc(")));
+        assertNativeRun(
+                harness().withNativeOption("streamfusion.window.state", "FLINK"), sql, stock);
+        assertThat(lastIslands)
+                .noneMatch(island -> island.get(0).matches("^(Global)?WindowAggregate\\(.*"));
+    }
+
     /** The last native run planned the Local/Global pair, both native. */
     private static void assertTwoPhase(ParityHarness.Result ignored) {
         assertThat(lastDecisions)

@@ -6,9 +6,11 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
+import io.streamfusion.plan.WindowAggregateNode;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
 
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -66,13 +68,21 @@ public final class NativePlans {
                 || second.getUdfsCount() != 0) {
             return null;
         }
+        Operator.Builder firstOp =
+                first.getOperators(0).toBuilder().setOutputType(first.getOutputType());
+        if (firstOp.hasWindowAggregate()
+                && firstOp.getWindowAggregate().getMode() != WindowAggregateNode.Mode.LOCAL) {
+            // Only a window aggregation with native-owned state runs in an island; its shell sets
+            // the job's max parallelism, Flink's default stands in until then.
+            firstOp.getWindowAggregateBuilder()
+                    .setOwnedStateKeyGroups(
+                            KeyGroupRangeAssignment.DEFAULT_LOWER_BOUND_MAX_PARALLELISM);
+        }
         byte[] bytes =
                 Plan.newBuilder()
                         .setInputType(first.getInputType())
                         .setOutputType(second.getOutputType())
-                        .addOperators(
-                                first.getOperators(0).toBuilder()
-                                        .setOutputType(first.getOutputType()))
+                        .addOperators(firstOp)
                         .addOperators(second.getOperators(0))
                         .setSession(first.getSession())
                         .addAllUdfs(first.getUdfsList())

@@ -52,6 +52,9 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
 
     private StreamExecNativeCalc islandHead;
 
+    /** With native-owned state, in an island with the Calc it feeds: that Calc. */
+    private StreamExecNativeCalc islandTail;
+
     public StreamExecNativeWindowAggregate(
             ExecNodeBase<RowData> original,
             byte[] plan,
@@ -100,6 +103,21 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         this.islandPlan = plan;
     }
 
+    /** Whether this aggregation keeps its windows natively (and so runs on the contract). */
+    public boolean ownsState() {
+        return nativeState && !local;
+    }
+
+    /**
+     * Runs this aggregation (with native-owned state) in one island with the native Calc it alone
+     * feeds ({@code tail}, whose translation then passes this aggregation's output through): {@code
+     * plan} holds this aggregation, then the Calc, and emits the Calc's rows.
+     */
+    public void joinIslandBefore(StreamExecNativeCalc tail, byte[] plan) {
+        this.islandTail = tail;
+        this.islandPlan = plan;
+    }
+
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
@@ -107,10 +125,11 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         if (islandHead != null) {
             islandHead.handOverInput(input);
         }
-        RowType outputType = (RowType) getOutputType();
+        // An island ending in a Calc emits the Calc's rows.
+        RowType outputType = (RowType) (islandTail != null ? islandTail : this).getOutputType();
         // Rows are buffered as in Flink's window buffer, not per island batch.
         int batchSize =
-                islandPlan != null
+                islandHead != null
                         ? config.get(StreamFusionOptions.BATCH_SIZE)
                         : config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
         long maxDelay = config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis();
@@ -136,7 +155,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         OneInputStreamOperator<RowData, RowData> operator =
                 nativeState
                         ? new NativeOwnedWindowAggregateOperator(
-                                plan,
+                                islandTail != null ? islandPlan : plan,
                                 inputType,
                                 grouping.length,
                                 accTypes,
