@@ -60,7 +60,9 @@ public final class StateBytes {
         bytes[at + 3] = (byte) (value >>> 24);
     }
 
-    /** Gives the bytes of the buffer to {@code target}, and space for more. */
+    /**
+     * The backing array: a codec writes at {@link #size()} after {@link #ensure}, then advances.
+     */
     byte[] array() {
         return bytes;
     }
