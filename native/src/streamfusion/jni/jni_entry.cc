@@ -888,15 +888,11 @@ JNIEXPORT jbyteArray JNICALL Java_io_streamfusion_runtime_jni_NativeLib_exchange
       }
     }
     std::vector<uint8_t> message;
-    auto put_int = [&](int32_t value) {
-      const auto bits = static_cast<uint32_t>(value);
-      for (int i = 0; i < 4; ++i) message.push_back(static_cast<uint8_t>(bits >> (8 * i)));
-    };
     const bool blocked = h->pipeline->blocked();
-    put_int(blocked ? 1 : 0);
+    state::AppendInt32(blocked ? 1 : 0, &message);
     if (!blocked) {
-      put_int(h->output.num_rows());
-      put_int(static_cast<int32_t>(h->output.bytes.size()));
+      state::AppendInt32(h->output.num_rows(), &message);
+      state::AppendInt32(static_cast<int32_t>(h->output.bytes.size()), &message);
     }
     port->TakeMessage(&message);
     jbyteArray result = env->NewByteArray(static_cast<jsize>(message.size()));
@@ -945,18 +941,14 @@ Java_io_streamfusion_runtime_jni_NativeLib_snapshotPipeline(JNIEnv* env, jclass,
     operators::KeyGroupSections sections;
     SF_RETURN_NOT_OK(h->pipeline->Snapshot(&sections));
     std::vector<uint8_t> out;
-    auto put_int = [&](int32_t value) {
-      const auto bits = static_cast<uint32_t>(value);
-      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(bits >> (8 * i)));
-    };
     const size_t n = sections.key_groups.size();
     out.reserve(sections.bytes.size() + 4 + 8 * n);
-    put_int(static_cast<int32_t>(n));
+    state::AppendInt32(static_cast<int32_t>(n), &out);
     for (size_t i = 0; i < n; ++i) {
       const int32_t from = sections.offsets[i];
       const int32_t to = sections.offsets[i + 1];
-      put_int(sections.key_groups[i]);
-      put_int(to - from);
+      state::AppendInt32(sections.key_groups[i], &out);
+      state::AppendInt32(to - from, &out);
       out.insert(out.end(), sections.bytes.begin() + from, sections.bytes.begin() + to);
     }
     if (out.size() > static_cast<size_t>(INT32_MAX)) {

@@ -13,11 +13,6 @@ void AppendInt(int32_t value, std::string* out) {
   out->append(reinterpret_cast<const char*>(bytes), 4);
 }
 
-void AppendInt(int32_t value, std::vector<uint8_t>* out) {
-  const auto bits = static_cast<uint32_t>(value);
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(bits >> (8 * i)));
-}
-
 // Reads the answers' bytes in order, refusing to run past their end.
 class Reader {
  public:
@@ -25,12 +20,9 @@ class Reader {
 
   Result<int32_t> Int() {
     if (size_ - pos_ < 4) return InternalError("State port answers end early at byte ", pos_);
-    uint32_t bits = 0;
-    for (int i = 0; i < 4; ++i) {
-      bits |= static_cast<uint32_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
-    }
+    const int32_t value = ReadInt32(reinterpret_cast<const uint8_t*>(data_ + pos_));
     pos_ += 4;
-    return static_cast<int32_t>(bits);
+    return value;
   }
 
   Result<std::string_view> Bytes(int32_t length) {
@@ -56,6 +48,17 @@ class Reader {
 };
 
 }  // namespace
+
+void AppendInt32(int32_t value, std::vector<uint8_t>* out) {
+  const auto bits = static_cast<uint32_t>(value);
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(bits >> (8 * i)));
+}
+
+int32_t ReadInt32(const uint8_t* bytes) {
+  uint32_t bits = 0;
+  for (int i = 0; i < 4; ++i) bits |= static_cast<uint32_t>(bytes[i]) << (8 * i);
+  return static_cast<int32_t>(bits);
+}
 
 void AppendLong(int64_t value, std::string* out) {
   uint8_t bytes[8];
@@ -149,10 +152,10 @@ void StatePort::RemoveEntry(int32_t state, int32_t key, std::string_view map_key
 }
 
 void StatePort::TakeMessage(std::vector<uint8_t>* out) {
-  AppendInt(num_keys_ - num_new_keys_, out);
-  AppendInt(num_new_keys_, out);
+  AppendInt32(num_keys_ - num_new_keys_, out);
+  AppendInt32(num_new_keys_, out);
   out->insert(out->end(), new_keys_.begin(), new_keys_.end());
-  AppendInt(num_ops_, out);
+  AppendInt32(num_ops_, out);
   out->insert(out->end(), ops_.begin(), ops_.end());
   num_new_keys_ = 0;
   new_keys_.clear();

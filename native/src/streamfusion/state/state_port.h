@@ -122,7 +122,9 @@ class StatePort {
   std::vector<Entry> entries_;
 };
 
-// The encodings of Long values and lists of them.
+// The encodings of the port's integers (little-endian), of Long values and lists of them.
+void AppendInt32(int32_t value, std::vector<uint8_t>* out);
+int32_t ReadInt32(const uint8_t* bytes);
 void AppendLong(int64_t value, std::string* out);
 int64_t ReadLong(const uint8_t* bytes);
 // Appends `bytes` prefixed by its length (an element of a List of SQL values).

@@ -27,10 +27,7 @@ Result<int32_t> SplitValueList(std::string_view list, batch::BinaryRowBuffer* ou
   size_t pos = 0;
   while (pos < list.size()) {
     if (list.size() - pos < 4) return InternalError("A state value list ends inside a length");
-    const auto length = static_cast<int32_t>(static_cast<uint32_t>(Data(list)[pos]) |
-                                             static_cast<uint32_t>(Data(list)[pos + 1]) << 8 |
-                                             static_cast<uint32_t>(Data(list)[pos + 2]) << 16 |
-                                             static_cast<uint32_t>(Data(list)[pos + 3]) << 24);
+    const int32_t length = state::ReadInt32(Data(list) + pos);
     pos += 4;
     if (length < 0 || list.size() - pos < static_cast<size_t>(length)) {
       return InternalError("A state value list's element of ", length, " bytes");
@@ -97,7 +94,7 @@ Status GroupAggregateOperator::RunBundles(bool all) {
   // Flink's CountBundleTrigger ends a bundle at its count-th row; the last rows wait for more.
   int64_t start = 0;
   const int64_t n = rows->num_rows();
-  bundle_outputs_.clear();
+  std::vector<std::shared_ptr<arrow::RecordBatch>> outputs;
   while (n - start >= bundle_rows_ || (all && start < n)) {
     const int64_t length = std::min(bundle_rows_, n - start);
     Batch bundle;
@@ -107,20 +104,19 @@ Status GroupAggregateOperator::RunBundles(bool all) {
     start += length;
     SF_RETURN_NOT_OK(Start(std::move(bundle)));
     SF_ASSIGN_OR_RAISE(auto out, GetOutput());
-    if (out && out->rows->num_rows() > 0) bundle_outputs_.push_back(std::move(out->rows));
+    if (out && out->rows->num_rows() > 0) outputs.push_back(std::move(out->rows));
   }
   if (start < n) {
     kept_.push_back(rows->Slice(start));
     kept_rows_ = n - start;
   }
-  if (bundle_outputs_.empty()) return Status::OK();
+  if (outputs.empty()) return Status::OK();
   Batch out;
   out.identity = false;  // a bundle's rows descend from no single input row
-  out.rows = bundle_outputs_[0];
-  if (bundle_outputs_.size() > 1) {
-    SF_ASSIGN_OR_RAISE(out.rows, arrow::ConcatenateRecordBatches(bundle_outputs_, agg_->pool()));
+  out.rows = outputs[0];
+  if (outputs.size() > 1) {
+    SF_ASSIGN_OR_RAISE(out.rows, arrow::ConcatenateRecordBatches(outputs, agg_->pool()));
   }
-  bundle_outputs_.clear();
   Emit(std::move(out));
   return Status::OK();
 }
@@ -140,18 +136,18 @@ Status GroupAggregateOperator::Start(Batch input) {
   port_->AddKeys(agg_->keys());
   acc_reads_.reserve(static_cast<size_t>(num_keys));
   for (int32_t k = 0; k < num_keys; ++k) acc_reads_.push_back(port_->GetValue(kAccState, k));
-  ReadLookups(0);
+  ReadLookups();
   ReadOrderEntries();
   phase_ = Phase::kFirstReads;
   return Status::OK();
 }
 
-void GroupAggregateOperator::ReadLookups(size_t from) {
+void GroupAggregateOperator::ReadLookups() {
   const size_t n = agg_->lookup_keys().size();
   lookup_reads_.resize(n, -1);
   lookup_values_.resize(n, 0);
   lookup_present_.resize(n, 0);
-  for (size_t p = from; p < n;) {
+  for (size_t p = 0; p < n;) {
     const int32_t m = agg_->lookup_maps()[p];
     const int32_t key = agg_->lookup_keys()[p];
     const std::string_view image = agg_->lookup_values().Image(p);
@@ -162,30 +158,28 @@ void GroupAggregateOperator::ReadLookups(size_t from) {
   }
 }
 
+bool GroupAggregateOperator::IsValueToOrderMap(int32_t map) const {
+  // Each FIRST/LAST_VALUE call has a valueToOrderMap, then an orderToValueMap.
+  return (map - static_cast<int32_t>(agg_->num_maps())) % 2 == 0;
+}
+
 void GroupAggregateOperator::ReadOrderEntries() {
   order_reads_.clear();
-  order_kinds_.clear();
-  order_maps_.clear();
-  order_orders_.clear();
   const int32_t n = agg_->pending_order_requests();
   const OrderEntries& e = agg_->order_entries();
-  const auto first_order_map = static_cast<int32_t>(agg_->num_maps());
   for (int32_t q = 0; q < n; ++q) {
     const int32_t m = e.maps[q];
     const int32_t key = e.keys[q];
     int32_t read;
     if (e.kinds[q] == 1) {
       read = port_->GetEntries(MapState(m), key);
-    } else if ((m - first_order_map) % 2 == 0) {
-      // valueToOrderMap: keyed by the value.
+    } else if (IsValueToOrderMap(m)) {
+      // Keyed by the value.
       read = port_->GetEntry(MapState(m), key, e.images.Image(static_cast<size_t>(q)));
     } else {
       read = port_->GetEntry(MapState(m), key, LongBytes(e.orders[q]));
     }
     order_reads_.push_back(read);
-    order_kinds_.push_back(e.kinds[q]);
-    order_maps_.push_back(m);
-    order_orders_.push_back(e.orders[q]);
   }
 }
 
@@ -260,11 +254,12 @@ Status GroupAggregateOperator::SupplyOrderAnswers() {
   std::vector<int64_t> longs;
   batch::BinaryRowBuffer images;
   images.offsets.push_back(0);
-  const auto first_order_map = static_cast<int32_t>(agg_->num_maps());
+  // The requests read are still the aggregation's pending ones.
+  const OrderEntries& requests = agg_->order_entries();
   for (size_t q = 0; q < order_reads_.size(); ++q) {
     const int32_t read = order_reads_[q];
     const auto request = static_cast<int32_t>(q);
-    if (order_kinds_[q] == 1) {
+    if (requests.kinds[q] == 1) {
       for (const state::StatePort::Entry& entry : port_->entries(read)) {
         if (entry.key.size() != 8) return InternalError("An order of ", entry.key.size(), " bytes");
         SF_ASSIGN_OR_RAISE(int32_t length, SplitValueList(entry.value, &images));
@@ -276,7 +271,7 @@ Status GroupAggregateOperator::SupplyOrderAnswers() {
     }
     if (!port_->present(read)) continue;
     const std::string_view value = port_->value(read);
-    if ((order_maps_[q] - first_order_map) % 2 == 0) {
+    if (IsValueToOrderMap(requests.maps[q])) {
       if (value.size() % 8 != 0) return InternalError("An order list of ", value.size(), " bytes");
       const size_t n = value.size() / 8;
       for (size_t i = 0; i < n; ++i) longs.push_back(state::ReadLong(Data(value) + 8 * i));
@@ -286,7 +281,7 @@ Status GroupAggregateOperator::SupplyOrderAnswers() {
     } else {
       SF_ASSIGN_OR_RAISE(int32_t length, SplitValueList(value, &images));
       request_of.push_back(request);
-      orders.push_back(order_orders_[q]);
+      orders.push_back(requests.orders[q]);
       lengths.push_back(length);
     }
   }
@@ -356,7 +351,6 @@ Status GroupAggregateOperator::Finish() {
       }
     }
     const OrderEntries& writes = agg_->order_entries();
-    const auto first_order_map = static_cast<int32_t>(agg_->num_maps());
     size_t next_long = 0;
     size_t next_image = 0;
     for (int32_t i = 0; i < writes.size(); ++i) {
@@ -364,7 +358,7 @@ Status GroupAggregateOperator::Finish() {
       const int32_t key = writes.keys[i];
       const int32_t length = writes.lengths[i];
       value.clear();
-      if ((m - first_order_map) % 2 == 0) {
+      if (IsValueToOrderMap(m)) {
         const std::string_view image = writes.images.Image(next_image++);
         if (length < 0) {
           port_->RemoveEntry(MapState(m), key, image);

@@ -58,8 +58,10 @@ class GroupAggregateOperator : public SingleOutputOperator {
   // LOCAL with bundle_rows: runs every whole bundle of the kept rows, and `all` the rest too;
   // emits their outputs as one batch.
   Status RunBundles(bool all);
-  // Reads the distinct-map entries of lookups [from, lookups).
-  void ReadLookups(size_t from);
+  // Reads the distinct-map entries of the prepared batch's lookups.
+  void ReadLookups();
+  // Whether order map `map` is a valueToOrderMap (else an orderToValueMap).
+  bool IsValueToOrderMap(int32_t map) const;
   // Reads the pending order-map entries (after Prepare or a run).
   void ReadOrderEntries();
   // Hands the answered order-map reads to the aggregation.
@@ -83,7 +85,6 @@ class GroupAggregateOperator : public SingleOutputOperator {
   int64_t bundle_rows_ = 0;
   std::vector<std::shared_ptr<arrow::RecordBatch>> kept_;  // LOCAL: rows of the next bundle
   int64_t kept_rows_ = 0;
-  std::vector<std::shared_ptr<arrow::RecordBatch>> bundle_outputs_;
 
   // The batch's reads and what they found.
   std::vector<int32_t> acc_reads_;
@@ -94,9 +95,6 @@ class GroupAggregateOperator : public SingleOutputOperator {
   std::vector<int32_t> full_map_reads_;  // per requested whole map: its read
   std::vector<int32_t> full_map_keys_;
   std::vector<int32_t> order_reads_;  // per pending order request: its read
-  std::vector<int8_t> order_kinds_;
-  std::vector<int32_t> order_maps_;
-  std::vector<int64_t> order_orders_;
 };
 
 }  // namespace streamfusion::operators

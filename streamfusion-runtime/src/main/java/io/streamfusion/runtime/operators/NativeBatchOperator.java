@@ -192,30 +192,32 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         NativeMetrics.addBatch(rows, outRows);
     }
 
-    /** Counts output rows computed outside a batch (fired windows). */
     /**
      * Flushes {@code pipeline} (what its operators keep across batches) and emits what that forces
      * out; no row of it has a timestamp.
      */
     protected void emitFlushed(NativePipeline pipeline) throws Exception {
-        emitUntimed(pipeline, pipeline.flush());
+        countEmitted(emitOutput(pipeline, pipeline.flush(), false));
     }
 
     /**
      * Emits the output of a {@code pipeline} call that returned {@code result} ({@code (outputBytes
-     * << 32) | outputRows}), whose rows have no timestamp (fired windows, flushed buffers).
+     * << 32) | outputRows}); returns its rows. With {@code timed}, each row gets the timestamp of
+     * the batch's input row it descends from; else none (fired windows, flushed buffers, bundles).
      */
-    protected void emitUntimed(NativePipeline pipeline, long result) throws Exception {
+    protected int emitOutput(NativePipeline pipeline, long result, boolean timed) throws Exception {
         int outRows = (int) result;
         if (outRows > 0) {
             byte[] bytes = new byte[(int) (result >>> 32)];
             int[] offsets = new int[outRows + 1];
-            pipeline.copyOutput(bytes, offsets, null);
-            emit(bytes, offsets, outRows, null);
+            int[] sources = timed ? new int[outRows] : null;
+            pipeline.copyOutput(bytes, offsets, sources);
+            emit(bytes, offsets, outRows, sources);
         }
-        countEmitted(outRows);
+        return outRows;
     }
 
+    /** Counts output rows computed outside a batch (fired windows, flushed buffers). */
     protected void countEmitted(int outRows) {
         nativeRecordsOut.inc(outRows);
         NativeMetrics.addBatch(0, outRows);

@@ -209,14 +209,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             }
             result = pipeline.serveState(port);
         }
-        int outRows = (int) result;
-        byte[] outBytes = new byte[(int) (result >>> 32)];
-        int[] outOffsets = new int[outRows + 1];
         // GroupAggFunction's output keeps its input record's timestamp; a bundle's has none.
-        int[] sources = mode == GroupAggregateNode.Mode.GROUP_AGG ? new int[outRows] : null;
-        pipeline.copyOutput(outBytes, outOffsets, sources);
-        emit(outBytes, outOffsets, outRows, sources);
-        finishBatch(outRows);
+        finishBatch(emitOutput(pipeline, result, mode == GroupAggregateNode.Mode.GROUP_AGG));
     }
 
     /**

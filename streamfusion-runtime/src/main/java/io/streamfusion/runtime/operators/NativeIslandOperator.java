@@ -119,18 +119,9 @@ public class NativeIslandOperator extends NativeBatchOperator {
             }
             throw new RuntimeException(failure);
         }
-        int outRows = (int) result;
-        int outBytes = (int) (result >>> 32);
-        if (outRows > 0) {
-            byte[] bytes = new byte[outBytes];
-            int[] offsets = new int[outRows + 1];
-            // Each output record keeps the timestamp of the input record it came from, as
-            // Flink's Calc does (none for rows that come from no single input record).
-            int[] sources = batch.anyTimestamp() ? new int[outRows] : null;
-            pipeline.copyOutput(bytes, offsets, sources);
-            emit(bytes, offsets, outRows, sources);
-        }
-        finishBatch(outRows);
+        // Each output record keeps the timestamp of the input record it came from, as Flink's Calc
+        // does (none for rows that come from no single input record).
+        finishBatch(emitOutput(pipeline, result, batch.anyTimestamp()));
     }
 
     /**

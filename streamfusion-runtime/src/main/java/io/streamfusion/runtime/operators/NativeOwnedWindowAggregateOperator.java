@@ -238,7 +238,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         // which Flink's timer service fires at its next watermark.
         guarded(
                 () -> {
-                    emitUntimed(agg, agg.advanceEventTime(currentWatermark));
+                    countEmitted(emitOutput(agg, agg.advanceEventTime(currentWatermark), false));
                     long dropped = agg.lateRowsDropped();
                     if (dropped > 0) {
                         lateRecordsDroppedRate.markEvent(dropped);
