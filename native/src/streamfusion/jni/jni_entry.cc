@@ -931,6 +931,55 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_advanceEventT
   });
 }
 
+// A processing-time timer fired at `now` in the island (plan::Pipeline::AdvanceProcessingTime):
+// what its operators fire becomes the output, as processRows's does. Returns (output bytes << 32)
+// | output rows.
+JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_advanceProcessingTime(
+    JNIEnv* env, jclass, jlong handle, jlong now) {
+  CountCrossing();
+  return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
+    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->AdvanceProcessingTime(now));
+    return IslandResult(h, output);
+  });
+}
+
+// The upstream watermark status (idle or active) of the island's watermark assigner.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_watermarkStatus(JNIEnv* env,
+                                                                                  jclass,
+                                                                                  jlong handle,
+                                                                                  jboolean idle) {
+  CountCrossing();
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    SF_RETURN_NOT_OK(h->pipeline->SetWatermarkIdle(idle == JNI_TRUE));
+    return true;
+  });
+}
+
+// The watermarks that leave the island with the output of the last call, as pairs (output rows
+// before it, watermark); null when there are none.
+JNIEXPORT jlongArray JNICALL
+Java_io_streamfusion_runtime_jni_NativeLib_takeWatermarks(JNIEnv* env, jclass, jlong handle) {
+  CountCrossing();
+  return Guard<jlongArray>(env, nullptr, [&]() -> Result<jlongArray> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    std::vector<operators::WatermarkMark> marks = h->pipeline->TakeWatermarks();
+    if (marks.empty()) return static_cast<jlongArray>(nullptr);
+    std::vector<jlong> pairs;
+    pairs.reserve(2 * marks.size());
+    for (const auto& mark : marks) {
+      pairs.push_back(mark.rows);
+      pairs.push_back(mark.watermark);
+    }
+    jlongArray result = env->NewLongArray(static_cast<jsize>(pairs.size()));
+    if (result == nullptr) return InternalError("takeWatermarks: no memory");
+    env->SetLongArrayRegion(result, 0, static_cast<jsize>(pairs.size()), pairs.data());
+    return result;
+  });
+}
+
 // The state the island's operators keep themselves, for a checkpoint: int32 sections, then per
 // section int32 key group, int32 length and its bytes (ascending key groups; little-endian).
 JNIEXPORT jbyteArray JNICALL

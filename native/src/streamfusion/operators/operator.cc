@@ -4,6 +4,25 @@
 
 namespace streamfusion::operators {
 
+Batch SliceRows(const Batch& batch, int64_t offset, int64_t length) {
+  Batch slice;
+  slice.rows = batch.rows->Slice(offset, length);
+  if (batch.identity) {
+    slice.identity = offset == 0;
+    if (!slice.identity) {
+      slice.source_rows.resize(static_cast<size_t>(length));
+      for (int64_t i = 0; i < length; ++i) slice.source_rows[static_cast<size_t>(i)] = offset + i;
+    }
+  } else {
+    slice.identity = false;
+    if (!batch.source_rows.empty()) {
+      slice.source_rows.assign(batch.source_rows.begin() + offset,
+                               batch.source_rows.begin() + offset + length);
+    }
+  }
+  return slice;
+}
+
 Status Operator::AdvanceEventTime(int64_t) {
   return Status::OK();
 }

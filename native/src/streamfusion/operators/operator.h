@@ -27,9 +27,10 @@
 // a bug. Either fails the task; the operator is not called again, and Flink restores the job from
 // its last checkpoint.
 //
-// Migration (issue 23): Calc, the local window phase and the group aggregation run on this
-// contract. The window and session aggregations still run through their own handles
-// (jni_entry.cc); each moves onto it and the state port in turn.
+// Migration (issue 23): Calc, the watermark assigner, the local window phase, the group
+// aggregation and the window aggregation with native-owned state run on this contract. The window
+// and session aggregations still run through their own handles (jni_entry.cc); each moves onto it
+// and the state port in turn.
 
 #include <cstdint>
 #include <memory>
@@ -57,6 +58,10 @@ struct Batch {
   std::vector<int64_t> source_rows;
   bool identity = true;
 };
+
+// Rows [offset, offset + length) of `batch`, each still naming the island input row it
+// descends from.
+Batch SliceRows(const Batch& batch, int64_t offset, int64_t length);
 
 // An operator's own state (not Flink's keyed state) as written for a checkpoint: one section
 // per Flink key group that has state, in ascending key group order; section i is

@@ -1,5 +1,8 @@
 #include "streamfusion/plan/pipeline.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "streamfusion/operators/aggregate/group_aggregate_operator.h"
 #include "streamfusion/operators/aggregate/local_window_operator.h"
 #include "streamfusion/operators/aggregate/owned_window_operator.h"
@@ -32,6 +35,23 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         pipeline->operators_.push_back(std::move(calc));
         break;
       }
+      case Operator::kWatermarkAssigner: {
+        if (pipeline->assigner_ != nullptr) {
+          return InternalError("An island with two watermark assigners");
+        }
+        for (const auto& before : pipeline->operators_) {
+          if (dynamic_cast<operators::CalcOperator*>(before.get()) == nullptr) {
+            return InternalError("An island runs only Calcs before its watermark assigner");
+          }
+        }
+        SF_ASSIGN_OR_RAISE(auto assigner, operators::WatermarkAssignerOperator::Make(
+                                              op.watermark_assigner(), *current, plan.session(),
+                                              pipeline->pool_.get(), udf_caller));
+        pipeline->assigner_ = assigner.get();
+        pipeline->assigner_index_ = pipeline->operators_.size();
+        pipeline->operators_.push_back(std::move(assigner));
+        break;
+      }
       case Operator::kWindowAggregate:
       case Operator::kGroupAggregate: {
         // Made from a one-operator plan of its own.
@@ -58,6 +78,12 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         }
         if (pipeline->port_ != nullptr) {
           return InternalError("An island with two operators over keyed state");
+        }
+        if (pipeline->assigner_ != nullptr &&
+            op.group_aggregate().mode() != GroupAggregateNode::LOCAL) {
+          // Its reads would stop a run between two of the assigner's watermarks.
+          return InternalError(
+              "An island runs only stateless operators after a watermark assigner");
         }
         pipeline->port_ = std::make_unique<state::StatePort>();
         SF_ASSIGN_OR_RAISE(auto agg, operators::GroupAggregateOperator::Make(
@@ -96,6 +122,16 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::AdvanceEventTime(int64_t w
   return Run({}, After::kAdvanceEventTime, watermark);
 }
 
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::AdvanceProcessingTime(int64_t now) {
+  return Run({}, After::kAdvanceProcessingTime, now);
+}
+
+Status Pipeline::SetWatermarkIdle(bool idle) {
+  if (assigner_ == nullptr) return InternalError("Watermark status of an island without assigner");
+  assigner_->SetIdle(idle);
+  return Status::OK();
+}
+
 operators::Operator* Pipeline::StateOwner() {
   for (auto& op : operators_) {
     if (op->owns_state()) return op.get();
@@ -126,28 +162,100 @@ int64_t Pipeline::TakeLateRowsDropped() {
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Run(std::vector<operators::Batch> batches,
-                                                          After after, int64_t watermark) {
+                                                          After after, int64_t time) {
   if (blocked_) return InternalError("Island input while an operator waits for state");
+  marks_.clear();
+  if (assigner_ != nullptr) {
+    // The rows and the time up to the assigner; then its watermarks split what follows.
+    SF_ASSIGN_OR_RAISE(auto assigned,
+                       Stage(0, assigner_index_ + 1, std::move(batches), after, time));
+    return RunAfterAssigner(std::move(assigned), after, time);
+  }
   run_ = RunPosition{};
+  run_.end = operators_.size();
   run_.inputs = std::move(batches);
   run_.after = after;
-  run_.watermark = watermark;
-  return Continue(/*resume=*/false);
+  run_.time = time;
+  SF_RETURN_NOT_OK(Continue(/*resume=*/false));
+  if (blocked_) return nullptr;
+  return TakeOutput(std::exchange(run_, RunPosition{}).inputs);
+}
+
+Result<std::vector<operators::Batch>> Pipeline::Stage(size_t first, size_t end,
+                                                      std::vector<operators::Batch> batches,
+                                                      After after, int64_t time) {
+  run_ = RunPosition{};
+  run_.op = first;
+  run_.end = end;
+  run_.inputs = std::move(batches);
+  run_.after = after;
+  run_.time = time;
+  SF_RETURN_NOT_OK(Continue(/*resume=*/false));
+  if (blocked_) {
+    // Make refuses such an island; an operator reading state here is a bug.
+    blocked_ = false;
+    run_ = RunPosition{};
+    return InternalError("An island operator around a watermark assigner waits for state");
+  }
+  return std::exchange(run_, RunPosition{}).inputs;
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::RunAfterAssigner(
+    std::vector<operators::Batch> batches, After after, int64_t time) {
+  const size_t next = assigner_index_ + 1;
+  std::vector<operators::Batch> out;
+  int64_t out_rows = 0;
+  auto run = [&](std::vector<operators::Batch> in, After then, int64_t at) -> Status {
+    SF_ASSIGN_OR_RAISE(auto produced, Stage(next, operators_.size(), std::move(in), then, at));
+    for (auto& batch : produced) {
+      out_rows += batch.rows->num_rows();
+      out.push_back(std::move(batch));
+    }
+    return Status::OK();
+  };
+  // A cursor over the assigner's rows: batch `at`, row `offset` of it.
+  size_t at = 0;
+  int64_t offset = 0;
+  int64_t passed = 0;
+  auto take_until = [&](int64_t rows) {
+    std::vector<operators::Batch> slice;
+    while (at < batches.size() && passed < rows) {
+      const operators::Batch& batch = batches[at];
+      const int64_t length = std::min(batch.rows->num_rows() - offset, rows - passed);
+      if (length > 0) slice.push_back(operators::SliceRows(batch, offset, length));
+      offset += length;
+      passed += length;
+      if (offset == batch.rows->num_rows()) {
+        ++at;
+        offset = 0;
+      }
+    }
+    return slice;
+  };
+  for (const operators::WatermarkMark& mark : assigner_->TakeWatermarks()) {
+    SF_RETURN_NOT_OK(run(take_until(mark.rows), After::kAdvanceEventTime, mark.watermark));
+    marks_.push_back(operators::WatermarkMark{out_rows, mark.watermark});
+  }
+  // The event time of the operators after the assigner advances only by its watermarks.
+  const After then = after == After::kAdvanceEventTime ? After::kNothing : after;
+  SF_RETURN_NOT_OK(run(take_until(INT64_MAX), then, time));
+  return TakeOutput(std::move(out));
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Resume() {
   if (!blocked_) return InternalError("Island resumed while no operator waits for state");
   blocked_ = false;
-  return Continue(/*resume=*/true);
+  SF_RETURN_NOT_OK(Continue(/*resume=*/true));
+  if (blocked_) return nullptr;
+  return TakeOutput(std::exchange(run_, RunPosition{}).inputs);
 }
 
-Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
+Status Pipeline::Continue(bool resume) {
   // Each operator takes every batch the one before it handed out, in order; when flushing (or
-  // advancing event time), it is flushed (or advanced) after those, and what that forces out
-  // goes on too. An operator that blocks on state stops the run where it is; Resume goes on
-  // from there.
+  // advancing time), it is flushed (or advanced) after those, and what that forces out goes on
+  // too. An operator that blocks on state stops the run where it is; Resume goes on from there.
   RunPosition& at = run_;
-  while (at.op < operators_.size()) {
+  while (at.op < at.end) {
     operators::Operator& op = *operators_[at.op];
     auto drain = [&]() -> Status {
       while (true) {
@@ -161,7 +269,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
       SF_RETURN_NOT_OK(op.Resume());
       if (op.blocked()) {
         blocked_ = true;
-        return nullptr;
+        return Status::OK();
       }
       SF_RETURN_NOT_OK(drain());
     }
@@ -169,16 +277,23 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
       SF_RETURN_NOT_OK(op.AddInput(std::move(at.inputs[at.taken++])));
       if (op.blocked()) {
         blocked_ = true;
-        return nullptr;
+        return Status::OK();
       }
       SF_RETURN_NOT_OK(drain());
     }
     if (at.after != After::kNothing && !at.done_after) {
       at.done_after = true;
-      SF_RETURN_NOT_OK(at.after == After::kFlush ? op.Flush() : op.AdvanceEventTime(at.watermark));
+      switch (at.after) {
+        case After::kFlush: SF_RETURN_NOT_OK(op.Flush()); break;
+        case After::kAdvanceEventTime: SF_RETURN_NOT_OK(op.AdvanceEventTime(at.time)); break;
+        case After::kAdvanceProcessingTime:
+          SF_RETURN_NOT_OK(op.AdvanceProcessingTime(at.time));
+          break;
+        case After::kNothing: break;
+      }
       if (op.blocked()) {
         blocked_ = true;
-        return nullptr;
+        return Status::OK();
       }
       SF_RETURN_NOT_OK(drain());
     }
@@ -188,9 +303,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Continue(bool resume) {
     at.done_after = false;
     ++at.op;
   }
-  std::vector<operators::Batch> batches = std::move(at.inputs);
-  run_ = RunPosition{};
-  return TakeOutput(std::move(batches));
+  return Status::OK();
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::TakeOutput(

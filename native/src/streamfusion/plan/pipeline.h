@@ -7,6 +7,7 @@
 // inside.
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "arrow/record_batch.h"
@@ -14,6 +15,7 @@
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/operator.h"
+#include "streamfusion/operators/watermark/watermark_assigner_operator.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/state/state_port.h"
 #include "streamfusion/type/logical_type.h"
@@ -39,6 +41,20 @@ class Pipeline {
   // in order): what the operators fire runs through the operators after them; returns what
   // leaves the island, as Flush does.
   Result<std::shared_ptr<arrow::RecordBatch>> AdvanceEventTime(int64_t watermark);
+
+  // A processing-time timer fired at `now` (operators::Operator::AdvanceProcessingTime on each
+  // operator in order); returns what leaves the island, as Flush does. The shell of an island
+  // with a watermark assigner calls it at the assigner's periodic timers.
+  Result<std::shared_ptr<arrow::RecordBatch>> AdvanceProcessingTime(int64_t now);
+
+  // Whether the island has a watermark assigner (then the output of every call comes with the
+  // watermarks emitted between its rows, TakeWatermarks).
+  bool has_watermark_assigner() const { return assigner_ != nullptr; }
+  // The upstream watermark status of the island's watermark assigner.
+  Status SetWatermarkIdle(bool idle);
+  // After a call: the watermarks that leave the island with its output, each after the output
+  // rows before it, in order. The operators after the assigner advanced their event time there.
+  std::vector<operators::WatermarkMark> TakeWatermarks() { return std::exchange(marks_, {}); }
 
   // The state the island's operators keep themselves (at most one operator owns state), for a
   // checkpoint; none when no operator owns state.
@@ -81,16 +97,28 @@ class Pipeline {
   Pipeline() = default;
 
   // What each operator does after taking its input batches during a run.
-  enum class After { kNothing, kFlush, kAdvanceEventTime };
+  enum class After { kNothing, kFlush, kAdvanceEventTime, kAdvanceProcessingTime };
 
   // Runs `batches` (entering the first operator) through the island, doing `after` on each
-  // operator after its input.
+  // operator after its input (`time`: the watermark or processing time it advances to).
   Result<std::shared_ptr<arrow::RecordBatch>> Run(std::vector<operators::Batch> batches,
-                                                  After after, int64_t watermark = 0);
+                                                  After after, int64_t time = 0);
+  // Runs `batches` through operators [first, end), which must not block; returns what the last
+  // of them handed out.
+  Result<std::vector<operators::Batch>> Stage(size_t first, size_t end,
+                                              std::vector<operators::Batch> batches, After after,
+                                              int64_t time);
+  // Runs what the watermark assigner handed out (`batches`, with its watermarks) through the
+  // operators after it: each watermark splits the rows, advances their event time and leaves
+  // the island between the same rows; `after` is done at the end (not kAdvanceEventTime, which
+  // reaches them only through the assigner).
+  Result<std::shared_ptr<arrow::RecordBatch>> RunAfterAssigner(
+      std::vector<operators::Batch> batches, After after, int64_t time);
   // The one operator that owns state, or null.
   operators::Operator* StateOwner();
-  // Goes on with the run from where it is (run_), until the end or a blocked operator.
-  Result<std::shared_ptr<arrow::RecordBatch>> Continue(bool resume);
+  // Goes on with the run from where it is (run_), until its last operator or a blocked one; the
+  // batches the last handed out are then run_.inputs.
+  Status Continue(bool resume);
 
   // The island's output from the batches its last operator handed out; sets source_rows_.
   Result<std::shared_ptr<arrow::RecordBatch>> TakeOutput(std::vector<operators::Batch> batches);
@@ -104,15 +132,20 @@ class Pipeline {
   // was flushed, and what it handed out so far.
   struct RunPosition {
     size_t op = 0;
+    size_t end = 0;  // one past the last operator of the run
     std::vector<operators::Batch> inputs;
     size_t taken = 0;
     After after = After::kNothing;
-    int64_t watermark = 0;
+    int64_t time = 0;
     bool done_after = false;
     std::vector<operators::Batch> outputs;
   };
   RunPosition run_;
   bool blocked_ = false;
+  // The watermark assigner (operators_[assigner_index_]), or null.
+  operators::WatermarkAssignerOperator* assigner_ = nullptr;
+  size_t assigner_index_ = 0;
+  std::vector<operators::WatermarkMark> marks_;
   std::vector<int64_t> source_rows_;
   bool source_rows_identity_ = true;
 };

@@ -83,6 +83,10 @@ Status GroupAggregateOperator::Flush() {
   return RunBundles(/*all=*/true);
 }
 
+Status GroupAggregateOperator::AdvanceEventTime(int64_t) {
+  return Flush();
+}
+
 Status GroupAggregateOperator::RunBundles(bool all) {
   if (kept_rows_ < bundle_rows_ && !all) return Status::OK();
   std::shared_ptr<arrow::RecordBatch> rows = kept_[0];

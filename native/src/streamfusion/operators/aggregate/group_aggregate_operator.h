@@ -39,6 +39,8 @@ class GroupAggregateOperator : public SingleOutputOperator {
   Status AddInput(Batch input) override;
   // LOCAL with bundle_rows: the rows kept for the next bundle, as one bundle.
   Status Flush() override;
+  // A watermark ends the bundle, as Flink's MapBundleOperator finishes its bundle on one.
+  Status AdvanceEventTime(int64_t watermark) override;
   bool blocked() const override { return phase_ != Phase::kIdle; }
   Status Resume() override;
   int64_t MemoryBytes() const override;

@@ -29,6 +29,10 @@ Status LocalWindowAggregateOperator::Flush() {
   return Combine();
 }
 
+Status LocalWindowAggregateOperator::AdvanceEventTime(int64_t) {
+  return Combine();
+}
+
 Status LocalWindowAggregateOperator::Combine() {
   if (buffered_.empty()) return Status::OK();
   std::shared_ptr<arrow::RecordBatch> rows;

@@ -28,6 +28,9 @@ class LocalWindowAggregateOperator final : public SingleOutputOperator {
   const type::RowType& output_type() const override { return agg_->output_type(); }
   Status AddInput(Batch input) override;
   Status Flush() override;
+  // In an island behind a watermark assigner: combines the buffered rows, as the shell flushes
+  // the island at every watermark otherwise.
+  Status AdvanceEventTime(int64_t watermark) override;
   int64_t MemoryBytes() const override { return agg_->memory_bytes(); }
 
  private:

@@ -4,6 +4,7 @@ import io.streamfusion.plan.CalcNode;
 import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
+import io.streamfusion.plan.WatermarkAssignerNode;
 import io.streamfusion.planner.convert.GroupAggregateConverter;
 import io.streamfusion.planner.convert.NativePlans;
 import io.streamfusion.planner.convert.NodeFields;
@@ -13,11 +14,14 @@ import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
+import io.streamfusion.planner.nodes.StreamExecNativeWatermarkAssigner;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.Evidence;
 
+import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
@@ -46,6 +50,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGrou
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecMiniBatchAssigner;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecValues;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWatermarkAssigner;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
@@ -93,12 +98,10 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             roots.add(rewrite.visit(root));
         }
         lastReport = rewrite.report;
+        markSoleConsumers(roots);
+        formIslands(roots, rewrite.report, config.get(StreamFusionOptions.ISLANDS));
         if (!explaining.get()) {
             Evidence.planned(rewrite.report.nativeCount(), rewrite.report.totalCount());
-        }
-        markSoleConsumers(roots);
-        if (config.get(StreamFusionOptions.ISLANDS)) {
-            formIslands(roots, rewrite.report);
         }
         if (config.get(StreamFusionOptions.FALLBACK) == StreamFusionOptions.FallbackMode.FORBID
                 && !explaining.get()
@@ -213,6 +216,9 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (node instanceof StreamExecCalc) {
                 return convertCalc((StreamExecCalc) node);
             }
+            if (node instanceof StreamExecWatermarkAssigner) {
+                return convertWatermarkAssigner((StreamExecWatermarkAssigner) node);
+            }
             if (node instanceof StreamExecGroupAggregate) {
                 return GroupAggregateConverter.convert(
                         (StreamExecGroupAggregate) node, config, typeFactory, session());
@@ -280,6 +286,47 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             return new StreamExecNativeCalc(calc, bytes, inputType);
         }
 
+        private ExecNode<?> convertWatermarkAssigner(StreamExecWatermarkAssigner assigner)
+                throws UnsupportedNativeException {
+            long idleTimeout =
+                    config.get(ExecutionConfigOptions.TABLE_EXEC_SOURCE_IDLE_TIMEOUT).toMillis();
+            if (idleTimeout > 0) {
+                throw new UnsupportedNativeException(
+                        "The watermark assigner's idleness (table.exec.source.idle-timeout = "
+                                + idleTimeout
+                                + " ms) is not native");
+            }
+            RexNode expr = NodeFields.read(assigner, "watermarkExpr");
+            int rowtime = NodeFields.read(assigner, "rowtimeFieldIndex");
+            String varying = timeVaryingCall(expr);
+            if (varying != null) {
+                throw new UnsupportedNativeException(
+                        "The watermark expression calls "
+                                + varying
+                                + ", whose value Flink takes per record");
+            }
+            List<UdfDescriptor> udfs = new ArrayList<>();
+            WatermarkAssignerNode.Builder node =
+                    WatermarkAssignerNode.newBuilder()
+                            .setRowtimeIndex(rowtime)
+                            .setWatermark(RexConverter.convert(expr, udfs));
+            if (!udfs.isEmpty()) {
+                throw new UnsupportedNativeException(
+                        "The watermark expression calls a user-defined function");
+            }
+            RowType inputType = (RowType) assigner.getInputEdges().get(0).getOutputType();
+            byte[] bytes =
+                    NativePlans.compile(
+                            inputType,
+                            (RowType) assigner.getOutputType(),
+                            Operator.newBuilder()
+                                    .setDescription(assigner.getDescription())
+                                    .setWatermarkAssigner(node),
+                            session(),
+                            udfs);
+            return new StreamExecNativeWatermarkAssigner(assigner, bytes, inputType);
+        }
+
         private SessionOptions session() {
             ZoneId zone = config.getLocalTimeZone();
             return SessionOptions.newBuilder()
@@ -291,6 +338,27 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                     .setDefaultLocale(Locale.getDefault().toLanguageTag())
                     .build();
         }
+    }
+
+    /**
+     * The first call in {@code expr} whose value is not a function of the row (non-deterministic or
+     * dynamic: RAND, UUID, CURRENT_TIMESTAMP, NOW, PROCTIME ...), or null.
+     */
+    private static String timeVaryingCall(RexNode expr) {
+        String[] found = {null};
+        expr.accept(
+                new RexVisitorImpl<Void>(true) {
+                    @Override
+                    public Void visitCall(RexCall call) {
+                        if (found[0] == null
+                                && (!call.getOperator().isDeterministic()
+                                        || call.getOperator().isDynamicFunction())) {
+                            found[0] = call.getOperator().getName();
+                        }
+                        return super.visitCall(call);
+                    }
+                });
+        return found[0];
     }
 
     /** Every node reachable from {@code roots}, each with the number of its consumers. */
@@ -314,17 +382,42 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
 
     /**
      * Joins native operators on forward edges into one island where the engine runs them as one
-     * pipeline (rows are then converted once, not twice, and cross JNI once): a native Calc and the
-     * local phase of a window or group aggregation it alone feeds, and a group aggregation or a
-     * window aggregation with native-owned state and the native Calc it alone feeds. Each island is
-     * listed in the report.
+     * pipeline (rows are then converted once, not twice, and cross JNI once). First each native
+     * watermark assigner with the native Calc before it and the native Calc after it (each the only
+     * consumer of its input); then a native Calc (possibly running such a chain) and the local
+     * phase of a window or group aggregation it alone feeds, and a group aggregation or a window
+     * aggregation with native-owned state and the native Calc it alone feeds. An assigner in no
+     * island stays Flink's, with the reason in the report. Each island is listed in the report.
      */
-    private static void formIslands(List<ExecNode<?>> roots, SupportReport report) {
+    private static void formIslands(
+            List<ExecNode<?>> roots, SupportReport report, boolean enabled) {
         Map<ExecNode<?>, Integer> consumers = consumers(roots);
         List<ExecNode<?>> nodes = new ArrayList<>(consumers.keySet());
         // Plan order (ids grow from the sources), so that islands are listed as EXPLAIN reads.
         nodes.sort(java.util.Comparator.comparingInt(ExecNode::getId));
         Set<ExecNode<?>> joined = Collections.newSetFromMap(new IdentityHashMap<>());
+        // The islands formed, by the node whose operator runs each (its last).
+        Map<ExecNode<?>, List<String>> islands = new IdentityHashMap<>();
+        for (ExecNode<?> node : nodes) {
+            if (node instanceof StreamExecNativeWatermarkAssigner) {
+                StreamExecNativeWatermarkAssigner assigner =
+                        (StreamExecNativeWatermarkAssigner) node;
+                if (!enabled || !joinAssigner(assigner, nodes, consumers, joined, islands)) {
+                    assigner.translateAsFlink();
+                    report.refuse(
+                            node.getDescription().substring("Native".length()),
+                            enabled
+                                    ? "A watermark assigner without a native Calc next to it stays"
+                                            + " Flink's: alone between Flink operators, its two"
+                                            + " row conversions would cost more than it saves"
+                                    : "The native watermark assigner runs only in an island"
+                                            + " (streamfusion.islands = false)");
+                }
+            }
+        }
+        if (!enabled) {
+            return;
+        }
         for (ExecNode<?> node : nodes) {
             if (joined.contains(node) || node.getInputEdges().size() != 1) {
                 continue;
@@ -369,9 +462,85 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             if (island) {
                 joined.add(source);
                 joined.add(node);
-                report.addIsland(List.of(original(source), original(node)));
+                List<String> members = islands.remove(source);
+                if (members == null) {
+                    members = new ArrayList<>(List.of(original(source)));
+                }
+                members.add(original(node));
+                islands.put(node, members);
             }
         }
+        List<ExecNode<?>> hosts = new ArrayList<>(islands.keySet());
+        hosts.sort(java.util.Comparator.comparingInt(ExecNode::getId));
+        for (ExecNode<?> host : hosts) {
+            report.addIsland(islands.get(host));
+        }
+    }
+
+    /**
+     * Runs {@code assigner} in one island with the native Calc before it and the one after it, or
+     * either, where each is its input's only consumer; false when there is none.
+     */
+    private static boolean joinAssigner(
+            StreamExecNativeWatermarkAssigner assigner,
+            List<ExecNode<?>> nodes,
+            Map<ExecNode<?>, Integer> consumers,
+            Set<ExecNode<?>> joined,
+            Map<ExecNode<?>, List<String>> islands) {
+        ExecNode<?> input = assigner.getInputEdges().get(0).getSource();
+        StreamExecNativeCalc head =
+                input instanceof StreamExecNativeCalc
+                                && consumers.get(input) == 1
+                                && !joined.contains(input)
+                        ? (StreamExecNativeCalc) input
+                        : null;
+        StreamExecNativeCalc tail = null;
+        if (consumers.get(assigner) == 1) {
+            for (ExecNode<?> node : nodes) {
+                if (node instanceof StreamExecNativeCalc
+                        && node.getInputEdges().get(0).getSource() == assigner) {
+                    tail = (StreamExecNativeCalc) node;
+                }
+            }
+        }
+        byte[] front =
+                head == null ? assigner.plan() : NativePlans.island(head.plan(), assigner.plan());
+        if (front == null) {
+            head = null;
+            front = assigner.plan();
+        }
+        byte[] whole = tail == null ? null : NativePlans.island(front, tail.plan());
+        List<String> members = new ArrayList<>();
+        if (head != null) {
+            members.add(original(head));
+        }
+        members.add(original(assigner));
+        if (whole != null) {
+            ExecNode<?> first = head != null ? head : assigner;
+            ExecNode<?> firstInput = first.getInputEdges().get(0).getSource();
+            tail.runProducersInIsland(
+                    whole,
+                    head != null ? head.inputType() : assigner.inputType(),
+                    consumers.get(firstInput) == 1);
+            if (head != null) {
+                head.joinConsumerIsland();
+                joined.add(head);
+            }
+            assigner.joinConsumerIsland();
+            joined.add(assigner);
+            members.add(original(tail));
+            islands.put(tail, members);
+            return true;
+        }
+        if (head == null) {
+            return false;
+        }
+        head.joinConsumerIsland();
+        assigner.joinIslandAfter(head, front);
+        joined.add(head);
+        joined.add(assigner);
+        islands.put(assigner, members);
+        return true;
     }
 
     /**

@@ -49,6 +49,21 @@ public final class SupportReport {
         decisions.add(new Decision(operator, false, reason, null, null));
     }
 
+    /**
+     * Turns the native decision of {@code operator} into a fallback for {@code reason} (an operator
+     * that runs natively only in an island, and is in none).
+     */
+    void refuse(String operator, String reason) {
+        for (int i = 0; i < decisions.size(); i++) {
+            Decision d = decisions.get(i);
+            if (d.isNative && d.operator.equals(operator)) {
+                decisions.set(i, new Decision(operator, false, reason, null, null));
+                return;
+            }
+        }
+        throw new IllegalStateException("No native decision for " + operator);
+    }
+
     void addIsland(List<String> operators) {
         islands.add(List.copyOf(operators));
     }

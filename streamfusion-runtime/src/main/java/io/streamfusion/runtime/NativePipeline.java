@@ -61,6 +61,22 @@ public final class NativePipeline implements AutoCloseable {
         return NativeLib.advanceEventTime(checkedHandle(), watermark);
     }
 
+    /** See {@link NativeLib#advanceProcessingTime}. */
+    public long advanceProcessingTime(long now) {
+        return NativeLib.advanceProcessingTime(checkedHandle(), now);
+    }
+
+    /** See {@link NativeLib#watermarkStatus}. */
+    public void watermarkStatus(boolean idle) {
+        NativeLib.watermarkStatus(checkedHandle(), idle);
+    }
+
+    /** See {@link NativeLib#takeWatermarks}. */
+    @Nullable
+    public long[] takeWatermarks() {
+        return NativeLib.takeWatermarks(checkedHandle());
+    }
+
     /** The state the island's operators keep themselves: one section per key group with state. */
     public static final class Snapshot {
         public final byte[] bytes;

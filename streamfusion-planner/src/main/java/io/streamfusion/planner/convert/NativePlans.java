@@ -48,10 +48,10 @@ public final class NativePlans {
     }
 
     /**
-     * The plan of one island running {@code head}'s single operator and then {@code next}'s: it
-     * reads {@code head}'s input, emits {@code next}'s output, and keeps {@code head}'s session and
-     * UDFs ({@code next} has none). Null when the engine refuses it, with the reason in the log of
-     * the caller's choosing: the operators then stay islands of their own.
+     * The plan of one island running {@code head}'s operators and then {@code next}'s: it reads
+     * {@code head}'s input, emits {@code next}'s output, and keeps {@code head}'s session and the
+     * UDFs of whichever calls them (not both). Null when the engine refuses it, with the reason in
+     * the log of the caller's choosing: the operators then stay islands of their own.
      */
     public static byte[] island(byte[] head, byte[] next) {
         Plan first;
@@ -63,31 +63,34 @@ public final class NativePlans {
             // Both were built and validated by the planner moments ago.
             throw new IllegalStateException("A native plan of this planning does not parse", e);
         }
-        if (first.getOperatorsCount() != 1
-                || second.getOperatorsCount() != 1
-                || second.getUdfsCount() != 0) {
+        if (first.getUdfsCount() != 0 && second.getUdfsCount() != 0) {
             return null;
         }
-        Operator.Builder firstOp =
-                first.getOperators(0).toBuilder().setOutputType(first.getOutputType());
-        if (firstOp.hasWindowAggregate()
-                && firstOp.getWindowAggregate().getMode() != WindowAggregateNode.Mode.LOCAL) {
-            // Only a window aggregation with native-owned state runs in an island; its shell sets
-            // the job's max parallelism, Flink's default stands in until then.
-            firstOp.getWindowAggregateBuilder()
-                    .setOwnedStateKeyGroups(
-                            KeyGroupRangeAssignment.DEFAULT_LOWER_BOUND_MAX_PARALLELISM);
-        }
-        byte[] bytes =
+        Plan.Builder island =
                 Plan.newBuilder()
                         .setInputType(first.getInputType())
                         .setOutputType(second.getOutputType())
-                        .addOperators(firstOp)
-                        .addOperators(second.getOperators(0))
                         .setSession(first.getSession())
                         .addAllUdfs(first.getUdfsList())
-                        .build()
-                        .toByteArray();
+                        .addAllUdfs(second.getUdfsList());
+        int last = first.getOperatorsCount() - 1;
+        for (int i = 0; i <= last; i++) {
+            Operator.Builder op = first.getOperators(i).toBuilder();
+            if (i == last) {
+                op.setOutputType(first.getOutputType());
+            }
+            if (op.hasWindowAggregate()
+                    && op.getWindowAggregate().getMode() != WindowAggregateNode.Mode.LOCAL) {
+                // Only a window aggregation with native-owned state runs in an island; its shell
+                // sets the job's max parallelism, Flink's default stands in until then.
+                op.getWindowAggregateBuilder()
+                        .setOwnedStateKeyGroups(
+                                KeyGroupRangeAssignment.DEFAULT_LOWER_BOUND_MAX_PARALLELISM);
+            }
+            island.addOperators(op);
+        }
+        island.addAllOperators(second.getOperatorsList());
+        byte[] bytes = island.build().toByteArray();
         return NativeLib.validatePlan(bytes) == null ? bytes : null;
     }
 

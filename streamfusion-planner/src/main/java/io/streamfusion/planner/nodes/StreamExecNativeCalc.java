@@ -33,6 +33,14 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     /** Set when the operator feeding this Calc runs it in its own island. */
     private boolean inIslandOfProducer;
 
+    /**
+     * When this Calc runs the operators before it in its island (a watermark assigner, and the Calc
+     * before that): the island's plan and the type of the rows it reads; else null.
+     */
+    private byte[] chainPlan;
+
+    private RowType chainInputType;
+
     public StreamExecNativeCalc(StreamExecCalc original, byte[] plan, RowType inputType) {
         super(original, plan, inputType);
     }
@@ -63,9 +71,27 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
         this.inIslandOfProducer = true;
     }
 
-    /** The type of the rows this Calc reads. */
+    /**
+     * Runs the native operators before this Calc in its island (a watermark assigner, and possibly
+     * the Calc before it; each its input's only consumer, whose translations then pass their input
+     * through): {@code plan} holds them and then this Calc, and reads {@code chainInputType}, the
+     * input of the first. {@code soleConsumer}: whether the first is its input's only consumer.
+     */
+    public void runProducersInIsland(byte[] plan, RowType chainInputType, boolean soleConsumer) {
+        this.chainPlan = plan;
+        this.chainInputType = chainInputType;
+        this.soleConsumerOfInput = soleConsumer;
+    }
+
+    /** The plan this Calc's island runs: the Calc, after the operators it runs before it. */
+    @Override
+    public byte[] plan() {
+        return chainPlan != null ? chainPlan : plan;
+    }
+
+    /** The type of the rows this Calc's island reads. */
     public RowType inputType() {
-        return inputType;
+        return chainInputType != null ? chainInputType : inputType;
     }
 
     /**
@@ -80,7 +106,7 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
 
     private void readWithoutCopy(Transformation<RowData> input) {
         try {
-            input.setOutputType(new IslandInputTypeInfo(inputType));
+            input.setOutputType(new IslandInputTypeInfo(inputType()));
             UNCOPIED_INPUTS.incrementAndGet();
         } catch (IllegalStateException typeAlreadyRead) {
             // Someone has read the input's type already: keep Flink's copying edge.
@@ -107,8 +133,8 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        plan,
-                        inputType,
+                        plan(),
+                        inputType(),
                         outputType.getFieldCount(),
                         config.get(StreamFusionOptions.BATCH_SIZE),
                         config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),

@@ -68,6 +68,23 @@ public final class NativeLib {
     public static native long advanceEventTime(long handle, long watermark);
 
     /**
+     * A processing-time timer fired at {@code now} in the island (the periodic timer of its
+     * watermark assigner): each operator in order fires what is due, which runs through the
+     * operators after it. Returns {@code (outputBytes << 32) | outputRows} as {@link #processRows}.
+     */
+    public static native long advanceProcessingTime(long handle, long now);
+
+    /** The upstream watermark status (idle or active) of the island's watermark assigner. */
+    public static native void watermarkStatus(long handle, boolean idle);
+
+    /**
+     * The watermarks that leave the island with the output of the last call, as pairs (output rows
+     * before it, watermark); null when there are none.
+     */
+    @Nullable
+    public static native long[] takeWatermarks(long handle);
+
+    /**
      * The state the island's operators keep themselves, for a checkpoint: int32 sections, then per
      * section int32 key group, int32 length and its bytes (ascending key groups; little-endian).
      */

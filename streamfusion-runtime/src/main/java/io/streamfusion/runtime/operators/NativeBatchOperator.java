@@ -1,6 +1,8 @@
 package io.streamfusion.runtime.operators;
 
+import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.Evidence;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -50,6 +52,14 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      */
     private transient Throwable failure;
 
+    /**
+     * The island whose watermark assigner this shell drives (timers, upstream watermarks and
+     * statuses, the watermarks between its output rows), or null when it has none.
+     */
+    private transient NativePipeline assignerIsland;
+
+    private transient long watermarkInterval;
+
     protected NativeBatchOperator(RowType inputType, int batchSize, long maxDelayMillis) {
         this.inputType = inputType;
         this.batchSize = batchSize;
@@ -64,6 +74,91 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
         nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
         Evidence.opened(getRuntimeContext().getJobInfo().getJobId().toString(), getOperatorName());
+    }
+
+    /**
+     * The plan to create the island's pipeline from: {@code plan} itself, or, when the island has a
+     * watermark assigner, with the interval and processing time that Flink's operator reads when it
+     * opens (the job's auto-watermark interval, not the planner's configuration). Then {@link
+     * #startWatermarks} must follow once the pipeline exists.
+     */
+    protected byte[] islandPlan(byte[] plan) throws Exception {
+        Plan parsed = Plans.parse(plan);
+        int assigner = -1;
+        for (int i = 0; i < parsed.getOperatorsCount(); i++) {
+            if (parsed.getOperators(i).hasWatermarkAssigner()) {
+                assigner = i;
+            }
+        }
+        if (assigner < 0) {
+            return plan;
+        }
+        watermarkInterval = getExecutionConfig().getAutoWatermarkInterval();
+        Plan.Builder timed = parsed.toBuilder();
+        timed.getOperatorsBuilder(assigner)
+                .getWatermarkAssignerBuilder()
+                .setIntervalMillis(watermarkInterval)
+                .setOpenProcessingTime(getProcessingTimeService().getCurrentProcessingTime());
+        return timed.build().toByteArray();
+    }
+
+    /**
+     * Drives the watermark assigner of {@code pipeline} (made from {@link #islandPlan}), if it has
+     * one: its periodic timer starts as Flink's operator starts it in {@code open()}.
+     */
+    protected void startWatermarks(NativePipeline pipeline, byte[] plan) throws Exception {
+        Plan parsed = Plans.parse(plan);
+        if (parsed.getOperatorsList().stream().noneMatch(op -> op.hasWatermarkAssigner())) {
+            return;
+        }
+        assignerIsland = pipeline;
+        if (watermarkInterval > 0) {
+            long opened =
+                    parsed.getOperatorsList().stream()
+                            .filter(op -> op.hasWatermarkAssigner())
+                            .findFirst()
+                            .orElseThrow()
+                            .getWatermarkAssigner()
+                            .getOpenProcessingTime();
+            getProcessingTimeService()
+                    .registerTimer(opened + watermarkInterval, time -> onWatermarkTimer());
+        }
+    }
+
+    /**
+     * The assigner's periodic timer: the rows collected so far come first (Flink processed them
+     * before the timer's mail), then the timer step, then the next timer, from the firing's time.
+     */
+    private void onWatermarkTimer() throws Exception {
+        flushGuarded();
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        guarded(
+                () ->
+                        countEmitted(
+                                emitOutput(
+                                        assignerIsland,
+                                        assignerIsland.advanceProcessingTime(now),
+                                        false)));
+        getProcessingTimeService()
+                .registerTimer(now + watermarkInterval, time -> onWatermarkTimer());
+    }
+
+    /**
+     * With an assigner, an upstream watermark is dropped as Flink's operator drops it, except the
+     * end of event time, which the island's assigner takes after the rows before it.
+     */
+    private void assignerWatermark(Watermark mark) throws Exception {
+        if (mark.getTimestamp() != Long.MAX_VALUE) {
+            return;
+        }
+        flushGuarded();
+        guarded(
+                () ->
+                        countEmitted(
+                                emitOutput(
+                                        assignerIsland,
+                                        assignerIsland.advanceEventTime(Long.MAX_VALUE),
+                                        false)));
     }
 
     /**
@@ -148,29 +243,61 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      */
     protected void emit(byte[] bytes, int[] offsets, int rows, @Nullable int[] sources)
             throws Exception {
+        emit(bytes, offsets, rows, sources, null);
+    }
+
+    /**
+     * As {@link #emit(byte[], int[], int, int[])}, with the {@code watermarks} of an island's
+     * assigner between the rows: pairs (rows before it, watermark), in order.
+     */
+    private void emit(
+            byte[] bytes,
+            int[] offsets,
+            int rows,
+            @Nullable int[] sources,
+            @Nullable long[] watermarks)
+            throws Exception {
         checkNotFailed();
         try {
-            emitRows(bytes, offsets, rows, sources);
+            emitRows(bytes, offsets, rows, sources, watermarks);
         } catch (Exception | Error e) {
             failure = e;
             throw e;
         }
     }
 
-    private void emitRows(byte[] bytes, int[] offsets, int rows, @Nullable int[] sources)
+    private void emitRows(
+            byte[] bytes,
+            int[] offsets,
+            int rows,
+            @Nullable int[] sources,
+            @Nullable long[] watermarks)
             throws Exception {
+        // next[0]: rows emitted; next[1]: the next watermark pair.
+        int[] next = {0, 0};
         if (sources == null || !batch.anyTimestamp()) {
             outRecord.eraseTimestamp();
-            emitter.emit(bytes, offsets, rows, row -> output.collect(outRecord.replace(row)));
+            if (rows > 0) {
+                emitter.emit(
+                        bytes,
+                        offsets,
+                        rows,
+                        row -> {
+                            emitWatermarksBefore(watermarks, next);
+                            next[0]++;
+                            output.collect(outRecord.replace(row));
+                        });
+            }
+            emitWatermarksBefore(watermarks, next);
             return;
         }
         long[] timestamps = batch.timestamps();
-        int[] next = {0};
         emitter.emit(
                 bytes,
                 offsets,
                 rows,
                 row -> {
+                    emitWatermarksBefore(watermarks, next);
                     int source = sources[next[0]++];
                     long timestamp = source < 0 ? RowImageBatch.NO_TIMESTAMP : timestamps[source];
                     if (timestamp == RowImageBatch.NO_TIMESTAMP) {
@@ -180,6 +307,21 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
                     }
                     output.collect(outRecord.replace(row));
                 });
+        emitWatermarksBefore(watermarks, next);
+    }
+
+    /**
+     * Emits the {@code watermarks} (pairs: rows before it, watermark) due before row {@code
+     * next[0]}, from pair {@code next[1]} on; the watermarks after the last row when it is the end.
+     */
+    private void emitWatermarksBefore(@Nullable long[] watermarks, int[] next) {
+        if (watermarks == null) {
+            return;
+        }
+        while (next[1] < watermarks.length && watermarks[next[1]] <= next[0]) {
+            output.emitWatermark(new Watermark(watermarks[next[1] + 1]));
+            next[1] += 2;
+        }
     }
 
     /** Counts a processed batch and clears it. */
@@ -207,12 +349,15 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      */
     protected int emitOutput(NativePipeline pipeline, long result, boolean timed) throws Exception {
         int outRows = (int) result;
+        long[] watermarks = pipeline == assignerIsland ? pipeline.takeWatermarks() : null;
         if (outRows > 0) {
             byte[] bytes = new byte[(int) (result >>> 32)];
             int[] offsets = new int[outRows + 1];
             int[] sources = timed ? new int[outRows] : null;
             pipeline.copyOutput(bytes, offsets, sources);
-            emit(bytes, offsets, outRows, sources);
+            emit(bytes, offsets, outRows, sources, watermarks);
+        } else if (watermarks != null) {
+            emit(null, null, 0, null, watermarks);
         }
         return outRows;
     }
@@ -225,6 +370,10 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
+        if (assignerIsland != null) {
+            assignerWatermark(mark);
+            return;
+        }
         flushAll();
         super.processWatermark(mark);
     }
@@ -232,6 +381,9 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     @Override
     public void processWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
         flushGuarded();
+        if (assignerIsland != null) {
+            assignerIsland.watermarkStatus(watermarkStatus.isIdle());
+        }
         super.processWatermarkStatus(watermarkStatus);
     }
 
@@ -246,8 +398,15 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         flushAll();
     }
 
+    /**
+     * With an assigner, Flink's operator ends event time in {@code finish()} (unless upstream did),
+     * before the operators after it finish.
+     */
     @Override
     public void finish() throws Exception {
+        if (assignerIsland != null) {
+            assignerWatermark(Watermark.MAX_WATERMARK);
+        }
         flushAll();
         super.finish();
     }

@@ -106,7 +106,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             port = new KeyedStatePort(keyArity, this::setCurrentKey);
             declareStates();
         }
-        pipeline = new NativePipeline(plan, memoryBudgetBytes);
+        byte[] timed = islandPlan(plan);
+        pipeline = new NativePipeline(timed, memoryBudgetBytes);
+        startWatermarks(pipeline, timed);
         openBatches(FieldUse.of(parsed), outputArity);
         getMetricGroup()
                 .gauge(

@@ -12,7 +12,10 @@ import org.apache.flink.table.types.logical.RowType;
 
 /**
  * The operator shell of a stateless native island: a chain of native operators on the operator
- * contract (Calc, the local phase of a window aggregation), run as one native pipeline.
+ * contract (Calc, a watermark assigner, the local phase of a window aggregation), run as one native
+ * pipeline. With a watermark assigner, the shell runs its periodic timer and emits its watermarks
+ * between the output rows where Flink's operator would (see {@link
+ * NativeBatchOperator#islandPlan}).
  *
  * <p>Rows are collected into a batch (entry transpose) and run through the native pipeline; the
  * native output is emitted as BinaryRowData (exit transpose), each row with the timestamp of the
@@ -84,7 +87,9 @@ public class NativeIslandOperator extends NativeBatchOperator {
         if (udfs != null) {
             udfs.open(new FunctionContext(getRuntimeContext()));
         }
-        pipeline = new NativePipeline(plan, memoryBudgetBytes, udfs);
+        byte[] timed = islandPlan(plan);
+        pipeline = new NativePipeline(timed, memoryBudgetBytes, udfs);
+        startWatermarks(pipeline, timed);
         buffers =
                 parsed.getOperatorsList().stream()
                         .anyMatch(op -> op.getWindowAggregate().getBufferRows() > 1);

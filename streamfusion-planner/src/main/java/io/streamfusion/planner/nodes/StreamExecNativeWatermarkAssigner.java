@@ -1,0 +1,109 @@
+package io.streamfusion.planner.nodes;
+
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.operators.NativeIslandOperator;
+
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.delegation.PlannerBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWatermarkAssigner;
+import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Replaces a {@link StreamExecWatermarkAssigner} by the native assigner, which runs only inside an
+ * island: with the native Calc after it (that Calc's island then reads this node's input), or with
+ * the native Calc before it (this node's island), or both. An assigner in no island is translated
+ * as Flink's own operator (see {@link #translateAsFlink}): alone between two Flink operators its
+ * two row conversions would cost more than it saves. Created by {@link
+ * io.streamfusion.planner.NativeIslandProcessor} only; never part of a compiled (JSON) plan.
+ */
+public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
+
+    /** The transformation name Flink's node gives its operator (part of the default uid). */
+    private static final String TRANSFORMATION = "watermark-assigner";
+
+    private final StreamExecWatermarkAssigner original;
+
+    /** Set when the native Calc after this assigner runs it in its own island. */
+    private boolean inIslandOfConsumer;
+
+    /** The Calc before this assigner that runs in this node's island, or null. */
+    private StreamExecNativeCalc islandHead;
+
+    private byte[] islandPlan;
+
+    /** Set when the assigner stays Flink's: it is in no island. */
+    private boolean asFlink;
+
+    public StreamExecNativeWatermarkAssigner(
+            StreamExecWatermarkAssigner original, byte[] plan, RowType inputType) {
+        super(original, plan, inputType);
+        this.original = original;
+    }
+
+    /** Called by the planner when the native Calc after this assigner runs it in its island. */
+    public void joinConsumerIsland() {
+        this.inIslandOfConsumer = true;
+    }
+
+    /**
+     * Runs this assigner in one island with the native Calc before it ({@code head}, its input's
+     * only consumer): {@code plan} holds the Calc, then the assigner.
+     */
+    public void joinIslandAfter(StreamExecNativeCalc head, byte[] plan) {
+        this.islandHead = head;
+        this.islandPlan = plan;
+    }
+
+    /** Called by the planner when this assigner is in no island: it runs as Flink's operator. */
+    public void translateAsFlink() {
+        this.asFlink = true;
+    }
+
+    /** The type of the rows this assigner reads. */
+    public RowType inputType() {
+        return inputType;
+    }
+
+    @Override
+    protected Transformation<RowData> translateToPlanInternal(
+            PlannerBase planner, ExecNodeConfig config) {
+        if (asFlink) {
+            // Flink's node reads the same (possibly native) input edge.
+            original.setInputEdges(getInputEdges());
+            @SuppressWarnings("unchecked")
+            Transformation<RowData> flink =
+                    (Transformation<RowData>) original.translateToPlan(planner);
+            return flink;
+        }
+        Transformation<RowData> input = translateInput(planner);
+        if (inIslandOfConsumer) {
+            // Computed by the consumer's island (see joinConsumerIsland).
+            return input;
+        }
+        if (islandHead == null) {
+            throw new IllegalStateException(
+                    "A native watermark assigner outside any island: " + getDescription());
+        }
+        islandHead.handOverInput(input);
+        RowType outputType = (RowType) getOutputType();
+        NativeIslandOperator operator =
+                new NativeIslandOperator(
+                        islandPlan,
+                        islandHead.inputType(),
+                        outputType.getFieldCount(),
+                        config.get(StreamFusionOptions.BATCH_SIZE),
+                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
+                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
+        return ExecNodeUtil.createOneInputTransformation(
+                input,
+                createTransformationMeta(TRANSFORMATION, config),
+                operator,
+                InternalTypeInfo.of(outputType),
+                input.getParallelism(),
+                false);
+    }
+}
