@@ -1,4 +1,4 @@
-// Micro-benchmarks of the pattern-matching functions (functions/regex_functions.cc), each
+// Micro-benchmarks of the pattern-matching functions (expression/builtins/regex_functions.cc), each
 // compiled once through the function registry and evaluated over batches of 4096 Nexmark-like
 // URL strings (about 70 bytes, a channel_id parameter in a quarter of them, every 16th with a
 // non-ASCII character). "items_per_second" inverts to ns per row.

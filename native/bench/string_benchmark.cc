@@ -1,6 +1,6 @@
-// Micro-benchmarks of the native string functions (functions/string_functions.cc): one compiled
-// call evaluated over a batch of 4096 rows per iteration. The input has an ASCII column `a`
-// (mixed-case words, 12-28 bytes), a non-ASCII column `u` (accented Latin, Greek, CJK, emoji)
+// Micro-benchmarks of the native string functions (expression/builtins/string_functions.cc): one
+// compiled call evaluated over a batch of 4096 rows per iteration. The input has an ASCII column
+// `a` (mixed-case words, 12-28 bytes), a non-ASCII column `u` (accented Latin, Greek, CJK, emoji)
 // and a small INT column `n`. "items_per_second" inverts to ns per row.
 
 #include <cstdint>

@@ -63,13 +63,15 @@ class FunctionRegistry {
 };
 
 // One per area, each defined in the area's own file.
-void RegisterCoreFunctions(FunctionRegistry& registry);      // expression.cc
-void RegisterMathFunctions(FunctionRegistry& registry);      // functions/math_functions.cc
-void RegisterRegexFunctions(FunctionRegistry& registry);     // functions/regex_functions.cc
-void RegisterCastFunctions(FunctionRegistry& registry);      // cast.cc
-void RegisterTemporalFunctions(FunctionRegistry& registry);  // functions/temporal_functions.cc
-void RegisterUdfFunctions(FunctionRegistry& registry);       // udf_call.cc
-void RegisterStringFunctions(FunctionRegistry& registry);    // functions/string_functions.cc
+void RegisterCoreFunctions(FunctionRegistry& registry);   // expression.cc
+void RegisterMathFunctions(FunctionRegistry& registry);   // expression/builtins/math_functions.cc
+void RegisterRegexFunctions(FunctionRegistry& registry);  // expression/builtins/regex_functions.cc
+void RegisterCastFunctions(FunctionRegistry& registry);   // cast.cc
+void RegisterTemporalFunctions(
+    FunctionRegistry& registry);                        // expression/builtins/temporal_functions.cc
+void RegisterUdfFunctions(FunctionRegistry& registry);  // udf_call.cc
+void RegisterStringFunctions(
+    FunctionRegistry& registry);  // expression/builtins/string_functions.cc
 
 // Compiles a call through the registry (used by Compile).
 Result<ExprPtr> CompileRegisteredCall(const plan::Call& call, const type::LogicalType& result,

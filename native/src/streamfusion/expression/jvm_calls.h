@@ -12,8 +12,8 @@
 // log10 and pow with CPU-specific intrinsic stubs and the others with fdlibm (StrictMath); glibc
 // differs from both in the last ulp for 0.01% to 22% of inputs (native/tools/java_math_probe),
 // and which stub runs depends on the JVM and the CPU. So the engine does not reproduce them: a
-// batch's operands go to the same JVM in one call (io.streamfusion.runtime.udf.JvmMath), whose
-// results are those of Flink's code by construction, and the island stays native around them.
+// batch's operands go to the same JVM in one call (io.streamfusion.runtime.callbacks.JvmMath),
+// whose results are those of Flink's code by construction, and the island stays native around them.
 
 #include <cstdint>
 #include <optional>
@@ -59,7 +59,7 @@ JvmMathFn GetJvmMath();
 
 // Formats each sample local date-time (epoch day, nano of day) with
 // DateTimeFormatter.ofPattern(pattern) in the JVM's default locale, as Flink's DATE_FORMAT does
-// (io.streamfusion.runtime.udf.JvmText). An invalid pattern is an error status.
+// (io.streamfusion.runtime.callbacks.JvmText). An invalid pattern is an error status.
 using JvmFormatFn = Result<std::vector<std::string>> (*)(
     std::string_view pattern, const std::vector<std::pair<int64_t, int64_t>>& samples);
 
@@ -83,7 +83,7 @@ void SetJvmIntegerFormat(JvmIntegerFormatFn fn);
 JvmIntegerFormatFn GetJvmIntegerFormat();
 
 // TO_TIMESTAMP(text, pattern) as Flink computes it, DateTimeUtils.parseTimestampData(text,
-// pattern) with the generated code's catch-all (io.streamfusion.runtime.udf.JvmText), for the
+// pattern) with the generated code's catch-all (io.streamfusion.runtime.callbacks.JvmText), for the
 // texts the native parser leaves to the JVM (the java.sql fallback normalizes in the JVM's
 // default time zone): each text's epoch millis, or nullopt for NULL. Texts and pattern are
 // Flink STRING bytes. Must be called on a thread that is inside a JNI call.

@@ -31,8 +31,8 @@
 #include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
-#include "streamfusion/operators/aggregate/session_window_aggregate.h"
-#include "streamfusion/operators/aggregate/window_aggregate.h"
+#include "streamfusion/operators/window/session_window_aggregate.h"
+#include "streamfusion/operators/window/window_aggregate.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
 #include "streamfusion/state/key_group.h"
@@ -742,13 +742,13 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   g_native_exception_of = env->GetStaticMethodID(
       g_native_exception, "of", "(ILjava/lang/String;)Ljava/lang/RuntimeException;");
   if (g_native_exception_of == nullptr) return JNI_ERR;
-  local = env->FindClass("io/streamfusion/runtime/udf/JvmMath");
+  local = env->FindClass("io/streamfusion/runtime/callbacks/JvmMath");
   if (local == nullptr) return JNI_ERR;
   g_jvm_math = static_cast<jclass>(env->NewGlobalRef(local));
   env->DeleteLocalRef(local);
   g_jvm_math_apply = env->GetStaticMethodID(g_jvm_math, "apply", "(I[D[DI[D)V");
   if (g_jvm_math_apply == nullptr) return JNI_ERR;
-  local = env->FindClass("io/streamfusion/runtime/udf/JvmText");
+  local = env->FindClass("io/streamfusion/runtime/callbacks/JvmText");
   if (local == nullptr) return JNI_ERR;
   g_jvm_text = static_cast<jclass>(env->NewGlobalRef(local));
   env->DeleteLocalRef(local);

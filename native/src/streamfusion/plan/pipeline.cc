@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "streamfusion/operators/aggregate/group_aggregate_operator.h"
-#include "streamfusion/operators/aggregate/local_window_operator.h"
-#include "streamfusion/operators/aggregate/owned_window_operator.h"
 #include "streamfusion/operators/calc/calc_operator.h"
+#include "streamfusion/operators/window/local_window_operator.h"
+#include "streamfusion/operators/window/owned_window_operator.h"
 
 namespace streamfusion::plan {
 

@@ -1,4 +1,5 @@
-// Writes temporal_expected.inc: expected values for functions/temporal_test.cc computed by
+// Writes temporal_expected.inc: expected values for expression/builtins/temporal_test.cc computed
+// by
 // Flink 2.2.1's own DateTimeUtils / SqlFunctionUtils and java.time on this JVM (OpenJDK 17).
 //
 //   M2=~/.m2/repository/org/apache/flink;

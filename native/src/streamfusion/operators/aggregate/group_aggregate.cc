@@ -9,8 +9,8 @@
 #include "arrow/array/builder_primitive.h"
 #include "arrow/array/util.h"
 #include "arrow/scalar.h"
-#include "streamfusion/operators/aggregate/agg_kernels.h"
-#include "streamfusion/operators/aggregate/distinct_view.h"
+#include "streamfusion/operators/aggregate/kernels/agg_kernels.h"
+#include "streamfusion/operators/aggregate/views/distinct_view.h"
 #include "streamfusion/state/key_group.h"
 
 namespace streamfusion::operators {

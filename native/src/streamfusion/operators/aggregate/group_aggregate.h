@@ -64,8 +64,8 @@
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/memory/accounting_pool.h"
-#include "streamfusion/operators/aggregate/agg_kernels.h"
-#include "streamfusion/operators/aggregate/distinct_view.h"
+#include "streamfusion/operators/aggregate/kernels/agg_kernels.h"
+#include "streamfusion/operators/aggregate/views/distinct_view.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/type/logical_type.h"
 

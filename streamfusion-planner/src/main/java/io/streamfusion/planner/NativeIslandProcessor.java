@@ -403,7 +403,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 StreamExecNativeWatermarkAssigner assigner =
                         (StreamExecNativeWatermarkAssigner) node;
                 if (!enabled || !joinAssigner(assigner, nodes, consumers, joined, islands)) {
-                    assigner.translateAsFlink();
+                    restoreFlinkNode(assigner, assigner.original(), nodes);
+                    consumers.put(assigner.original(), consumers.get(assigner));
                     report.refuse(
                             node.getDescription().substring("Native".length()),
                             enabled
@@ -474,6 +475,28 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         hosts.sort(java.util.Comparator.comparingInt(ExecNode::getId));
         for (ExecNode<?> host : hosts) {
             report.addIsland(islands.get(host));
+        }
+    }
+
+    /** Puts {@code flink} back where {@code replaced} stands in the graph of {@code nodes}. */
+    private static void restoreFlinkNode(
+            ExecNode<?> replaced, ExecNode<?> flink, List<ExecNode<?>> nodes) {
+        flink.setInputEdges(replaced.getInputEdges());
+        for (ExecNode<?> node : nodes) {
+            List<ExecEdge> edges = node.getInputEdges();
+            for (int i = 0; i < edges.size(); i++) {
+                ExecEdge edge = edges.get(i);
+                if (edge.getSource() == replaced) {
+                    node.replaceInputEdge(
+                            i,
+                            ExecEdge.builder()
+                                    .source(flink)
+                                    .target(node)
+                                    .shuffle(edge.getShuffle())
+                                    .exchangeMode(edge.getExchangeMode())
+                                    .build());
+                }
+            }
         }
     }
 

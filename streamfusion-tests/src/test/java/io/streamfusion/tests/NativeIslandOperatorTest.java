@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.streamfusion.runtime.operators.NativeIslandOperator;
+import io.streamfusion.runtime.island.NativeIslandOperator;
+import io.streamfusion.runtime.island.ShellSpec;
 
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -32,7 +33,10 @@ class NativeIslandOperatorTest {
         RowType input = RowType.of(new IntType());
         // SELECT a + 1 WHERE a > 10, batches of 3 rows.
         NativeIslandOperator operator =
-                new NativeIslandOperator(ArrowCDataBoundaryTest.plan(), input, 1, 3, 60_000, 0);
+                new NativeIslandOperator(
+                        ShellSpec.builder(ArrowCDataBoundaryTest.plan(), input, 1)
+                                .batches(3, 60_000)
+                                .build());
         try (OneInputStreamOperatorTestHarness<RowData, RowData> harness =
                 new OneInputStreamOperatorTestHarness<>(operator, new RowDataSerializer(input))) {
             harness.open();
@@ -76,7 +80,9 @@ class NativeIslandOperatorTest {
         RowType input = RowType.of(new IntType());
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        ArrowCDataBoundaryTest.divisionPlan(), input, 1, 3, 60_000, 0);
+                        ShellSpec.builder(ArrowCDataBoundaryTest.divisionPlan(), input, 1)
+                                .batches(3, 60_000)
+                                .build());
         OneInputStreamOperatorTestHarness<RowData, RowData> harness =
                 new OneInputStreamOperatorTestHarness<>(operator, new RowDataSerializer(input));
         harness.open();

@@ -19,12 +19,13 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Parity of the native string functions (native/src/streamfusion/functions/string_functions.cc)
- * with Flink 2.2.1 over {@link TestData}: NULLs, '', spaces, multi-byte text with a surrogate pair
- * ('héllo wörld 你好 🎉'), Greek. Invalid UTF-8 comes from {@link #RAW} (the bytes of {@code bin} as
- * a string: 0xff 0x00 0x80 ...) and {@link #CUT} ('A' and a lone lead byte 0xc3); results holding
- * raw bytes are compared through TO_BASE64. Each case runs as a projection, one query per group;
- * the FILTERS run as WHERE conditions.
+ * Parity of the native string functions
+ * (native/src/streamfusion/expression/builtins/string_functions.cc) with Flink 2.2.1 over {@link
+ * TestData}: NULLs, '', spaces, multi-byte text with a surrogate pair ('héllo wörld 你好 🎉'), Greek.
+ * Invalid UTF-8 comes from {@link #RAW} (the bytes of {@code bin} as a string: 0xff 0x00 0x80 ...)
+ * and {@link #CUT} ('A' and a lone lead byte 0xc3); results holding raw bytes are compared through
+ * TO_BASE64. Each case runs as a projection, one query per group; the FILTERS run as WHERE
+ * conditions.
  */
 class StringFunctionParityTest {
 

@@ -13,8 +13,9 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.RowType;
 import io.streamfusion.plan.UdfDescriptor;
+import io.streamfusion.runtime.island.NativeIslandOperator;
+import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.metrics.NativeMetrics;
-import io.streamfusion.runtime.operators.NativeIslandOperator;
 import io.streamfusion.runtime.udf.ScalarUdfSpec;
 
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -102,7 +103,9 @@ class UdfUpCallTest {
     void oneUpCallPerBatch() throws Exception {
         org.apache.flink.table.types.logical.RowType input =
                 org.apache.flink.table.types.logical.RowType.of(new IntType());
-        NativeIslandOperator operator = new NativeIslandOperator(plan(), input, 1, 4, 60_000, 0);
+        NativeIslandOperator operator =
+                new NativeIslandOperator(
+                        ShellSpec.builder(plan(), input, 1).batches(4, 60_000).build());
         long callsBefore = NativeMetrics.udfCalls();
         long batchesBefore = NativeMetrics.batches();
         try (OneInputStreamOperatorTestHarness<RowData, RowData> harness =

@@ -10,10 +10,10 @@ import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.planner.nodes.NativeExecNodeBase;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupWindowAggregate;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
+import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.config.StreamFusionOptions.WindowState;
-import io.streamfusion.runtime.operators.DistinctState;
-import io.streamfusion.runtime.operators.NativeGroupWindowAggregateOperator;
+import io.streamfusion.runtime.window.NativeGroupWindowAggregateOperator;
 
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.flink.table.api.TableConfig;

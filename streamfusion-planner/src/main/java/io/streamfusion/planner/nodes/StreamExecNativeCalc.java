@@ -1,7 +1,8 @@
 package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.operators.NativeIslandOperator;
+import io.streamfusion.runtime.island.NativeIslandOperator;
+import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.transpose.IslandInputTypeInfo;
 
 import org.apache.flink.api.dag.Transformation;
@@ -133,12 +134,15 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        plan(),
-                        inputType(),
-                        outputType.getFieldCount(),
-                        config.get(StreamFusionOptions.BATCH_SIZE),
-                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
-                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
+                        ShellSpec.builder(plan(), inputType(), outputType.getFieldCount())
+                                .batches(
+                                        config.get(StreamFusionOptions.BATCH_SIZE),
+                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
+                                .memoryBudget(
+                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
+                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
+                                                .isPresent())
+                                .build());
         return ExecNodeUtil.createOneInputTransformation(
                 input,
                 createTransformationMeta("native-calc", config),

@@ -4,10 +4,11 @@ import com.google.protobuf.InvalidProtocolBufferException;
 
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.aggregate.DistinctState;
+import io.streamfusion.runtime.aggregate.NativeGroupAggregateOperator;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.Plans;
-import io.streamfusion.runtime.operators.DistinctState;
-import io.streamfusion.runtime.operators.NativeGroupAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
@@ -137,16 +138,20 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         RowType outputType = (RowType) (islandTail != null ? islandTail : this).getOutputType();
         NativeGroupAggregateOperator operator =
                 new NativeGroupAggregateOperator(
-                        runPlan,
-                        islandHead != null ? islandHead.inputType() : inputType,
-                        grouping.length,
-                        accTypes,
-                        distincts,
-                        outputType.getFieldCount(),
-                        stateRetentionTime,
-                        batchSize,
-                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
-                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
+                        ShellSpec.builder(
+                                        runPlan,
+                                        islandHead != null ? islandHead.inputType() : inputType,
+                                        outputType.getFieldCount())
+                                .batches(
+                                        batchSize,
+                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
+                                .memoryBudget(
+                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
+                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
+                                                .isPresent())
+                                .aggregation(grouping.length, accTypes, distincts)
+                                .build(),
+                        stateRetentionTime);
         OneInputTransformation<RowData, RowData> transform =
                 ExecNodeUtil.createOneInputTransformation(
                         input,

@@ -1,8 +1,9 @@
 package io.streamfusion.planner.nodes;
 
+import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.operators.DistinctState;
-import io.streamfusion.runtime.operators.NativeGroupWindowAggregateOperator;
+import io.streamfusion.runtime.island.ShellSpec;
+import io.streamfusion.runtime.window.NativeGroupWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
@@ -60,19 +61,20 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeGroupWindowAggregateOperator operator =
                 new NativeGroupWindowAggregateOperator(
-                        plan,
-                        inputType,
-                        grouping.length,
-                        accTypes,
-                        outputType.getFieldCount(),
+                        ShellSpec.builder(plan, inputType, outputType.getFieldCount())
+                                .batches(
+                                        config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
+                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
+                                .memoryBudget(
+                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
+                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
+                                                .isPresent())
+                                .aggregation(grouping.length, accTypes, distincts)
+                                .build(),
                         eventTime,
                         size,
                         slide,
-                        hop,
-                        distincts,
-                        config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
-                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
-                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
+                        hop);
         OneInputTransformation<RowData, RowData> transform =
                 ExecNodeUtil.createOneInputTransformation(
                         input,

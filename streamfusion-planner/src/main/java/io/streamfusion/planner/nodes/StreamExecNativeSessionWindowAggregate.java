@@ -1,8 +1,9 @@
 package io.streamfusion.planner.nodes;
 
+import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.operators.DistinctState;
-import io.streamfusion.runtime.operators.NativeSessionWindowAggregateOperator;
+import io.streamfusion.runtime.island.ShellSpec;
+import io.streamfusion.runtime.window.NativeSessionWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
@@ -57,16 +58,17 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeSessionWindowAggregateOperator operator =
                 new NativeSessionWindowAggregateOperator(
-                        plan,
-                        inputType,
-                        grouping.length,
-                        accTypes,
-                        outputType.getFieldCount(),
-                        tvf,
-                        distincts,
-                        config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
-                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
-                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
+                        ShellSpec.builder(plan, inputType, outputType.getFieldCount())
+                                .batches(
+                                        config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
+                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
+                                .memoryBudget(
+                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
+                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
+                                                .isPresent())
+                                .aggregation(grouping.length, accTypes, distincts)
+                                .build(),
+                        tvf);
         OneInputTransformation<RowData, RowData> transform =
                 tvf
                         ? ExecNodeUtil.createOneInputTransformation(

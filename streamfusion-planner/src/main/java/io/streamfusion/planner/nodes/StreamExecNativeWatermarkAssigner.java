@@ -1,7 +1,8 @@
 package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.operators.NativeIslandOperator;
+import io.streamfusion.runtime.island.NativeIslandOperator;
+import io.streamfusion.runtime.island.ShellSpec;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.data.RowData;
@@ -15,9 +16,9 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * Replaces a {@link StreamExecWatermarkAssigner} by the native assigner, which runs only inside an
  * island: with the native Calc after it (that Calc's island then reads this node's input), or with
- * the native Calc before it (this node's island), or both. An assigner in no island is translated
- * as Flink's own operator (see {@link #translateAsFlink}): alone between two Flink operators its
- * two row conversions would cost more than it saves. Created by {@link
+ * the native Calc before it (this node's island), or both. An assigner in no island is replaced by
+ * Flink's own node again ({@link #original}): alone between two Flink operators its two row
+ * conversions would cost more than it saves. Created by {@link
  * io.streamfusion.planner.NativeIslandProcessor} only; never part of a compiled (JSON) plan.
  */
 public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
@@ -34,9 +35,6 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
     private StreamExecNativeCalc islandHead;
 
     private byte[] islandPlan;
-
-    /** Set when the assigner stays Flink's: it is in no island. */
-    private boolean asFlink;
 
     public StreamExecNativeWatermarkAssigner(
             StreamExecWatermarkAssigner original, byte[] plan, RowType inputType) {
@@ -58,9 +56,9 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
         this.islandPlan = plan;
     }
 
-    /** Called by the planner when this assigner is in no island: it runs as Flink's operator. */
-    public void translateAsFlink() {
-        this.asFlink = true;
+    /** The Flink node this one stands in for (back in the graph when it joins no island). */
+    public StreamExecWatermarkAssigner original() {
+        return original;
     }
 
     /** The type of the rows this assigner reads. */
@@ -71,14 +69,6 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
-        if (asFlink) {
-            // Flink's node reads the same (possibly native) input edge.
-            original.setInputEdges(getInputEdges());
-            @SuppressWarnings("unchecked")
-            Transformation<RowData> flink =
-                    (Transformation<RowData>) original.translateToPlan(planner);
-            return flink;
-        }
         Transformation<RowData> input = translateInput(planner);
         if (inIslandOfConsumer) {
             // Computed by the consumer's island (see joinConsumerIsland).
@@ -92,12 +82,18 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        islandPlan,
-                        islandHead.inputType(),
-                        outputType.getFieldCount(),
-                        config.get(StreamFusionOptions.BATCH_SIZE),
-                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis(),
-                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes());
+                        ShellSpec.builder(
+                                        islandPlan,
+                                        islandHead.inputType(),
+                                        outputType.getFieldCount())
+                                .batches(
+                                        config.get(StreamFusionOptions.BATCH_SIZE),
+                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
+                                .memoryBudget(
+                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
+                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
+                                                .isPresent())
+                                .build());
         return ExecNodeUtil.createOneInputTransformation(
                 input,
                 createTransformationMeta(TRANSFORMATION, config),

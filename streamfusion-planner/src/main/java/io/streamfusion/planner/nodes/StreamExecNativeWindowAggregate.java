@@ -1,11 +1,12 @@
 package io.streamfusion.planner.nodes;
 
 import io.streamfusion.plan.WindowAggregateNode.Window;
+import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.operators.DistinctState;
-import io.streamfusion.runtime.operators.NativeIslandOperator;
-import io.streamfusion.runtime.operators.NativeOwnedWindowAggregateOperator;
-import io.streamfusion.runtime.operators.NativeWindowAggregateOperator;
+import io.streamfusion.runtime.island.NativeIslandOperator;
+import io.streamfusion.runtime.island.ShellSpec;
+import io.streamfusion.runtime.window.NativeOwnedWindowAggregateOperator;
+import io.streamfusion.runtime.window.NativeWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.ReadableConfig;
@@ -134,18 +135,21 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                         : config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
         long maxDelay = config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis();
         long budget = config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes();
+        boolean budgetConfigured =
+                config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent();
         if (local) {
             // Stateless and not keyed, with half the memory weight as in Flink.
             return ExecNodeUtil.createOneInputTransformation(
                     input,
                     createTransformationMeta(transformationName, config),
                     new NativeIslandOperator(
-                            islandPlan != null ? islandPlan : plan,
-                            islandHead != null ? islandHead.inputType() : inputType,
-                            outputType.getFieldCount(),
-                            batchSize,
-                            maxDelay,
-                            budget,
+                            ShellSpec.builder(
+                                            islandPlan != null ? islandPlan : plan,
+                                            islandHead != null ? islandHead.inputType() : inputType,
+                                            outputType.getFieldCount())
+                                    .batches(batchSize, maxDelay)
+                                    .memoryBudget(budget, budgetConfigured)
+                                    .build(),
                             false),
                     InternalTypeInfo.of(outputType),
                     input.getParallelism(),
@@ -155,31 +159,27 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         OneInputStreamOperator<RowData, RowData> operator =
                 nativeState
                         ? new NativeOwnedWindowAggregateOperator(
-                                islandTail != null ? islandPlan : plan,
-                                inputType,
-                                grouping.length,
-                                accTypes,
-                                outputType.getFieldCount(),
-                                batchSize,
-                                budget,
-                                config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent())
+                                ShellSpec.builder(
+                                                islandTail != null ? islandPlan : plan,
+                                                inputType,
+                                                outputType.getFieldCount())
+                                        .batches(batchSize, maxDelay)
+                                        .memoryBudget(budget, budgetConfigured)
+                                        .aggregation(grouping.length, accTypes, distincts)
+                                        .build())
                         : new NativeWindowAggregateOperator(
-                                plan,
-                                inputType,
-                                grouping.length,
-                                accTypes,
-                                outputType.getFieldCount(),
+                                ShellSpec.builder(plan, inputType, outputType.getFieldCount())
+                                        .batches(batchSize, maxDelay)
+                                        .memoryBudget(budget, budgetConfigured)
+                                        .aggregation(grouping.length, accTypes, distincts)
+                                        .build(),
                                 eventTime,
                                 window,
                                 size,
                                 slice,
                                 offset,
                                 countStarField,
-                                shiftTimeZone,
-                                distincts,
-                                batchSize,
-                                maxDelay,
-                                budget);
+                                shiftTimeZone);
         OneInputTransformation<RowData, RowData> transform =
                 ExecNodeUtil.createOneInputTransformation(
                         input,

@@ -4,17 +4,17 @@ package io.streamfusion.runtime.jni;
  * Owns one native object through its handle: refuses use after {@link #close()}, frees the object
  * exactly once, and reports its memory (0 once freed). The native aggregations extend it.
  */
-abstract class NativeHandle implements AutoCloseable {
+public abstract class NativeHandle implements AutoCloseable {
     private final String what;
     private long handle;
 
-    NativeHandle(long handle, String what) {
+    protected NativeHandle(long handle, String what) {
         this.handle = handle;
         this.what = what;
     }
 
     /** The live handle; an IllegalStateException naming the object after close. */
-    final long handle() {
+    protected final long handle() {
         if (handle == 0) {
             throw new IllegalStateException(what + " used after close");
         }
@@ -34,7 +34,7 @@ abstract class NativeHandle implements AutoCloseable {
         }
     }
 
-    abstract long memoryBytes(long handle);
+    protected abstract long memoryBytes(long handle);
 
-    abstract void free(long handle);
+    protected abstract void free(long handle);
 }

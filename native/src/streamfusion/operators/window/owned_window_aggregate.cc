@@ -1,0 +1,409 @@
+#include "streamfusion/operators/window/owned_window_aggregate.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "streamfusion/operators/aggregate/kernels/agg_kernels.h"
+#include "streamfusion/operators/window/window_aggregate.h"
+#include "streamfusion/state/key_group.h"
+
+namespace streamfusion::operators {
+
+namespace {
+
+using Node = plan::WindowAggregateNode;
+
+// Bytes counted per entry beyond its images: map nodes and their bookkeeping.
+constexpr int64_t kKeyOverhead = 128;
+constexpr int64_t kSliceOverhead = 80;
+constexpr int64_t kTimerOverhead = 48;
+// Fires computed per WindowAggregate::Fire call.
+constexpr size_t kFiresPerDrain = 4096;
+
+void Reset(batch::BinaryRowBuffer* buffer) {
+  buffer->Clear();
+  buffer->offsets.push_back(0);
+}
+
+template <typename T>
+void Put(std::vector<uint8_t>* out, T value) {
+  const auto at = out->size();
+  out->resize(at + sizeof(T));
+  std::memcpy(out->data() + at, &value, sizeof(T));
+}
+
+void PutBytes(std::vector<uint8_t>* out, std::string_view bytes) {
+  Put<int32_t>(out, static_cast<int32_t>(bytes.size()));
+  out->insert(out->end(), bytes.begin(), bytes.end());
+}
+
+// Reads a section written by Snapshot; every length is checked against the section's end.
+class SectionReader {
+ public:
+  SectionReader(const uint8_t* data, int64_t length) : at_(data), end_(data + length) {}
+
+  template <typename T>
+  Result<T> Get() {
+    if (end_ - at_ < static_cast<int64_t>(sizeof(T))) return Corrupt();
+    T value;
+    std::memcpy(&value, at_, sizeof(T));
+    at_ += sizeof(T);
+    return value;
+  }
+
+  Result<std::string_view> GetBytes() {
+    SF_ASSIGN_OR_RAISE(const int32_t length, Get<int32_t>());
+    if (length < 0 || end_ - at_ < length) return Corrupt();
+    std::string_view bytes(reinterpret_cast<const char*>(at_), static_cast<size_t>(length));
+    at_ += length;
+    return bytes;
+  }
+
+  Result<int32_t> GetCount() {
+    SF_ASSIGN_OR_RAISE(const int32_t count, Get<int32_t>());
+    if (count < 0) return Corrupt();
+    return count;
+  }
+
+  bool done() const { return at_ == end_; }
+
+  static Status Corrupt() {
+    return UserError(
+        "Corrupt native window aggregation state: a section of its raw keyed state"
+        " ends early or has a negative length");
+  }
+
+ private:
+  const uint8_t* at_;
+  const uint8_t* end_;
+};
+
+}  // namespace
+
+OwnedWindowAggregate::~OwnedWindowAggregate() = default;
+
+Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
+    const plan::Plan& plan, int64_t memory_budget_bytes, int32_t max_parallelism) {
+  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes));
+  if (agg->mode_ == Node::LOCAL) {
+    return InternalError("A LOCAL window aggregation has no state to own");
+  }
+  if (agg->time_field_ < 0 && agg->slice_end_field_ < 0) {
+    return InternalError("Native-owned window state is for event-time windows only");
+  }
+  if (max_parallelism <= 0) return InternalError("Max parallelism ", max_parallelism);
+  if (agg->distincts_.has_maps()) {
+    return Unsupported(
+        "DISTINCT and MIN/MAX maps in native window state are not native yet "
+        "(streamfusion.window.state=FLINK keeps them in Flink state)");
+  }
+  std::unique_ptr<OwnedWindowAggregate> owned(new OwnedWindowAggregate());
+  owned->acc_arity_ = static_cast<int32_t>(agg->acc_type_.size());
+  owned->agg_ = std::move(agg);
+  owned->budget_ = memory_budget_bytes;
+  owned->max_parallelism_ = max_parallelism;
+  Reset(&owned->output_);
+  return owned;
+}
+
+int64_t OwnedWindowAggregate::dropped() const {
+  return agg_->dropped();
+}
+
+OwnedWindowAggregate::KeyState* OwnedWindowAggregate::Intern(std::string_view image) {
+  auto [it, inserted] = keys_.try_emplace(std::string(image));
+  KeyState* key = &it->second;
+  if (inserted) {
+    key->image = &it->first;
+    const auto length = static_cast<int32_t>(image.size());
+    key->key_group = state::KeyGroupForHash(
+        state::BinaryRowHash(reinterpret_cast<const uint8_t*>(image.data()), length),
+        max_parallelism_);
+    state_bytes_ += kKeyOverhead + length;
+  }
+  return key;
+}
+
+void OwnedWindowAggregate::RegisterTimer(int64_t window_end, KeyState* key) {
+  if (timers_.emplace(window_end, key).second) {
+    ++key->timers;
+    state_bytes_ += kTimerOverhead;
+  }
+}
+
+void OwnedWindowAggregate::SetSlice(KeyState* key, int64_t slice_end, std::string_view acc) {
+  auto [it, inserted] = key->slices.try_emplace(slice_end);
+  const auto before = static_cast<int64_t>(it->second.size());
+  it->second.assign(acc);
+  state_bytes_ += static_cast<int64_t>(acc.size()) - before + (inserted ? kSliceOverhead : 0);
+}
+
+void OwnedWindowAggregate::ClearSlice(KeyState* key, int64_t slice_end) {
+  auto it = key->slices.find(slice_end);
+  if (it == key->slices.end()) return;
+  state_bytes_ -= static_cast<int64_t>(it->second.size()) + kSliceOverhead;
+  key->slices.erase(it);
+}
+
+const std::string* OwnedWindowAggregate::FindSlice(const KeyState* key, int64_t slice_end) const {
+  auto it = key->slices.find(slice_end);
+  return it == key->slices.end() ? nullptr : &it->second;
+}
+
+int64_t OwnedWindowAggregate::CountStar(const std::string* acc) const {
+  // RowData.getLong of the COUNT(*) field, as the JVM shell reads it (nulls are not looked at).
+  const size_t at =
+      static_cast<size_t>((acc_arity_ + 63 + 8) / 64 * 8 + 8 * agg_->count_star_field_);
+  if (acc->size() < at + 8) return 0;
+  int64_t count;
+  std::memcpy(&count, acc->data() + at, 8);
+  return count;
+}
+
+void OwnedWindowAggregate::EraseIfIdle(KeyState* key) {
+  if (key->timers > 0 || !key->slices.empty()) return;
+  state_bytes_ -= kKeyOverhead + static_cast<int64_t>(key->image->size());
+  keys_.erase(*key->image);
+}
+
+Status OwnedWindowAggregate::CheckBudget() const {
+  if (budget_ <= 0) return Status::OK();
+  const int64_t used = state_bytes_ + agg_->memory_bytes();
+  if (used <= budget_) return Status::OK();
+  return arrow::Status::OutOfMemory(
+      "StreamFusion native memory budget exceeded (streamfusion.memory.budget): the native window"
+      " state holds ",
+      state_bytes_, " bytes for ", keys_.size(), " keys, ", used, " of ", budget_,
+      " bytes in use (raise streamfusion.memory.budget, or set streamfusion.window.state=FLINK to"
+      " keep the windows in Flink state)");
+}
+
+Status OwnedWindowAggregate::Add(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
+                                 int64_t watermark) {
+  SF_RETURN_NOT_OK(agg_->Prepare(rows, offsets, num_rows, watermark));
+  return CombinePrepared(watermark);
+}
+
+Status OwnedWindowAggregate::AddBatch(std::shared_ptr<arrow::RecordBatch> rows, int64_t watermark) {
+  SF_RETURN_NOT_OK(agg_->PrepareBatch(std::move(rows), watermark));
+  return CombinePrepared(watermark);
+}
+
+void OwnedWindowAggregate::set_arrow_output(bool arrow) {
+  arrow_output_ = arrow;
+  agg_->set_encode_fired_images(!arrow);
+}
+
+const type::RowType& OwnedWindowAggregate::output_type() const {
+  return agg_->output_type();
+}
+
+Status OwnedWindowAggregate::CombinePrepared(int64_t watermark) {
+  const batch::BinaryRowBuffer& keys = agg_->keys();
+  const std::vector<int64_t>& slices = agg_->namespaces();
+  const size_t groups = slices.size();
+  Reset(&group_accs_);
+  group_keys_.resize(groups);
+  for (size_t g = 0; g < groups; ++g) {
+    KeyState* key = Intern(keys.Image(g));
+    group_keys_[g] = key;
+    const std::string* acc = FindSlice(key, slices[g]);
+    group_accs_.Append(acc == nullptr ? std::string_view() : std::string_view(*acc));
+  }
+  SF_RETURN_NOT_OK(agg_->Combine(group_accs_.bytes.data(), group_accs_.offsets.data()));
+  const batch::BinaryRowBuffer& accs = agg_->accs();
+  const std::vector<int64_t>& late_timers = agg_->late_timers();
+  for (size_t g = 0; g < groups; ++g) {
+    KeyState* key = group_keys_[g];
+    SetSlice(key, slices[g], accs.Image(g));
+    // AggCombiner: the slice's timer unless its window has fired; a late row's timer.
+    if (!WindowAggregate::IsWindowFired(slices[g], watermark)) RegisterTimer(slices[g], key);
+    if (late_timers[g] != WindowAggregate::kNoTimer) RegisterTimer(late_timers[g], key);
+  }
+  return CheckBudget();
+}
+
+Status OwnedWindowAggregate::Advance(int64_t watermark) {
+  Reset(&output_);
+  touched_.clear();
+  while (!timers_.empty()) {
+    auto first = timers_.begin();
+    // Flink's timer service: a timer (window end - 1) fires when the watermark reaches it.
+    if (JavaSub(first->first, 1) > watermark) break;
+    const auto [window_end, key] = *first;
+    timers_.erase(first);
+    --key->timers;
+    state_bytes_ -= kTimerOverhead;
+    touched_.push_back(key);
+    SF_RETURN_NOT_OK(agg_->window_ == Node::CUMULATE ? FireCumulativeWindow(key, window_end)
+                                                     : FireWindow(key, window_end));
+    if (fire_ends_.size() >= kFiresPerDrain) SF_RETURN_NOT_OK(DrainFires());
+  }
+  SF_RETURN_NOT_OK(DrainFires());
+  std::sort(touched_.begin(), touched_.end());
+  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+  for (KeyState* key : touched_) EraseIfIdle(key);
+  touched_.clear();
+  return CheckBudget();
+}
+
+Status OwnedWindowAggregate::FireWindow(KeyState* key, int64_t window_end) {
+  const WindowAggregate& agg = *agg_;
+  const int32_t slices = agg.slices_per_window_;
+  slice_accs_.resize(static_cast<size_t>(slices));
+  const std::string** slice_accs = slice_accs_.data();
+  int64_t count = 0;
+  for (int32_t s = 0; s < slices; ++s) {
+    // Latest slice first: HoppingSlicesIterable's order.
+    slice_accs[s] = FindSlice(key, JavaSub(window_end, JavaMul(s, agg.slice_)));
+    if (slice_accs[s] != nullptr && agg.count_star_field_ >= 0) {
+      count = JavaAdd(count, CountStar(slice_accs[s]));
+    }
+  }
+  const bool empty = agg.count_star_field_ >= 0 && count == 0;
+  if (!empty) QueueFire(key, window_end, slice_accs, slices);
+  if (agg.window_ == Node::HOP && !empty) RegisterTimer(JavaAdd(window_end, agg.slice_), key);
+  // The expired slice: a tumbling window's own, a hopping window's first.
+  ClearSlice(key, agg.window_ == Node::HOP ? JavaAdd(JavaSub(window_end, agg.size_), agg.slice_)
+                                           : window_end);
+  return Status::OK();
+}
+
+Status OwnedWindowAggregate::FireCumulativeWindow(KeyState* key, int64_t window_end) {
+  const WindowAggregate& agg = *agg_;
+  const int64_t start = agg.WindowStart(window_end);
+  const int64_t first = JavaAdd(start, agg.slice_);
+  const int64_t last = JavaAdd(start, agg.size_);
+  // The key's previous window must be merged into its first slice before this one reads it.
+  if (queued_keys_.count(key) > 0) SF_RETURN_NOT_OK(DrainFires());
+  const std::string* accs[2] = {FindSlice(key, first),
+                                window_end == first ? nullptr : FindSlice(key, window_end)};
+  QueueFire(key, window_end, accs, 2);
+  fire_first_slices_.push_back(first);
+  fire_keeps_.push_back(window_end != last ? 1 : 0);
+  queued_keys_.insert(key);
+  if (JavaAdd(window_end, agg.slice_) <= last) RegisterTimer(JavaAdd(window_end, agg.slice_), key);
+  if (window_end == last) ClearSlice(key, first);
+  if (window_end != first) ClearSlice(key, window_end);
+  return Status::OK();
+}
+
+void OwnedWindowAggregate::QueueFire(KeyState* key, int64_t window_end,
+                                     const std::string* const* accs, int32_t n) {
+  if (fire_ends_.empty()) {
+    Reset(&fire_keys_);
+    Reset(&fire_accs_);
+  }
+  fire_keys_.Append(*key->image);
+  fire_ends_.push_back(window_end);
+  fire_key_states_.push_back(key);
+  for (int32_t s = 0; s < n; ++s) {
+    fire_accs_.Append(accs[s] == nullptr ? std::string_view() : std::string_view(*accs[s]));
+  }
+}
+
+Status OwnedWindowAggregate::DrainFires() {
+  const auto fires = static_cast<int32_t>(fire_ends_.size());
+  if (fires == 0) return Status::OK();
+  SF_RETURN_NOT_OK(agg_->Fire(fire_keys_.bytes.data(), fire_keys_.offsets.data(), fire_ends_.data(),
+                              fires, fire_accs_.bytes.data(), fire_accs_.offsets.data()));
+  if (arrow_output_) {
+    if (agg_->fired_rows()->num_rows() > 0) fired_batches_.push_back(agg_->fired_rows());
+  } else {
+    const batch::BinaryRowBuffer& rows = agg_->output();
+    for (int32_t r = 0; r < rows.num_rows(); ++r) {
+      output_.Append(rows.Image(static_cast<size_t>(r)));
+    }
+  }
+  if (agg_->window_ == Node::CUMULATE) {
+    // The merged accumulator becomes the first slice's state, unless the cycle ended.
+    const batch::BinaryRowBuffer& merged = agg_->accs();
+    for (size_t f = 0; f < static_cast<size_t>(fires); ++f) {
+      if (fire_keeps_[f]) SetSlice(fire_key_states_[f], fire_first_slices_[f], merged.Image(f));
+    }
+  }
+  fire_ends_.clear();
+  fire_key_states_.clear();
+  fire_first_slices_.clear();
+  fire_keeps_.clear();
+  queued_keys_.clear();
+  return Status::OK();
+}
+
+Status OwnedWindowAggregate::Snapshot() {
+  if (!fire_ends_.empty()) return InternalError("Snapshot with windows fired and not computed");
+  std::unordered_map<const KeyState*, std::vector<int64_t>> timers_of;
+  for (const auto& [window_end, key] : timers_) timers_of[key].push_back(window_end);
+  std::vector<const KeyState*> keys;
+  keys.reserve(keys_.size());
+  for (const auto& entry : keys_) keys.push_back(&entry.second);
+  std::sort(keys.begin(), keys.end(),
+            [](const KeyState* a, const KeyState* b) { return a->key_group < b->key_group; });
+  snapshot_.clear();
+  snapshot_key_groups_.clear();
+  snapshot_offsets_.clear();
+  for (size_t i = 0; i < keys.size();) {
+    const int32_t key_group = keys[i]->key_group;
+    size_t end = i;
+    while (end < keys.size() && keys[end]->key_group == key_group) ++end;
+    snapshot_key_groups_.push_back(key_group);
+    snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
+    Put<int32_t>(&snapshot_, static_cast<int32_t>(end - i));
+    for (; i < end; ++i) {
+      const KeyState* key = keys[i];
+      PutBytes(&snapshot_, *key->image);
+      Put<int32_t>(&snapshot_, static_cast<int32_t>(key->slices.size()));
+      for (const auto& [slice_end, acc] : key->slices) {
+        Put<int64_t>(&snapshot_, slice_end);
+        PutBytes(&snapshot_, acc);
+      }
+      auto timers = timers_of.find(key);
+      const auto count = timers == timers_of.end() ? 0 : timers->second.size();
+      Put<int32_t>(&snapshot_, static_cast<int32_t>(count));
+      for (size_t t = 0; t < count; ++t) Put<int64_t>(&snapshot_, timers->second[t]);
+    }
+    if (snapshot_.size() > static_cast<size_t>(INT32_MAX)) {
+      return UserError("Native window state of one subtask exceeds 2 GiB in a snapshot");
+    }
+  }
+  snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
+  return Status::OK();
+}
+
+Status OwnedWindowAggregate::Restore(int32_t key_group, const uint8_t* data, int64_t length) {
+  SectionReader in(data, length);
+  SF_ASSIGN_OR_RAISE(const int32_t num_keys, in.GetCount());
+  for (int32_t k = 0; k < num_keys; ++k) {
+    SF_ASSIGN_OR_RAISE(const std::string_view image, in.GetBytes());
+    if (image.size() % 8 != 0) return SectionReader::Corrupt();
+    KeyState* key = Intern(image);
+    if (key->key_group != key_group) {
+      return UserError("Native window aggregation state of key group ", key_group,
+                       " holds a key of key group ", key->key_group,
+                       " (was the max parallelism changed?)");
+    }
+    SF_ASSIGN_OR_RAISE(const int32_t num_slices, in.GetCount());
+    for (int32_t s = 0; s < num_slices; ++s) {
+      SF_ASSIGN_OR_RAISE(const int64_t slice_end, in.Get<int64_t>());
+      SF_ASSIGN_OR_RAISE(const std::string_view acc, in.GetBytes());
+      SetSlice(key, slice_end, acc);
+    }
+    SF_ASSIGN_OR_RAISE(const int32_t num_timers, in.GetCount());
+    for (int32_t t = 0; t < num_timers; ++t) {
+      SF_ASSIGN_OR_RAISE(const int64_t window_end, in.Get<int64_t>());
+      RegisterTimer(window_end, key);
+    }
+    EraseIfIdle(key);
+  }
+  if (!in.done()) return SectionReader::Corrupt();
+  return CheckBudget();
+}
+
+int64_t OwnedWindowAggregate::memory_bytes() const {
+  return agg_->memory_bytes() + state_bytes_ +
+         static_cast<int64_t>(fire_keys_.bytes.capacity() + fire_accs_.bytes.capacity() +
+                              group_accs_.bytes.capacity() + output_.bytes.capacity() +
+                              snapshot_.capacity());
+}
+
+}  // namespace streamfusion::operators
