@@ -488,6 +488,9 @@ struct PipelineHandle {
 // processRows and flushPipeline: the island's state port has a message for the JVM (reads of a
 // blocked operator, or the writes of a finished batch); the JVM takes it with exchangeState.
 constexpr jlong kStatePending = std::numeric_limits<jlong>::min();
+// Set in a call's result when watermarks leave the island with its output (takeWatermarks);
+// bit 31, which an output row count (at most INT32_MAX) never sets.
+constexpr jlong kWatermarksPending = jlong{1} << 31;
 
 // What processRows and flushPipeline return once `output` is the island's (null: blocked):
 // (output bytes << 32) | output rows, or kStatePending.
@@ -498,7 +501,8 @@ Result<jlong> IslandResult(PipelineHandle* h, const std::shared_ptr<arrow::Recor
   state::StatePort* port = h->pipeline->state_port();
   if (h->pipeline->blocked() || (port != nullptr && port->has_message())) return kStatePending;
   auto out_bytes = static_cast<jlong>(h->output.bytes.size());
-  return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows());
+  const jlong marks = h->pipeline->has_watermarks() ? kWatermarksPending : 0;
+  return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows()) | marks;
 }
 
 void ThrowNative(JNIEnv* env, jint kind, const std::string& message) {

@@ -55,6 +55,7 @@ class Pipeline {
   // After a call: the watermarks that leave the island with its output, each after the output
   // rows before it, in order. The operators after the assigner advanced their event time there.
   std::vector<operators::WatermarkMark> TakeWatermarks() { return std::exchange(marks_, {}); }
+  bool has_watermarks() const { return !marks_.empty(); }
 
   // The state the island's operators keep themselves (at most one operator owns state), for a
   // checkpoint; none when no operator owns state.

@@ -2,6 +2,7 @@ package io.streamfusion.runtime.island;
 
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.Evidence;
 import io.streamfusion.runtime.metrics.NativeMetrics;
@@ -348,8 +349,9 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      * the batch's input row it descends from; else none (fired windows, flushed buffers, bundles).
      */
     protected int emitOutput(NativePipeline pipeline, long result, boolean timed) throws Exception {
-        int outRows = (int) result;
-        long[] watermarks = pipeline == assignerIsland ? pipeline.takeWatermarks() : null;
+        int outRows = (int) (result & Integer.MAX_VALUE);
+        long[] watermarks =
+                (result & NativeLib.WATERMARKS_PENDING) != 0 ? pipeline.takeWatermarks() : null;
         if (outRows > 0) {
             byte[] bytes = new byte[(int) (result >>> 32)];
             int[] offsets = new int[outRows + 1];
