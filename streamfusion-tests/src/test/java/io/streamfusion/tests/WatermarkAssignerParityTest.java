@@ -48,18 +48,9 @@ class WatermarkAssignerParityTest {
 
     /** Nexmark's events, whose event time never goes back: no row is late. */
     private static final String NEXMARK =
-            "CREATE TEMPORARY TABLE events (event_type INT, person ROW<id BIGINT, name VARCHAR,"
-                + " emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR,"
-                + " `dateTime` TIMESTAMP(3), extra VARCHAR>, auction ROW<id BIGINT, itemName"
-                + " VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime`"
-                + " TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra"
-                + " VARCHAR>, bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR,"
-                + " url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>, `dateTime` AS CASE WHEN"
-                + " event_type = 0 THEN person.`dateTime` WHEN event_type = 1 THEN"
-                + " auction.`dateTime` ELSE bid.`dateTime` END, WATERMARK FOR `dateTime` AS"
-                + " `dateTime` - INTERVAL '4' SECOND) WITH ('connector' = 'nexmark', 'events.num' ="
-                + " '200000');CREATE TEMPORARY VIEW bids AS SELECT bid.auction AS auction,"
-                + " `dateTime` FROM events WHERE event_type = 2";
+            WatermarkFlushTest.DDL.replace("'300000'", "'200000'")
+                    + ";CREATE TEMPORARY VIEW bids AS SELECT bid.auction AS auction, `dateTime`"
+                    + " FROM events WHERE event_type = 2";
 
     private static final String NEXMARK_WINDOWS =
             "SELECT auction, window_start, COUNT(*) AS bids FROM TABLE(HOP(TABLE bids,"

@@ -23,7 +23,11 @@ class WatermarkFlushTest {
 
     @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
-    private static final String DDL =
+    /**
+     * Nexmark's events from our connector, with Nexmark's watermark (no push-down: Flink's
+     * assigner).
+     */
+    static final String DDL =
             "CREATE TEMPORARY TABLE events (event_type INT, person ROW<id BIGINT, name VARCHAR,"
                 + " emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR,"
                 + " `dateTime` TIMESTAMP(3), extra VARCHAR>, auction ROW<id BIGINT, itemName"

@@ -1,10 +1,14 @@
 package io.streamfusion.planner.nodes;
 
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.island.ShellSpec;
+
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
@@ -61,6 +65,20 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
         transform.setStateKeySelector(selector);
         transform.setStateKeyType(selector.getProducedType());
         return transform;
+    }
+
+    /**
+     * The spec of a shell running {@code plan} on rows of {@code input}, emitting {@code
+     * outputArity} fields, in batches of {@code batchSize} rows, with the configured batch delay
+     * and memory budget.
+     */
+    protected static ShellSpec.Builder shellSpec(
+            byte[] plan, RowType input, int outputArity, int batchSize, ExecNodeConfig config) {
+        return ShellSpec.builder(plan, input, outputArity)
+                .batches(batchSize, config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
+                .memoryBudget(
+                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
+                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent());
     }
 
     /** The translated input of this node. */

@@ -2,7 +2,6 @@ package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.NativeIslandOperator;
-import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.transpose.IslandInputTypeInfo;
 
 import org.apache.flink.api.dag.Transformation;
@@ -134,14 +133,12 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        ShellSpec.builder(plan(), inputType(), outputType.getFieldCount())
-                                .batches(
+                        shellSpec(
+                                        plan(),
+                                        inputType(),
+                                        outputType.getFieldCount(),
                                         config.get(StreamFusionOptions.BATCH_SIZE),
-                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
-                                .memoryBudget(
-                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
-                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
-                                                .isPresent())
+                                        config)
                                 .build());
         return ExecNodeUtil.createOneInputTransformation(
                 input,

@@ -7,7 +7,6 @@ import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.aggregate.NativeGroupAggregateOperator;
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.Plans;
 
 import org.apache.flink.api.dag.Transformation;
@@ -138,17 +137,12 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         RowType outputType = (RowType) (islandTail != null ? islandTail : this).getOutputType();
         NativeGroupAggregateOperator operator =
                 new NativeGroupAggregateOperator(
-                        ShellSpec.builder(
+                        shellSpec(
                                         runPlan,
                                         islandHead != null ? islandHead.inputType() : inputType,
-                                        outputType.getFieldCount())
-                                .batches(
+                                        outputType.getFieldCount(),
                                         batchSize,
-                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
-                                .memoryBudget(
-                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
-                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
-                                                .isPresent())
+                                        config)
                                 .aggregation(grouping.length, accTypes, distincts)
                                 .build(),
                         stateRetentionTime);

@@ -2,7 +2,6 @@ package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
-import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.window.NativeGroupWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;
@@ -61,14 +60,12 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeGroupWindowAggregateOperator operator =
                 new NativeGroupWindowAggregateOperator(
-                        ShellSpec.builder(plan, inputType, outputType.getFieldCount())
-                                .batches(
+                        shellSpec(
+                                        plan,
+                                        inputType,
+                                        outputType.getFieldCount(),
                                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
-                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
-                                .memoryBudget(
-                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
-                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
-                                                .isPresent())
+                                        config)
                                 .aggregation(grouping.length, accTypes, distincts)
                                 .build(),
                         eventTime,

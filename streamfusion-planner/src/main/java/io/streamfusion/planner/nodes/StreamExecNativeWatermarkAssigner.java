@@ -2,7 +2,6 @@ package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.NativeIslandOperator;
-import io.streamfusion.runtime.island.ShellSpec;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.data.RowData;
@@ -82,17 +81,12 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        ShellSpec.builder(
+                        shellSpec(
                                         islandPlan,
                                         islandHead.inputType(),
-                                        outputType.getFieldCount())
-                                .batches(
+                                        outputType.getFieldCount(),
                                         config.get(StreamFusionOptions.BATCH_SIZE),
-                                        config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
-                                .memoryBudget(
-                                        config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
-                                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET)
-                                                .isPresent())
+                                        config)
                                 .build());
         return ExecNodeUtil.createOneInputTransformation(
                 input,

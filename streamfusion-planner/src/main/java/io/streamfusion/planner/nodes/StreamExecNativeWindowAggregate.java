@@ -4,7 +4,6 @@ import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.NativeIslandOperator;
-import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.window.NativeOwnedWindowAggregateOperator;
 import io.streamfusion.runtime.window.NativeWindowAggregateOperator;
 
@@ -133,22 +132,18 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                 islandHead != null
                         ? config.get(StreamFusionOptions.BATCH_SIZE)
                         : config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
-        long maxDelay = config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis();
-        long budget = config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes();
-        boolean budgetConfigured =
-                config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent();
         if (local) {
             // Stateless and not keyed, with half the memory weight as in Flink.
             return ExecNodeUtil.createOneInputTransformation(
                     input,
                     createTransformationMeta(transformationName, config),
                     new NativeIslandOperator(
-                            ShellSpec.builder(
+                            shellSpec(
                                             islandPlan != null ? islandPlan : plan,
                                             islandHead != null ? islandHead.inputType() : inputType,
-                                            outputType.getFieldCount())
-                                    .batches(batchSize, maxDelay)
-                                    .memoryBudget(budget, budgetConfigured)
+                                            outputType.getFieldCount(),
+                                            batchSize,
+                                            config)
                                     .build(),
                             false),
                     InternalTypeInfo.of(outputType),
@@ -159,18 +154,21 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         OneInputStreamOperator<RowData, RowData> operator =
                 nativeState
                         ? new NativeOwnedWindowAggregateOperator(
-                                ShellSpec.builder(
+                                shellSpec(
                                                 islandTail != null ? islandPlan : plan,
                                                 inputType,
-                                                outputType.getFieldCount())
-                                        .batches(batchSize, maxDelay)
-                                        .memoryBudget(budget, budgetConfigured)
+                                                outputType.getFieldCount(),
+                                                batchSize,
+                                                config)
                                         .aggregation(grouping.length, accTypes, distincts)
                                         .build())
                         : new NativeWindowAggregateOperator(
-                                ShellSpec.builder(plan, inputType, outputType.getFieldCount())
-                                        .batches(batchSize, maxDelay)
-                                        .memoryBudget(budget, budgetConfigured)
+                                shellSpec(
+                                                plan,
+                                                inputType,
+                                                outputType.getFieldCount(),
+                                                batchSize,
+                                                config)
                                         .aggregation(grouping.length, accTypes, distincts)
                                         .build(),
                                 eventTime,
