@@ -171,26 +171,26 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Run(std::vector<operators:
                        Stage(0, assigner_index_ + 1, std::move(batches), after, time));
     return RunAfterAssigner(std::move(assigned), after, time);
   }
-  run_ = RunPosition{};
-  run_.end = operators_.size();
-  run_.inputs = std::move(batches);
-  run_.after = after;
-  run_.time = time;
-  SF_RETURN_NOT_OK(Continue(/*resume=*/false));
+  SF_RETURN_NOT_OK(Start(0, operators_.size(), std::move(batches), after, time));
   if (blocked_) return nullptr;
   return TakeOutput(std::exchange(run_, RunPosition{}).inputs);
 }
 
-Result<std::vector<operators::Batch>> Pipeline::Stage(size_t first, size_t end,
-                                                      std::vector<operators::Batch> batches,
-                                                      After after, int64_t time) {
+Status Pipeline::Start(size_t first, size_t end, std::vector<operators::Batch> batches, After after,
+                       int64_t time) {
   run_ = RunPosition{};
   run_.op = first;
   run_.end = end;
   run_.inputs = std::move(batches);
   run_.after = after;
   run_.time = time;
-  SF_RETURN_NOT_OK(Continue(/*resume=*/false));
+  return Continue(/*resume=*/false);
+}
+
+Result<std::vector<operators::Batch>> Pipeline::Stage(size_t first, size_t end,
+                                                      std::vector<operators::Batch> batches,
+                                                      After after, int64_t time) {
+  SF_RETURN_NOT_OK(Start(first, end, std::move(batches), after, time));
   if (blocked_) {
     // Make refuses such an island; an operator reading state here is a bug.
     blocked_ = false;

@@ -104,6 +104,10 @@ class Pipeline {
   // operator after its input (`time`: the watermark or processing time it advances to).
   Result<std::shared_ptr<arrow::RecordBatch>> Run(std::vector<operators::Batch> batches,
                                                   After after, int64_t time = 0);
+  // Starts a run of `batches` through operators [first, end) (run_), until its end or a blocked
+  // operator.
+  Status Start(size_t first, size_t end, std::vector<operators::Batch> batches, After after,
+               int64_t time);
   // Runs `batches` through operators [first, end), which must not block; returns what the last
   // of them handed out.
   Result<std::vector<operators::Batch>> Stage(size_t first, size_t end,

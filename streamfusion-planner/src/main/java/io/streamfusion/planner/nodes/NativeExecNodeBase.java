@@ -49,6 +49,11 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
         return plan;
     }
 
+    /** The type of the rows this node's operator reads. */
+    public RowType inputType() {
+        return inputType;
+    }
+
     /**
      * Keys {@code transform} as Flink keys its stateful operators: by Flink's own key selector of
      * the {@code grouping} fields, whose BinaryRowData the state backend keys by.

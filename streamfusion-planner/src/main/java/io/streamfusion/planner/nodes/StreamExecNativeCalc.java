@@ -90,6 +90,7 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     }
 
     /** The type of the rows this Calc's island reads. */
+    @Override
     public RowType inputType() {
         return chainInputType != null ? chainInputType : inputType;
     }

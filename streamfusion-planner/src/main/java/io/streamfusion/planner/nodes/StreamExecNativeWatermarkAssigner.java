@@ -60,11 +60,6 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
         return original;
     }
 
-    /** The type of the rows this assigner reads. */
-    public RowType inputType() {
-        return inputType;
-    }
-
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {

@@ -97,9 +97,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             port = new KeyedStatePort(keyArity, this::setCurrentKey);
             declareStates();
         }
-        byte[] timed = islandPlan(plan);
-        pipeline = new NativePipeline(timed, memoryBudgetBytes);
-        startWatermarks(pipeline, timed);
+        pipeline = openPipeline(plan, run -> new NativePipeline(run, memoryBudgetBytes));
         openBatches(FieldUse.of(parsed), outputArity);
         getMetricGroup()
                 .gauge(

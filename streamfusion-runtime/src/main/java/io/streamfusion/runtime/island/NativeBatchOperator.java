@@ -20,6 +20,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.operators.TableStreamOperator;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.function.Function;
+
 import javax.annotation.Nullable;
 
 /**
@@ -78,12 +80,13 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     }
 
     /**
-     * The plan to create the island's pipeline from: {@code plan} itself, or, when the island has a
-     * watermark assigner, with the interval and processing time that Flink's operator reads when it
-     * opens (the job's auto-watermark interval, not the planner's configuration). Then {@link
-     * #startWatermarks} must follow once the pipeline exists.
+     * Creates the island's pipeline with {@code create} from {@code plan}. When the island has a
+     * watermark assigner, the plan gets the interval and processing time that Flink's operator
+     * reads when it opens (the job's auto-watermark interval, not the planner's configuration),
+     * this shell drives the assigner, and its periodic timer starts as Flink's operator starts it.
      */
-    protected byte[] islandPlan(byte[] plan) throws Exception {
+    protected NativePipeline openPipeline(byte[] plan, Function<byte[], NativePipeline> create)
+            throws Exception {
         Plan parsed = Plans.parse(plan);
         int assigner = -1;
         for (int i = 0; i < parsed.getOperatorsCount(); i++) {
@@ -92,38 +95,21 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
             }
         }
         if (assigner < 0) {
-            return plan;
+            return create.apply(plan);
         }
         watermarkInterval = getExecutionConfig().getAutoWatermarkInterval();
+        long opened = getProcessingTimeService().getCurrentProcessingTime();
         Plan.Builder timed = parsed.toBuilder();
         timed.getOperatorsBuilder(assigner)
                 .getWatermarkAssignerBuilder()
                 .setIntervalMillis(watermarkInterval)
-                .setOpenProcessingTime(getProcessingTimeService().getCurrentProcessingTime());
-        return timed.build().toByteArray();
-    }
-
-    /**
-     * Drives the watermark assigner of {@code pipeline} (made from {@link #islandPlan}), if it has
-     * one: its periodic timer starts as Flink's operator starts it in {@code open()}.
-     */
-    protected void startWatermarks(NativePipeline pipeline, byte[] plan) throws Exception {
-        Plan parsed = Plans.parse(plan);
-        if (parsed.getOperatorsList().stream().noneMatch(op -> op.hasWatermarkAssigner())) {
-            return;
-        }
-        assignerIsland = pipeline;
+                .setOpenProcessingTime(opened);
+        assignerIsland = create.apply(timed.build().toByteArray());
         if (watermarkInterval > 0) {
-            long opened =
-                    parsed.getOperatorsList().stream()
-                            .filter(op -> op.hasWatermarkAssigner())
-                            .findFirst()
-                            .orElseThrow()
-                            .getWatermarkAssigner()
-                            .getOpenProcessingTime();
             getProcessingTimeService()
                     .registerTimer(opened + watermarkInterval, time -> onWatermarkTimer());
         }
+        return assignerIsland;
     }
 
     /**
@@ -133,13 +119,7 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     private void onWatermarkTimer() throws Exception {
         flushGuarded();
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        guarded(
-                () ->
-                        countEmitted(
-                                emitOutput(
-                                        assignerIsland,
-                                        assignerIsland.advanceProcessingTime(now),
-                                        false)));
+        guarded(() -> emitUntimed(assignerIsland, assignerIsland.advanceProcessingTime(now)));
         getProcessingTimeService()
                 .registerTimer(now + watermarkInterval, time -> onWatermarkTimer());
     }
@@ -153,13 +133,7 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
             return;
         }
         flushGuarded();
-        guarded(
-                () ->
-                        countEmitted(
-                                emitOutput(
-                                        assignerIsland,
-                                        assignerIsland.advanceEventTime(Long.MAX_VALUE),
-                                        false)));
+        guarded(() -> emitUntimed(assignerIsland, assignerIsland.advanceEventTime(Long.MAX_VALUE)));
     }
 
     /**
@@ -340,7 +314,15 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      * out; no row of it has a timestamp.
      */
     protected void emitFlushed(NativePipeline pipeline) throws Exception {
-        countEmitted(emitOutput(pipeline, pipeline.flush(), false));
+        emitUntimed(pipeline, pipeline.flush());
+    }
+
+    /**
+     * Emits and counts the output of a {@code pipeline} call that took no input batch (a flush,
+     * fired windows, an advance of time): no row of it has a timestamp.
+     */
+    protected void emitUntimed(NativePipeline pipeline, long result) throws Exception {
+        countEmitted(emitOutput(pipeline, result, false));
     }
 
     /**

@@ -14,7 +14,7 @@ import org.apache.flink.table.functions.FunctionContext;
  * contract (Calc, a watermark assigner, the local phase of a window aggregation), run as one native
  * pipeline. With a watermark assigner, the shell runs its periodic timer and emits its watermarks
  * between the output rows where Flink's operator would (see {@link
- * NativeBatchOperator#islandPlan}).
+ * NativeBatchOperator#openPipeline}).
  *
  * <p>Rows are collected into a batch (entry transpose) and run through the native pipeline; the
  * native output is emitted as BinaryRowData (exit transpose), each row with the timestamp of the
@@ -73,9 +73,7 @@ public class NativeIslandOperator extends NativeBatchOperator {
         if (udfs != null) {
             udfs.open(new FunctionContext(getRuntimeContext()));
         }
-        byte[] timed = islandPlan(plan);
-        pipeline = new NativePipeline(timed, memoryBudgetBytes, udfs);
-        startWatermarks(pipeline, timed);
+        pipeline = openPipeline(plan, run -> new NativePipeline(run, memoryBudgetBytes, udfs));
         buffers =
                 parsed.getOperatorsList().stream()
                         .anyMatch(op -> op.getWindowAggregate().getBufferRows() > 1);

@@ -230,7 +230,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         // which Flink's timer service fires at its next watermark.
         guarded(
                 () -> {
-                    countEmitted(emitOutput(agg, agg.advanceEventTime(currentWatermark), false));
+                    emitUntimed(agg, agg.advanceEventTime(currentWatermark));
                     long dropped = agg.lateRowsDropped();
                     if (dropped > 0) {
                         lateRecordsDroppedRate.markEvent(dropped);
