@@ -31,7 +31,6 @@
 #include "streamfusion/expression/jvm_calls.h"
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
-#include "streamfusion/operators/window/session_window_aggregate.h"
 #include "streamfusion/operators/window/window_aggregate.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
@@ -696,16 +695,6 @@ Result<WindowAggregateHandle*> CheckedWindowAggregate(jlong handle) {
   return reinterpret_cast<WindowAggregateHandle*>(handle);
 }
 
-// A native session window aggregation and the JVM's view of it.
-struct SessionWindowAggregateHandle {
-  std::unique_ptr<operators::SessionWindowAggregate> agg;
-};
-
-Result<SessionWindowAggregateHandle*> CheckedSessionWindowAggregate(jlong handle) {
-  if (handle == 0) return InternalError("Native session window aggregation used after close");
-  return reinterpret_cast<SessionWindowAggregateHandle*>(handle);
-}
-
 // A Java long[] prefix of `count` entries.
 Result<std::vector<int64_t>> LongsFromJava(JNIEnv* env, jlongArray array, jint count,
                                            const char* what) {
@@ -721,9 +710,6 @@ Result<std::vector<int64_t>> LongsFromJava(JNIEnv* env, jlongArray array, jint c
 Status ValidateAnyPlan(const plan::Plan& plan) {
   if (plan.operators_size() == 1 && plan.operators(0).has_window_aggregate()) {
     return operators::WindowAggregate::Make(plan, /*memory_budget_bytes=*/0).status();
-  }
-  if (plan.operators_size() == 1 && plan.operators(0).has_session_window_aggregate()) {
-    return operators::SessionWindowAggregate::Make(plan, /*memory_budget_bytes=*/0).status();
   }
   return plan::Pipeline::Make(plan, /*memory_budget_bytes=*/0).status();
 }
@@ -852,17 +838,24 @@ JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_validatePla
   });
 }
 
-// Runs `num_rows` BinaryRowData images through the pipeline. Returns
+// Runs `num_rows` BinaryRowData images through the pipeline, with a time per row when `times` is
+// not null (operators::Batch::times). Returns
 // (output bytes << 32) | output rows; the output stays in the handle until copyOutput.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
+    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows,
+    jlongArray times) {
   CountCrossing();
   return Guard<jlong>(env, -1, [&]() -> Result<jlong> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
     SF_ASSIGN_OR_RAISE(auto input, DecodeJavaRows(env, h->pipeline->input_type(), rows, offsets,
                                                   num_rows, h->pipeline->pool(), "processRows"));
+    std::shared_ptr<const std::vector<int64_t>> row_times;
+    if (times != nullptr) {
+      SF_ASSIGN_OR_RAISE(auto values, LongsFromJava(env, times, num_rows, "processRows times"));
+      row_times = std::make_shared<const std::vector<int64_t>>(std::move(values));
+    }
     JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
-    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
+    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input, std::move(row_times)));
     input.reset();
     return IslandResult(h, output);
   });
@@ -1467,280 +1460,6 @@ Java_io_streamfusion_runtime_jni_NativeLib_closeWindowAggregate(JNIEnv* env, jcl
   CountCrossing();
   Guard<bool>(env, false, [&]() -> Result<bool> {
     delete reinterpret_cast<WindowAggregateHandle*>(handle);
-    return true;
-  });
-}
-
-// Compiles a session window aggregation plan (one SessionWindowAggregateNode); returns its handle.
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createSessionWindowAggregate(
-    JNIEnv* env, jclass, jbyteArray plan_bytes, jlong memory_budget_bytes) {
-  CountCrossing();
-  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(auto plan, ParseMessage<plan::Plan>(env, plan_bytes, "native plan"));
-    auto handle = std::make_unique<SessionWindowAggregateHandle>();
-    SF_ASSIGN_OR_RAISE(handle->agg,
-                       operators::SessionWindowAggregate::Make(plan, memory_budget_bytes));
-    return reinterpret_cast<jlong>(handle.release());
-  });
-}
-
-// Step 1: groups the batch by key. Returns the number of keys; their images are fetched with
-// sessionWindowCopyKeys (bytes: sessionWindowKeyBytes).
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowPrepare(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows) {
-  CountCrossing();
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_RETURN_NOT_OK(WithJavaRows(env, rows, offsets, num_rows, "sessionWindowPrepare",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->Prepare(data, offs, num_rows);
-                                  }));
-    return h->agg->keys().num_rows();
-  });
-}
-
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowKeyBytes(
-    JNIEnv* env, jclass, jlong handle) {
-  CountCrossing();
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    return static_cast<jint>(h->agg->keys().bytes.size());
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyKeys(
-    JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_RETURN_NOT_OK(CopyToJava(env, keys, h->agg->keys().bytes, "key bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->keys().offsets, "key offsets"));
-    return true;
-  });
-}
-
-// Step 2: merges each key's rows into its in-flight windows (4 longs each, key k's from
-// window_offsets[k]) at `watermark`. Writes to `sizes` the lengths of the groups, reads, removed,
-// added and cleared arrays (fetched with sessionWindowCopyMerge) and the rows dropped as late.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowMerge(
-    JNIEnv* env, jclass, jlong handle, jlongArray windows, jintArray window_offsets,
-    jlong watermark, jlongArray row_times, jint num_rows, jlongArray sizes) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    const jint keys = h->agg->keys().num_rows();
-    if (env->GetArrayLength(window_offsets) < keys + 1) {
-      return InternalError("sessionWindowMerge: window offsets shorter than ", keys + 1);
-    }
-    std::vector<int32_t> offsets(static_cast<size_t>(keys) + 1);
-    env->GetIntArrayRegion(window_offsets, 0, keys + 1, reinterpret_cast<jint*>(offsets.data()));
-    if (offsets[0] != 0 || offsets.back() < 0) {
-      return InternalError("sessionWindowMerge: invalid window offsets");
-    }
-    SF_ASSIGN_OR_RAISE(auto bounds,
-                       LongsFromJava(env, windows, offsets.back() * 4, "sessionWindowMerge"));
-    std::vector<int64_t> times;
-    if (row_times != nullptr) {
-      SF_ASSIGN_OR_RAISE(times, LongsFromJava(env, row_times, num_rows, "sessionWindowMerge"));
-    }
-    SF_RETURN_NOT_OK(h->agg->Merge(bounds.data(), offsets.data(), watermark,
-                                   row_times == nullptr ? nullptr : times.data()));
-    const auto& agg = *h->agg;
-    const std::vector<int64_t> result = {
-        static_cast<int64_t>(agg.groups().size()),  static_cast<int64_t>(agg.reads().size()),
-        static_cast<int64_t>(agg.removed().size()), static_cast<int64_t>(agg.added().size()),
-        static_cast<int64_t>(agg.cleared().size()), agg.dropped()};
-    SF_RETURN_NOT_OK(CopyToJava(env, sizes, result, "sizes"));
-    return true;
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyMerge(
-    JNIEnv* env, jclass, jlong handle, jlongArray groups, jlongArray reads, jlongArray removed,
-    jlongArray added, jlongArray cleared) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    const auto& agg = *h->agg;
-    SF_RETURN_NOT_OK(CopyToJava(env, groups, agg.groups(), "groups"));
-    SF_RETURN_NOT_OK(CopyToJava(env, reads, agg.reads(), "reads"));
-    SF_RETURN_NOT_OK(CopyToJava(env, removed, agg.removed(), "removed windows"));
-    SF_RETURN_NOT_OK(CopyToJava(env, added, agg.added(), "added windows"));
-    SF_RETURN_NOT_OK(CopyToJava(env, cleared, agg.cleared(), "cleared state windows"));
-    return true;
-  });
-}
-
-// Step 3: one accumulator image per read (an empty range: none in state); returns the bytes of
-// the groups' new accumulators, fetched with sessionWindowCopyAccs.
-// Step 3 (see SessionWindowAggregate::Combine); with DISTINCT aggregates the lookups' values
-// (null arrays without).
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCombine(
-    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray acc_offsets,
-    jlongArray distinct_values, jbyteArray distinct_present) {
-  CountCrossing();
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    std::vector<int64_t> values;
-    std::vector<uint8_t> present;
-    SF_RETURN_NOT_OK(ReadDistinctValues(env, distinct_values, distinct_present,
-                                        h->agg->lookups().groups.size(), "sessionWindowCombine",
-                                        &values, &present));
-    SF_RETURN_NOT_OK(
-        WithJavaRows(env, accs, acc_offsets, h->agg->num_reads(), "sessionWindowCombine",
-                     [&](const uint8_t* data, const int32_t* offs) {
-                       return h->agg->Combine(data, offs, values.empty() ? nullptr : values.data(),
-                                              present.empty() ? nullptr : present.data());
-                     }));
-    return static_cast<jint>(h->agg->accs().bytes.size());
-  });
-}
-
-// After sessionWindowCombine: the whole MIN/MAX maps a rescan needs (as windowAggregateWholeMaps);
-// 0 when the combine is done.
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowWholeMaps(
-    JNIEnv* env, jclass, jlong handle, jintArray groups, jintArray maps) {
-  CountCrossing();
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    return CopyWholeMapRequests(env, *h->agg, groups, maps);
-  });
-}
-
-// The entries of the maps sessionWindowWholeMaps asked for (as windowAggregateSupplyWholeMaps);
-// the combine then runs again.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSupplyWholeMaps(
-    JNIEnv* env, jclass, jlong handle, jintArray request_of, jint count, jbyteArray images,
-    jintArray offsets, jlongArray counts) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_RETURN_NOT_OK(SupplyWholeMapsFromJava(env, h->agg.get(), request_of, count, images, offsets,
-                                             counts, "sessionWindowSupplyWholeMaps"));
-    return true;
-  });
-}
-
-// With DISTINCT or MIN/MAX maps, after sessionWindowMerge: the entries of the maps of the state
-// windows merged into each group, each tagged with its read (see
-// SessionWindowAggregate::SetMergeEntries).
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowSetMergeEntries(
-    JNIEnv* env, jclass, jlong handle, jintArray read_of, jintArray map_of, jlongArray masks,
-    jint count, jbyteArray images, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_ASSIGN_OR_RAISE(
-        const DistinctEntries entries,
-        ReadDistinctEntries(env, read_of, map_of, masks, count, "sessionWindowSetMergeEntries"));
-    SF_RETURN_NOT_OK(WithJavaRows(env, images, offsets, count, "sessionWindowSetMergeEntries",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->SetMergeEntries(
-                                        entries.owner.data(), entries.maps.data(),
-                                        entries.values.data(), count, data, offs);
-                                  }));
-    return true;
-  });
-}
-
-// After sessionWindowSetMergeEntries: the lookups (as windowAggregateLookups).
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowLookups(
-    JNIEnv* env, jclass, jlong handle, jintArray sizes, jintArray groups, jintArray maps,
-    jbyteArray values, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_RETURN_NOT_OK(
-        CopyDistinctLookups(env, h->agg->lookups(), sizes, groups, maps, values, offsets));
-    return true;
-  });
-}
-
-// After sessionWindowCombine with DISTINCT aggregates: the changed map entries (as
-// windowAggregateUpdated).
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowUpdated(
-    JNIEnv* env, jclass, jlong handle, jintArray lookups, jlongArray values) {
-  CountCrossing();
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    return CopyDistinctUpdates(env, h->agg->updated_lookups(), h->agg->updated_values(), lookups,
-                               values);
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyAccs(
-    JNIEnv* env, jclass, jlong handle, jbyteArray accs, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_RETURN_NOT_OK(CopyToJava(env, accs, h->agg->accs().bytes, "accumulator bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->accs().offsets, "accumulator offsets"));
-    return true;
-  });
-}
-
-// Fires `num_fires` windows ([start, end) pairs in `windows`, one accumulator image each).
-// Returns the output bytes; the rows are fetched with sessionWindowCopyOutput.
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowFire(
-    JNIEnv* env, jclass, jlong handle, jbyteArray keys, jintArray key_offsets, jlongArray windows,
-    jint num_fires, jbyteArray accs, jintArray acc_offsets) {
-  CountCrossing();
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_ASSIGN_OR_RAISE(auto bounds,
-                       LongsFromJava(env, windows, num_fires * 2, "sessionWindowFire"));
-    // The keys are copied first: JNI calls are not allowed while an array is pinned.
-    std::vector<uint8_t> key_bytes;
-    std::vector<int32_t> key_offs;
-    SF_RETURN_NOT_OK(WithJavaRows(env, keys, key_offsets, num_fires, "sessionWindowFire",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    key_offs.assign(offs, offs + num_fires + 1);
-                                    key_bytes.assign(data, data + offs[num_fires]);
-                                    return Status::OK();
-                                  }));
-    SF_RETURN_NOT_OK(WithJavaRows(env, accs, acc_offsets, num_fires, "sessionWindowFire",
-                                  [&](const uint8_t* data, const int32_t* offs) {
-                                    return h->agg->Fire(key_bytes.data(), key_offs.data(),
-                                                        bounds.data(), num_fires, data, offs);
-                                  }));
-    return static_cast<jint>(h->agg->output().bytes.size());
-  });
-}
-
-// The rows of the last sessionWindowFire (empty windows are not emitted).
-JNIEXPORT jint JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowOutputRows(
-    JNIEnv* env, jclass, jlong handle) {
-  CountCrossing();
-  return Guard<jint>(env, -1, [&]() -> Result<jint> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    return static_cast<jint>(h->agg->output().num_rows());
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowCopyOutput(
-    JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    SF_RETURN_NOT_OK(CopyToJava(env, rows, h->agg->output().bytes, "output bytes"));
-    SF_RETURN_NOT_OK(CopyToJava(env, offsets, h->agg->output().offsets, "output offsets"));
-    return true;
-  });
-}
-
-JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_sessionWindowMemoryBytes(
-    JNIEnv* env, jclass, jlong handle) {
-  return Guard<jlong>(env, 0, [&]() -> Result<jlong> {
-    SF_ASSIGN_OR_RAISE(SessionWindowAggregateHandle * h, CheckedSessionWindowAggregate(handle));
-    return h->agg->memory_bytes();
-  });
-}
-
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_closeSessionWindowAggregate(
-    JNIEnv* env, jclass, jlong handle) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    delete reinterpret_cast<SessionWindowAggregateHandle*>(handle);
     return true;
   });
 }

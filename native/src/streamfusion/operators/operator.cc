@@ -7,6 +7,7 @@ namespace streamfusion::operators {
 Batch SliceRows(const Batch& batch, int64_t offset, int64_t length) {
   Batch slice;
   slice.rows = batch.rows->Slice(offset, length);
+  slice.times = batch.times;
   if (batch.identity) {
     slice.identity = offset == 0;
     if (!slice.identity) {
@@ -69,6 +70,7 @@ Status StatelessOperator::AddInput(Batch input) {
   SF_ASSIGN_OR_RAISE(auto rows, Compute(input.rows, &kept, &identity));
   Batch out;
   out.rows = std::move(rows);
+  out.times = std::move(input.times);
   if (identity) {
     out.source_rows = std::move(input.source_rows);
     out.identity = input.identity;

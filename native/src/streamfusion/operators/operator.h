@@ -28,9 +28,10 @@
 // its last checkpoint.
 //
 // Migration (issue 23): Calc, the watermark assigner, the local window phase, the group
-// aggregation and the window aggregation with native-owned state run on this contract. The window
-// and session aggregations still run through their own handles (jni_entry.cc); each moves onto it
-// and the state port in turn.
+// aggregation, the window aggregation with native-owned state and the session window aggregation
+// run on this contract. The window TVF aggregation over Flink state and the legacy group windows
+// still run through their own handle (jni_entry.cc); they move onto it and the state port (with
+// its namespaces and timers, as the session windows use them) next.
 
 #include <cstdint>
 #include <memory>
@@ -57,6 +58,11 @@ struct Batch {
   // windows, a mini-batch bundle), which Flink emits without a timestamp.
   std::vector<int64_t> source_rows;
   bool identity = true;
+
+  // Per row of the island's input batch, indexed as source_rows: a time the shell passed with
+  // it (each row's arrival, for an operator on processing time that takes it per record, as
+  // Flink's WindowOperator does); null when the shell passed none.
+  std::shared_ptr<const std::vector<int64_t>> times;
 };
 
 // Rows [offset, offset + length) of `batch`, each still naming the island input row it

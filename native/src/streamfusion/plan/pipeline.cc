@@ -7,6 +7,7 @@
 #include "streamfusion/operators/calc/calc_operator.h"
 #include "streamfusion/operators/window/local_window_operator.h"
 #include "streamfusion/operators/window/owned_window_operator.h"
+#include "streamfusion/operators/window/session_window_operator.h"
 
 namespace streamfusion::plan {
 
@@ -53,6 +54,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         break;
       }
       case Operator::kWindowAggregate:
+      case Operator::kSessionWindowAggregate:
       case Operator::kGroupAggregate: {
         // Made from a one-operator plan of its own.
         Plan single;
@@ -80,12 +82,19 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
           return InternalError("An island with two operators over keyed state");
         }
         if (pipeline->assigner_ != nullptr &&
-            op.group_aggregate().mode() != GroupAggregateNode::LOCAL) {
+            (op.kind_case() == Operator::kSessionWindowAggregate ||
+             op.group_aggregate().mode() != GroupAggregateNode::LOCAL)) {
           // Its reads would stop a run between two of the assigner's watermarks.
           return InternalError(
               "An island runs only stateless operators after a watermark assigner");
         }
         pipeline->port_ = std::make_unique<state::StatePort>();
+        if (op.kind_case() == Operator::kSessionWindowAggregate) {
+          SF_ASSIGN_OR_RAISE(auto session, operators::SessionWindowOperator::Make(
+                                               single, memory_budget_bytes, pipeline->port_.get()));
+          pipeline->operators_.push_back(std::move(session));
+          break;
+        }
         SF_ASSIGN_OR_RAISE(auto agg, operators::GroupAggregateOperator::Make(
                                          single, memory_budget_bytes, pipeline->port_.get()));
         pipeline->operators_.push_back(std::move(agg));
@@ -108,9 +117,11 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(
-    const std::shared_ptr<arrow::RecordBatch>& input) {
+    const std::shared_ptr<arrow::RecordBatch>& input,
+    std::shared_ptr<const std::vector<int64_t>> times) {
   std::vector<operators::Batch> batches(1);
   batches[0].rows = input;
+  batches[0].times = std::move(times);
   return Run(std::move(batches), After::kNothing);
 }
 

@@ -34,8 +34,10 @@ class Pipeline {
   // what leaves it: schema type::ToArrowSchema(output_type()), possibly zero rows (several
   // batches handed out by the last operator are concatenated). Returns null when an operator
   // blocked on state reads (blocked()): the JVM answers them (state_port()) and Resume goes on.
+  // `times`, when given, holds a time per input row (operators::Batch::times).
   Result<std::shared_ptr<arrow::RecordBatch>> Process(
-      const std::shared_ptr<arrow::RecordBatch>& input);
+      const std::shared_ptr<arrow::RecordBatch>& input,
+      std::shared_ptr<const std::vector<int64_t>> times = nullptr);
 
   // Event time advances to `watermark` (operators::Operator::AdvanceEventTime on each operator
   // in order): what the operators fire runs through the operators after them; returns what

@@ -78,7 +78,15 @@ void AppendLengthPrefixed(std::string_view bytes, std::string* out) {
   out->append(bytes);
 }
 
+std::string TimeWindowBytes(int64_t start, int64_t end) {
+  std::string bytes;
+  AppendLong(start, &bytes);
+  AppendLong(end, &bytes);
+  return bytes;
+}
+
 void StatePort::BeginBatch() {
+  namespaced_ = false;
   num_keys_ = 0;
   num_new_keys_ = 0;
   new_keys_.clear();
@@ -88,6 +96,7 @@ void StatePort::BeginBatch() {
   sent_reads_.clear();
   answers_.clear();
   entries_.clear();
+  timers_.clear();
 }
 
 int32_t StatePort::AddKeys(const batch::BinaryRowBuffer& keys) {
@@ -101,9 +110,11 @@ int32_t StatePort::AddKeys(const batch::BinaryRowBuffer& keys) {
 }
 
 void StatePort::Op(StateOp code, int32_t state, int32_t key) {
-  ops_.push_back(static_cast<char>(code));
+  const bool namespaced = namespaced_ && code != StateOp::kFiredTimers;
+  ops_.push_back(static_cast<char>(static_cast<uint8_t>(code) | (namespaced ? kNamespaced : 0)));
   AppendInt(state, &ops_);
   AppendInt(key, &ops_);
+  if (namespaced) Blob(namespace_);
   ++num_ops_;
 }
 
@@ -128,6 +139,17 @@ int32_t StatePort::GetEntries(int32_t state, int32_t key) {
   Op(StateOp::kGetEntries, state, key);
   reads_.push_back(StateOp::kGetEntries);
   return num_reads() - 1;
+}
+
+int32_t StatePort::FiredTimers(int32_t timers) {
+  Op(StateOp::kFiredTimers, timers, -1);
+  reads_.push_back(StateOp::kFiredTimers);
+  return num_reads() - 1;
+}
+
+void StatePort::Timer(StateOp code, int32_t timers, int32_t key, int64_t time) {
+  Op(code, timers, key);
+  AppendLong(time, &ops_);
 }
 
 void StatePort::PutValue(int32_t state, int32_t key, std::string_view value) {
@@ -169,10 +191,25 @@ Status StatePort::Answer(const uint8_t* data, int64_t size) {
   answer_bytes_.assign(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
   answers_.assign(sent_reads_.size(), Answered{});
   entries_.clear();
+  timers_.clear();
   Reader in(answer_bytes_.data(), answer_bytes_.size());
   for (size_t i = 0; i < sent_reads_.size(); ++i) {
     Answered& a = answers_[i];
     SF_ASSIGN_OR_RAISE(int32_t n, in.Int());
+    if (sent_reads_[i] == StateOp::kFiredTimers) {
+      if (n < 0) return InternalError("State port answer ", i, ": ", n, " timers");
+      a.first_entry = timers_.size();
+      a.num_entries = static_cast<size_t>(n);
+      for (int32_t t = 0; t < n; ++t) {
+        FiredTimer timer;
+        SF_ASSIGN_OR_RAISE(timer.key, in.Blob());
+        SF_ASSIGN_OR_RAISE(timer.namespace_, in.Blob());
+        SF_ASSIGN_OR_RAISE(std::string_view time, in.Bytes(8));
+        timer.time = ReadLong(reinterpret_cast<const uint8_t*>(time.data()));
+        timers_.push_back(timer);
+      }
+      continue;
+    }
     if (sent_reads_[i] != StateOp::kGetEntries) {
       if (n < 0) continue;
       a.present = true;
@@ -199,9 +236,15 @@ std::span<const StatePort::Entry> StatePort::entries(int32_t read) const {
   return {entries_.data() + a.first_entry, a.num_entries};
 }
 
+std::span<const StatePort::FiredTimer> StatePort::fired_timers(int32_t read) const {
+  const Answered& a = answers_[static_cast<size_t>(read)];
+  return {timers_.data() + a.first_entry, a.num_entries};
+}
+
 int64_t StatePort::memory_bytes() const {
   return static_cast<int64_t>(new_keys_.capacity() + ops_.capacity() + answer_bytes_.capacity() +
                               entries_.capacity() * sizeof(Entry) +
+                              timers_.capacity() * sizeof(FiredTimer) +
                               answers_.capacity() * sizeof(Answered));
 }
 

@@ -19,18 +19,34 @@
 // after the other, a value of a SQL type (a map key, a list element) the image of a one-field
 // row holding it, a List of such values their images each prefixed by its length.
 //
+// Namespaces: a window operator's states are namespaced (Flink's InternalKvState namespace: a
+// slice end, a TimeWindow). An op on such a state names its namespace, as the bytes the shell's
+// namespace codec defines (a Long: 8 bytes; a TimeWindow: start and end, 8 bytes each).
+//
+// Timers: an operator that keeps Flink's timers registers and deletes them through the port too
+// (state i is then the shell's timer service i), under a key and a namespace. Timers fire in the
+// JVM, in Flink's timer service order (a watermark advancing it, a processing-time callback); the
+// shell collects each fired timer (its key, namespace and time) instead of acting on it, and the
+// operator takes them with the read FiredTimers, in the order they fired, when its time advances
+// (operators::Operator::AdvanceEventTime / AdvanceProcessingTime). Their state work is then the
+// operator's own, through the port like any other.
+//
 // Message (native -> JVM), all integers little-endian:
 //   int32 first, int32 keys;         the keys announced since the last message, numbered from
 //   keys x blob                      `first` (0: a new batch, whose numbering starts over)
 //   int32 ops;  ops x op             in order
-//   op:   uint8 code, int32 state, int32 key, then by code:
+//   op:   uint8 code (| kNamespaced), int32 state, int32 key (-1 for kFiredTimers),
+//         blob namespace             when code has kNamespaced
+//         then by code:
 //         kGetEntry, kRemoveEntry    blob map key
 //         kPutValue                  blob value
 //         kPutEntry                  blob map key, blob value
+//         k*Timer                    int64 time
 //   blob: int32 length, bytes
 // Answers (JVM -> native), one per read of the message, in order:
 //   kGetValue, kGetEntry             int32 length (-1: no value), bytes
 //   kGetEntries                      int32 entries; entries x (blob map key, blob value)
+//   kFiredTimers                     int32 timers; timers x (blob key, blob namespace, int64 time)
 
 #include <cstdint>
 #include <span>
@@ -44,20 +60,33 @@
 namespace streamfusion::state {
 
 enum class StateOp : uint8_t {
-  kGetValue = 1,     // ValueState.value()
-  kGetEntry = 2,     // MapState.get(map key)
-  kGetEntries = 3,   // MapState.entries()
-  kPutValue = 4,     // ValueState.update(value)
-  kClear = 5,        // State.clear()
-  kPutEntry = 6,     // MapState.put(map key, value)
-  kRemoveEntry = 7,  // MapState.remove(map key)
+  kGetValue = 1,                  // ValueState.value()
+  kGetEntry = 2,                  // MapState.get(map key)
+  kGetEntries = 3,                // MapState.entries()
+  kPutValue = 4,                  // ValueState.update(value)
+  kClear = 5,                     // State.clear()
+  kPutEntry = 6,                  // MapState.put(map key, value)
+  kRemoveEntry = 7,               // MapState.remove(map key)
+  kRegisterEventTimer = 8,        // InternalTimerService.registerEventTimeTimer(ns, time)
+  kDeleteEventTimer = 9,          // InternalTimerService.deleteEventTimeTimer(ns, time)
+  kRegisterProcessingTimer = 10,  // InternalTimerService.registerProcessingTimeTimer(ns, time)
+  kDeleteProcessingTimer = 11,    // InternalTimerService.deleteProcessingTimeTimer(ns, time)
+  kFiredTimers = 12,              // the timers that fired since the last kFiredTimers
 };
+
+// Or'ed into an op's code when a namespace follows its key.
+constexpr uint8_t kNamespaced = 0x80;
 
 class StatePort {
  public:
   struct Entry {
     std::string_view key;
     std::string_view value;
+  };
+  struct FiredTimer {
+    std::string_view key;         // the key's image
+    std::string_view namespace_;  // the namespace's bytes
+    int64_t time = 0;
   };
 
   // Starts a batch: keys are numbered from 0 again, and nothing is pending.
@@ -68,16 +97,29 @@ class StatePort {
   int32_t AddKeys(const batch::BinaryRowBuffer& keys);
   int32_t num_keys() const { return num_keys_; }
 
+  // The namespace the next ops name (namespaced states), until SetNamespace or ClearNamespace.
+  void SetNamespace(std::string_view ns) {
+    namespace_.assign(ns);
+    namespaced_ = true;
+  }
+  void ClearNamespace() { namespaced_ = false; }
+
   // Reads; each returns its index among the round's reads, by which its answer is found.
   int32_t GetValue(int32_t state, int32_t key);
   int32_t GetEntry(int32_t state, int32_t key, std::string_view map_key);
   int32_t GetEntries(int32_t state, int32_t key);
+  // The timers of timer service `timers` that fired since the last such read (no key, no
+  // namespace).
+  int32_t FiredTimers(int32_t timers);
 
   // Writes, applied by the JVM in the order they are recorded.
   void PutValue(int32_t state, int32_t key, std::string_view value);
   void Clear(int32_t state, int32_t key);
   void PutEntry(int32_t state, int32_t key, std::string_view map_key, std::string_view value);
   void RemoveEntry(int32_t state, int32_t key, std::string_view map_key);
+  // A timer of timer service `timers` at `time`, under `key` and the current namespace;
+  // `code` is one of the k*Timer ops.
+  void Timer(StateOp code, int32_t timers, int32_t key, int64_t time);
 
   // Whether anything (a key, a read, a write) waits to be sent; reads of the round.
   bool has_message() const { return num_ops_ > 0 || num_new_keys_ > 0; }
@@ -96,6 +138,8 @@ class StatePort {
   std::string_view value(int32_t read) const { return answers_[static_cast<size_t>(read)].value; }
   // After Answer: every entry a kGetEntries read found.
   std::span<const Entry> entries(int32_t read) const;
+  // After Answer: the timers a kFiredTimers read found, in the order they fired.
+  std::span<const FiredTimer> fired_timers(int32_t read) const;
 
   int64_t memory_bytes() const;
 
@@ -120,6 +164,9 @@ class StatePort {
   std::string answer_bytes_;         // a copy of the last answers
   std::vector<Answered> answers_;
   std::vector<Entry> entries_;
+  std::vector<FiredTimer> timers_;
+  std::string namespace_;
+  bool namespaced_ = false;
 };
 
 // The encodings of the port's integers (little-endian), of Long values and lists of them.
@@ -129,5 +176,7 @@ void AppendLong(int64_t value, std::string* out);
 int64_t ReadLong(const uint8_t* bytes);
 // Appends `bytes` prefixed by its length (an element of a List of SQL values).
 void AppendLengthPrefixed(std::string_view bytes, std::string* out);
+// A TimeWindow namespace: start and end, eight little-endian bytes each.
+std::string TimeWindowBytes(int64_t start, int64_t end);
 
 }  // namespace streamfusion::state

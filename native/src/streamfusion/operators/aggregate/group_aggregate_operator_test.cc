@@ -11,6 +11,7 @@
 #include "streamfusion/expression/test_util.h"
 #include "streamfusion/operators/aggregate/agg_test_util.h"
 #include "streamfusion/plan/pipeline.h"
+#include "streamfusion/state/fake_keyed_state.h"
 
 // The group aggregation on the operator contract, in an island, over a state port served by an
 // in-memory stand-in for the JVM's KeyedStatePort (same message format). The rules themselves are
@@ -24,124 +25,7 @@ using expression::testing::Int;
 using operators::testing::Call;
 using operators::testing::MakePlan;
 using operators::testing::RetractableExtremeAcc;
-
-// Keyed state as the JVM keeps it, served from the port's messages.
-class FakeKeyedState {
- public:
-  // Serves `message` (state_port.h's format): applies its writes, returns its answers.
-  std::vector<uint8_t> Serve(const std::vector<uint8_t>& message) {
-    size_t at = 0;
-    auto read_int = [&]() {
-      uint32_t bits = 0;
-      for (int i = 0; i < 4; ++i) bits |= static_cast<uint32_t>(message[at + i]) << (8 * i);
-      at += 4;
-      return static_cast<int32_t>(bits);
-    };
-    auto read_blob = [&]() {
-      const int32_t length = read_int();
-      std::string bytes(reinterpret_cast<const char*>(message.data()) + at,
-                        static_cast<size_t>(length));
-      at += static_cast<size_t>(length);
-      return bytes;
-    };
-    const int32_t first = read_int();
-    const int32_t count = read_int();
-    if (first == 0) keys_.clear();
-    EXPECT_EQ(static_cast<size_t>(first), keys_.size());
-    for (int32_t k = 0; k < count; ++k) keys_.push_back(read_blob());
-    const int32_t ops = read_int();
-    std::vector<uint8_t> answers;
-    auto put_int = [&](int32_t value) {
-      for (int i = 0; i < 4; ++i) {
-        answers.push_back(static_cast<uint8_t>(static_cast<uint32_t>(value) >> (8 * i)));
-      }
-    };
-    auto put_blob = [&](const std::string& bytes) {
-      put_int(static_cast<int32_t>(bytes.size()));
-      answers.insert(answers.end(), bytes.begin(), bytes.end());
-    };
-    for (int32_t i = 0; i < ops; ++i) {
-      const auto code = static_cast<state::StateOp>(message[at++]);
-      const int32_t id = read_int();
-      const std::string& key = keys_.at(static_cast<size_t>(read_int()));
-      const std::pair<int32_t, std::string> slot{id, key};
-      switch (code) {
-        case state::StateOp::kGetValue: {
-          ++reads;
-          auto it = values_.find(slot);
-          if (it == values_.end()) {
-            put_int(-1);
-          } else {
-            put_blob(it->second);
-          }
-          break;
-        }
-        case state::StateOp::kGetEntry: {
-          ++reads;
-          const std::string map_key = read_blob();
-          auto it = maps_[slot].find(map_key);
-          if (it == maps_[slot].end()) {
-            put_int(-1);
-          } else {
-            put_blob(it->second);
-          }
-          break;
-        }
-        case state::StateOp::kGetEntries:
-          ++reads;
-          ++whole_maps;
-          put_int(static_cast<int32_t>(maps_[slot].size()));
-          for (const auto& [k, v] : maps_[slot]) {
-            put_blob(k);
-            put_blob(v);
-          }
-          break;
-        case state::StateOp::kPutValue: values_[slot] = read_blob(); break;
-        case state::StateOp::kClear:
-          values_.erase(slot);
-          maps_.erase(slot);
-          break;
-        case state::StateOp::kPutEntry: {
-          std::string map_key = read_blob();
-          maps_[slot][map_key] = read_blob();
-          break;
-        }
-        case state::StateOp::kRemoveEntry: maps_[slot].erase(read_blob()); break;
-      }
-    }
-    EXPECT_EQ(at, message.size());
-    return answers;
-  }
-
-  // A map state's entries as (BIGINT value, Long count) of one-field BIGINT row images.
-  std::map<int64_t, int64_t> LongCounts(int32_t id) const {
-    std::map<int64_t, int64_t> out;
-    for (const auto& [slot, entries] : maps_) {
-      if (slot.first != id) continue;
-      for (const auto& [k, v] : entries) {
-        // A one-field row: 8 header bytes (with the null bits), then the value.
-        out[state::ReadLong(reinterpret_cast<const uint8_t*>(k.data()) + 8)] =
-            state::ReadLong(reinterpret_cast<const uint8_t*>(v.data()));
-      }
-    }
-    return out;
-  }
-
-  bool HasValue(int32_t id) const {
-    for (const auto& [slot, value] : values_) {
-      if (slot.first == id) return true;
-    }
-    return false;
-  }
-
-  int reads = 0;
-  int whole_maps = 0;
-
- private:
-  std::vector<std::string> keys_;
-  std::map<std::pair<int32_t, std::string>, std::string> values_;
-  std::map<std::pair<int32_t, std::string>, std::map<std::string, std::string>> maps_;
-};
+using state::testing::FakeKeyedState;
 
 struct Row {
   int8_t kind;
@@ -179,23 +63,8 @@ plan::Plan MaxPlan(plan::GroupAggregateNode::Mode mode = plan::GroupAggregateNod
 // Runs one batch through the island, serving its state; returns the changelog as "+I[k, m]".
 std::vector<std::string> RunBatch(plan::Pipeline* island, FakeKeyedState* jvm,
                                   const std::vector<Row>& rows, int* rounds) {
-  auto result = island->Process(Batch(rows));
-  EXPECT_TRUE(result.ok()) << result.status().ToString();
-  std::shared_ptr<arrow::RecordBatch> out = *result;
-  *rounds = 0;
-  while (island->state_port() != nullptr && island->state_port()->has_message()) {
-    std::vector<uint8_t> message;
-    island->state_port()->TakeMessage(&message);
-    const std::vector<uint8_t> answers = jvm->Serve(message);
-    if (!island->blocked()) break;
-    ++*rounds;
-    EXPECT_TRUE(
-        island->state_port()->Answer(answers.data(), static_cast<int64_t>(answers.size())).ok());
-    result = island->Resume();
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
-    out = *result;
-  }
-  EXPECT_FALSE(island->blocked());
+  std::shared_ptr<arrow::RecordBatch> out =
+      state::testing::Drive(island, jvm, island->Process(Batch(rows)), rounds);
   static const char* kKinds[] = {"+I", "-U", "+U", "-D"};
   std::vector<std::string> changelog;
   for (int64_t r = 0; r < out->num_rows(); ++r) {

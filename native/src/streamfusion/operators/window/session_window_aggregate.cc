@@ -119,8 +119,14 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
 
 Status SessionWindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets,
                                        int32_t num_rows) {
-  SF_ASSIGN_OR_RAISE(input_,
+  SF_ASSIGN_OR_RAISE(auto input,
                      batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
+  return PrepareBatch(std::move(input));
+}
+
+Status SessionWindowAggregate::PrepareBatch(std::shared_ptr<arrow::RecordBatch> input) {
+  input_ = std::move(input);
+  const auto num_rows = input_->num_rows();
   SF_RETURN_NOT_OK(state::EncodeKeys(input_type_, *input_, grouping_, &row_keys_));
   keys_.Clear();
   keys_.offsets.push_back(0);
@@ -641,8 +647,20 @@ Status SessionWindowAggregate::Fire(const uint8_t* keys, const int32_t* key_offs
   }
   SF_RETURN_NOT_OK(
       AppendWindowProperties(properties_, starts, ends, output_type_, pool_.get(), &columns));
-  return EncodeRowImages(output_type_, std::move(columns), static_cast<int64_t>(emitted.size()),
-                         nullptr, pool_.get(), &output_);
+  SF_ASSIGN_OR_RAISE(
+      fired_rows_, RowBatch(output_type_, std::move(columns), static_cast<int64_t>(emitted.size()),
+                            nullptr, pool_.get()));
+  if (!encode_fired_images_) {
+    output_.Clear();
+    return Status::OK();
+  }
+  return batch::EncodeBinaryRows(output_type_, *fired_rows_, &output_);
+}
+
+int32_t SessionWindowAggregate::lanes(int32_t map) const {
+  return static_cast<size_t>(map) < distincts_.size()
+             ? distincts_.map(static_cast<size_t>(map)).lanes
+             : 1;
 }
 
 int64_t SessionWindowAggregate::memory_bytes() const {

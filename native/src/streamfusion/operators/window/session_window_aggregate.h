@@ -80,6 +80,8 @@ class SessionWindowAggregate {
 
   // Step 1. `offsets` has num_rows + 1 entries into `rows`.
   Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows);
+  // Step 1 over rows already decoded (schema type::ToArrowSchema of the input type).
+  Status PrepareBatch(std::shared_ptr<arrow::RecordBatch> input);
   // Each key's image of the grouping fields, in order of first appearance.
   const batch::BinaryRowBuffer& keys() const { return keys_; }
 
@@ -132,6 +134,20 @@ class SessionWindowAggregate {
   Status Fire(const uint8_t* keys, const int32_t* key_offsets, const int64_t* windows,
               int32_t num_fires, const uint8_t* accs, const int32_t* acc_offsets);
   const batch::BinaryRowBuffer& output() const { return output_; }
+  // Fire's rows as a batch (schema type::ToArrowSchema of the output type); output() holds their
+  // images unless set_encode_fired_images(false).
+  const std::shared_ptr<arrow::RecordBatch>& fired_rows() const { return fired_rows_; }
+  void set_encode_fired_images(bool encode) { encode_fired_images_ = encode; }
+
+  // The state-backed maps: the DISTINCT maps, then the MIN/MAX maps over an updating input; a
+  // map's values take lanes(map) consecutive lookups and entries (a long[] of that many counts
+  // when above 1, else a Long).
+  int32_t num_maps() const {
+    return static_cast<int32_t>(distincts_.size() + distincts_.num_extremes());
+  }
+  int32_t lanes(int32_t map) const;
+  bool proctime() const { return proctime_; }
+  const type::RowType& output_type() const { return output_type_; }
 
   memory::AccountingPool* pool() { return pool_.get(); }
   int64_t memory_bytes() const;
@@ -179,6 +195,8 @@ class SessionWindowAggregate {
 
   batch::BinaryRowBuffer new_accs_;
   batch::BinaryRowBuffer output_;
+  std::shared_ptr<arrow::RecordBatch> fired_rows_;
+  bool encode_fired_images_ = true;
 
   WindowDistincts distincts_;
   bool merge_entries_set_ = false;  // SetMergeEntries since the last Merge

@@ -21,7 +21,12 @@ public final class NativePipeline implements AutoCloseable {
 
     /** See {@link NativeLib#processRows}. */
     public long processRows(byte[] rows, int[] offsets, int numRows) {
-        return NativeLib.processRows(checkedHandle(), rows, offsets, numRows);
+        return NativeLib.processRows(checkedHandle(), rows, offsets, numRows, null);
+    }
+
+    /** See {@link NativeLib#processRows}: with a time per row. */
+    public long processRows(byte[] rows, int[] offsets, int numRows, long[] times) {
+        return NativeLib.processRows(checkedHandle(), rows, offsets, numRows, times);
     }
 
     /** See {@link NativeLib#flushPipeline}. */

@@ -48,10 +48,13 @@ public final class NativeLib {
 
     /**
      * Runs {@code numRows} BinaryRowData images ({@code rows[offsets[i] .. offsets[i+1])}) through
-     * the pipeline. Returns {@code (outputBytes << 32) | outputRows}; fetch the output with {@link
-     * #copyOutput} before the next call.
+     * the pipeline, with {@code times[i]} the time of row i where an operator takes one per row (a
+     * processing-time session window: each row's arrival; null otherwise). Returns {@code
+     * (outputBytes << 32) | outputRows}; fetch the output with {@link #copyOutput} before the next
+     * call.
      */
-    public static native long processRows(long handle, byte[] rows, int[] offsets, int numRows);
+    public static native long processRows(
+            long handle, byte[] rows, int[] offsets, int numRows, @Nullable long[] times);
 
     /**
      * Flushes the island: each operator in order hands out what it buffers (a local window phase
@@ -268,100 +271,4 @@ public final class NativeLib {
     public static native long windowAggregateMemoryBytes(long handle);
 
     public static native void closeWindowAggregate(long handle);
-
-    /** Compiles a serialized plan holding one SessionWindowAggregateNode; returns its handle. */
-    public static native long createSessionWindowAggregate(byte[] plan, long memoryBudgetBytes);
-
-    /** Step 1: groups a batch by key; returns the number of keys. */
-    public static native int sessionWindowPrepare(
-            long handle, byte[] rows, int[] offsets, int numRows);
-
-    public static native int sessionWindowKeyBytes(long handle);
-
-    public static native void sessionWindowCopyKeys(long handle, byte[] keys, int[] offsets);
-
-    /**
-     * Step 2: merges each key's rows into its in-flight windows (start, end, state start, state
-     * end; key k's from {@code windowOffsets[k]}) at {@code watermark}; writes to {@code sizes} the
-     * lengths of the groups, reads, removed, added and cleared arrays, and the rows dropped. On
-     * processing time {@code rowTimes} holds the arrival time of each of the {@code numRows} rows
-     * (null on event time).
-     */
-    public static native void sessionWindowMerge(
-            long handle,
-            long[] windows,
-            int[] windowOffsets,
-            long watermark,
-            @Nullable long[] rowTimes,
-            int numRows,
-            long[] sizes);
-
-    public static native void sessionWindowCopyMerge(
-            long handle, long[] groups, long[] reads, long[] removed, long[] added, long[] cleared);
-
-    /**
-     * Step 3: one accumulator image per read; returns the bytes of the new accumulators. With
-     * DISTINCT aggregates {@code distinctValues[p]} is lookup p's value where {@code
-     * distinctPresent[p]} is 1 (null arrays without).
-     */
-    public static native int sessionWindowCombine(
-            long handle,
-            byte[] accs,
-            int[] accOffsets,
-            @Nullable long[] distinctValues,
-            @Nullable byte[] distinctPresent);
-
-    /**
-     * After a {@link #sessionWindowCombine}: the number of whole MIN/MAX maps a rescan needs (0:
-     * done) and, when {@code groups} is not null, each one's group and map.
-     */
-    public static native int sessionWindowWholeMaps(
-            long handle, @Nullable int[] groups, @Nullable int[] maps);
-
-    /** The entries of {@link #sessionWindowWholeMaps} (as windowAggregateSupplyWholeMaps). */
-    public static native void sessionWindowSupplyWholeMaps(
-            long handle, int[] requestOf, int count, byte[] images, int[] offsets, long[] counts);
-
-    /**
-     * With DISTINCT or MIN/MAX maps, between steps 2 and 3: the entries of the maps of the state
-     * windows merged into each group (entry e of read {@code readOf[e]} and map {@code mapOf[e]},
-     * its value image and value: a bitmask, a count, or a long[] as its lanes' consecutive
-     * entries).
-     */
-    public static native void sessionWindowSetMergeEntries(
-            long handle,
-            int[] readOf,
-            int[] mapOf,
-            long[] masks,
-            int count,
-            byte[] images,
-            int[] offsets);
-
-    /** The lookups after {@link #sessionWindowSetMergeEntries} (as windowAggregateLookups). */
-    public static native void sessionWindowLookups(
-            long handle, int[] sizes, int[] groups, int[] maps, byte[] values, int[] offsets);
-
-    /** The map entries the last combine changed (as windowAggregateUpdated). */
-    public static native int sessionWindowUpdated(long handle, int[] lookups, long[] values);
-
-    public static native void sessionWindowCopyAccs(long handle, byte[] accs, int[] offsets);
-
-    /** Fires windows ([start, end) pairs); returns the bytes of the output rows. */
-    public static native int sessionWindowFire(
-            long handle,
-            byte[] keys,
-            int[] keyOffsets,
-            long[] windows,
-            int numFires,
-            byte[] accs,
-            int[] accOffsets);
-
-    /** The rows of the last {@link #sessionWindowFire} (empty windows are not emitted). */
-    public static native int sessionWindowOutputRows(long handle);
-
-    public static native void sessionWindowCopyOutput(long handle, byte[] rows, int[] offsets);
-
-    public static native long sessionWindowMemoryBytes(long handle);
-
-    public static native void closeSessionWindowAggregate(long handle);
 }

@@ -6,6 +6,8 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.state.internal.InternalKvState;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 import java.util.ArrayList;
@@ -22,8 +24,14 @@ import java.util.function.Consumer;
  * current key through {@code setCurrentKey}).
  *
  * <p>A state declared {@linkplain #declareAbsent absent} (one Flink's function does not have, such
- * as the NULL-key state of a map whose key cannot be NULL) takes clears as no-ops and refuses
- * anything else.
+ * as the NULL-key state of a map whose key cannot be NULL) has no value and no entries, takes
+ * clears as no-ops and refuses writes.
+ *
+ * <p>A namespaced state (a window operator's {@link InternalKvState}, declared with the codec of
+ * its namespace) is addressed with a namespace on every operation, set as its current namespace.
+ * Timer services are declared apart, numbered from 0: the native operator registers and deletes
+ * their timers under a key and a namespace, and takes the timers that fired ({@link #timerFired},
+ * called from the shell's timer callbacks, in Flink's order) with a read.
  */
 public final class KeyedStatePort {
 
@@ -34,10 +42,20 @@ public final class KeyedStatePort {
     private static final int CLEAR = 5;
     private static final int PUT_ENTRY = 6;
     private static final int REMOVE_ENTRY = 7;
+    private static final int REGISTER_EVENT_TIMER = 8;
+    private static final int DELETE_EVENT_TIMER = 9;
+    private static final int REGISTER_PROCESSING_TIMER = 10;
+    private static final int DELETE_PROCESSING_TIMER = 11;
+    private static final int FIRED_TIMERS = 12;
+    private static final int NAMESPACED = 0x80;
 
     private final int keyArity;
     private final Consumer<Object> setCurrentKey;
     private final List<Declared> states = new ArrayList<>();
+    private final List<Timers> timerServices = new ArrayList<>();
+    private final List<Object> firedKeys = new ArrayList<>();
+    private final List<Object> firedNamespaces = new ArrayList<>();
+    private long[] firedTimes = new long[16];
     private final StateBytes answers = new StateBytes();
     private BinaryRowData[] keys = new BinaryRowData[16];
     private int numKeys;
@@ -53,29 +71,70 @@ public final class KeyedStatePort {
         final State state;
         final StateCodec keyCodec;
         final StateCodec valueCodec;
+        final StateCodec namespaceCodec;
 
-        Declared(String name, State state, StateCodec keyCodec, StateCodec valueCodec) {
+        Declared(
+                String name,
+                State state,
+                StateCodec keyCodec,
+                StateCodec valueCodec,
+                StateCodec namespaceCodec) {
             this.name = name;
             this.state = state;
             this.keyCodec = keyCodec;
             this.valueCodec = valueCodec;
+            this.namespaceCodec = namespaceCodec;
+        }
+    }
+
+    private static final class Timers {
+        final InternalTimerService<Object> service;
+        final StateCodec namespaceCodec;
+
+        Timers(InternalTimerService<Object> service, StateCodec namespaceCodec) {
+            this.service = service;
+            this.namespaceCodec = namespaceCodec;
         }
     }
 
     /** Declares state {@code id}: a ValueState whose values {@code codec} encodes. */
     public void declareValue(int id, String name, ValueState<?> state, StateCodec codec) {
-        declare(id, new Declared(name, state, null, codec));
+        declare(id, new Declared(name, state, null, codec, null));
     }
 
     /** Declares state {@code id}: a MapState with the codecs of its keys and values. */
     public void declareMap(
             int id, String name, MapState<?, ?> state, StateCodec keyCodec, StateCodec valueCodec) {
-        declare(id, new Declared(name, state, keyCodec, valueCodec));
+        declare(id, new Declared(name, state, keyCodec, valueCodec, null));
+    }
+
+    /**
+     * Declares state {@code id}: a namespaced ValueState (an {@link InternalKvState}) with the
+     * codecs of its values and namespaces.
+     */
+    public void declareNamespacedValue(
+            int id,
+            String name,
+            InternalKvState<?, ?, ?> state,
+            StateCodec codec,
+            StateCodec namespaceCodec) {
+        declare(id, new Declared(name, (State) state, null, codec, namespaceCodec));
+    }
+
+    /** Declares state {@code id}: a namespaced MapState, as {@link #declareNamespacedValue}. */
+    public void declareNamespacedMap(
+            int id,
+            String name,
+            InternalKvState<?, ?, ?> state,
+            StateCodec keyCodec,
+            StateCodec valueCodec,
+            StateCodec namespaceCodec) {
+        declare(id, new Declared(name, (State) state, keyCodec, valueCodec, namespaceCodec));
     }
 
     /** Declares that state {@code id} does not exist for this operator. */
     public void declareAbsent(int id, String name) {
-        declare(id, new Declared(name, null, null, null));
+        declare(id, new Declared(name, null, null, null, null));
     }
 
     private void declare(int id, Declared declared) {
@@ -83,6 +142,34 @@ public final class KeyedStatePort {
             states.add(null);
         }
         states.set(id, declared);
+    }
+
+    /** Declares timer service {@code id}, whose namespaces {@code namespaceCodec} encodes. */
+    @SuppressWarnings("unchecked")
+    public void declareTimers(int id, InternalTimerService<?> service, StateCodec namespaceCodec) {
+        while (timerServices.size() <= id) {
+            timerServices.add(null);
+        }
+        timerServices.set(id, new Timers((InternalTimerService<Object>) service, namespaceCodec));
+    }
+
+    /**
+     * A timer fired (the shell's onEventTime / onProcessingTime, in Flink's order): kept until the
+     * native operator reads the fired timers. {@code key} is the timer's key, a BinaryRowData.
+     */
+    public void timerFired(Object key, Object namespace, long time) {
+        int n = firedKeys.size();
+        if (n == firedTimes.length) {
+            firedTimes = Arrays.copyOf(firedTimes, n * 2);
+        }
+        firedKeys.add(key);
+        firedNamespaces.add(namespace);
+        firedTimes[n] = time;
+    }
+
+    /** Whether timers fired that the native operator has not read yet. */
+    public boolean hasFiredTimers() {
+        return !firedKeys.isEmpty();
     }
 
     /**
@@ -121,19 +208,69 @@ public final class KeyedStatePort {
         boolean reads = false;
         int currentKey = -1;
         for (int i = 0; i < ops; i++) {
-            int code = message[at];
+            int code = message[at] & 0xff;
             int id = StateBytes.readInt(message, at + 1);
             int key = StateBytes.readInt(message, at + 5);
             at += 9;
-            Declared state = id >= 0 && id < states.size() ? states.get(id) : null;
-            if (state == null) {
-                throw new IllegalStateException("State message names undeclared state " + id);
+            boolean namespaced = (code & NAMESPACED) != 0;
+            code &= ~NAMESPACED;
+            if (code == FIRED_TIMERS) {
+                reads = true;
+                writeFiredTimers(timers(id));
+                continue;
             }
             if (key < 0 || key >= numKeys) {
                 throw new IllegalStateException("State message names key " + key);
             }
+            if (code >= REGISTER_EVENT_TIMER && code <= DELETE_PROCESSING_TIMER) {
+                Timers timers = timers(id);
+                if (!namespaced) {
+                    throw new IllegalStateException("A timer op without a namespace");
+                }
+                int length = StateBytes.readInt(message, at);
+                Object namespace = timers.namespaceCodec.decode(message, at + 4, length);
+                at += 4 + length;
+                long time = StateBytes.readLong(message, at);
+                at += 8;
+                if (key != currentKey) {
+                    setCurrentKey.accept(keys[key]);
+                    currentKey = key;
+                }
+                timerOp(timers.service, code, namespace, time);
+                continue;
+            }
+            Declared state = id >= 0 && id < states.size() ? states.get(id) : null;
+            if (state == null) {
+                throw new IllegalStateException("State message names undeclared state " + id);
+            }
+            if (namespaced) {
+                int length = StateBytes.readInt(message, at);
+                if (state.namespaceCodec != null && state.state != null) {
+                    ((InternalKvState<?, Object, ?>) state.state)
+                            .setCurrentNamespace(
+                                    state.namespaceCodec.decode(message, at + 4, length));
+                } else if (state.state != null) {
+                    throw new IllegalStateException(
+                            "State message names a namespace of state " + state.name);
+                }
+                at += 4 + length;
+            } else if (state.namespaceCodec != null) {
+                throw new IllegalStateException(
+                        "State message names no namespace of state " + state.name);
+            }
             if (state.state == null) {
+                at = skipOperands(message, at, code);
                 if (code == CLEAR) {
+                    continue;
+                }
+                if (code == GET_VALUE || code == GET_ENTRY) {
+                    reads = true;
+                    answers.writeInt(-1);
+                    continue;
+                }
+                if (code == GET_ENTRIES) {
+                    reads = true;
+                    answers.writeInt(0);
                     continue;
                 }
                 throw new IllegalStateException(
@@ -191,6 +328,61 @@ public final class KeyedStatePort {
                     "State message of " + message.length + " bytes ends at " + at);
         }
         return reads ? answers.toArray() : null;
+    }
+
+    private Timers timers(int id) {
+        Timers timers = id >= 0 && id < timerServices.size() ? timerServices.get(id) : null;
+        if (timers == null) {
+            throw new IllegalStateException("State message names undeclared timers " + id);
+        }
+        return timers;
+    }
+
+    private static void timerOp(
+            InternalTimerService<Object> service, int code, Object namespace, long time) {
+        switch (code) {
+            case REGISTER_EVENT_TIMER:
+                service.registerEventTimeTimer(namespace, time);
+                break;
+            case DELETE_EVENT_TIMER:
+                service.deleteEventTimeTimer(namespace, time);
+                break;
+            case REGISTER_PROCESSING_TIMER:
+                service.registerProcessingTimeTimer(namespace, time);
+                break;
+            default:
+                service.deleteProcessingTimeTimer(namespace, time);
+                break;
+        }
+    }
+
+    /** Past the operands of an op on an absent state (its map key, its value). */
+    private static int skipOperands(byte[] message, int at, int code) {
+        int blobs =
+                code == PUT_ENTRY
+                        ? 2
+                        : code == GET_ENTRY || code == REMOVE_ENTRY || code == PUT_VALUE ? 1 : 0;
+        for (int b = 0; b < blobs; b++) {
+            at += 4 + StateBytes.readInt(message, at);
+        }
+        return at;
+    }
+
+    /** The answer to a FIRED_TIMERS read: the timers fired since the last one, in order. */
+    private void writeFiredTimers(Timers timers) throws Exception {
+        int n = firedKeys.size();
+        answers.writeInt(n);
+        for (int t = 0; t < n; t++) {
+            int at = answers.reserveInt();
+            StateCodec.writeImage((BinaryRowData) firedKeys.get(t), answers);
+            answers.patchInt(at, answers.size() - at - 4);
+            at = answers.reserveInt();
+            timers.namespaceCodec.encode(firedNamespaces.get(t), answers);
+            answers.patchInt(at, answers.size() - at - 4);
+            answers.writeLong(firedTimes[t]);
+        }
+        firedKeys.clear();
+        firedNamespaces.clear();
     }
 
     private void writeValue(Declared state, Object value) throws Exception {

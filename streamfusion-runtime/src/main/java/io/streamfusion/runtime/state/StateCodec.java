@@ -8,6 +8,7 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
+import org.apache.flink.table.runtime.operators.window.TimeWindow;
 import org.apache.flink.table.runtime.typeutils.InternalSerializers;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.DataType;
@@ -39,6 +40,11 @@ public abstract class StateCodec {
     /** A {@code Long}: eight bytes. */
     public static StateCodec longValue() {
         return LongCodec.INSTANCE;
+    }
+
+    /** A {@code TimeWindow}: its start, then its end, eight bytes each. */
+    public static StateCodec timeWindow() {
+        return TimeWindowCodec.INSTANCE;
     }
 
     /** A {@code long[]}: its elements. */
@@ -114,6 +120,24 @@ public abstract class StateCodec {
         @Override
         public void encode(Object value, StateBytes out) {
             out.writeLong((Long) value);
+        }
+    }
+
+    private static final class TimeWindowCodec extends StateCodec {
+        static final TimeWindowCodec INSTANCE = new TimeWindowCodec();
+
+        @Override
+        public Object decode(byte[] bytes, int offset, int length) {
+            checkLength(length, 16, "TimeWindow");
+            return new TimeWindow(
+                    StateBytes.readLong(bytes, offset), StateBytes.readLong(bytes, offset + 8));
+        }
+
+        @Override
+        public void encode(Object value, StateBytes out) {
+            TimeWindow window = (TimeWindow) value;
+            out.writeLong(window.getStart());
+            out.writeLong(window.getEnd());
         }
     }
 

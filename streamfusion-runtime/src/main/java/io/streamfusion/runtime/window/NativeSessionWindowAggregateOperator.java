@@ -1,30 +1,34 @@
 package io.streamfusion.runtime.window;
 
 import io.streamfusion.plan.Plan;
+import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.island.ShellSpec;
+import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
+import io.streamfusion.runtime.state.KeyedStatePort;
+import io.streamfusion.runtime.state.StateCodec;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.metrics.Meter;
-import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.operators.window.TimeWindow;
+import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 
 import java.util.Arrays;
-import java.util.Map;
 
 /**
  * The operator shell of a native aggregation over a SESSION window: the legacy group window ({@code
@@ -34,21 +38,28 @@ import java.util.Map;
  * State and timers are Flink's own and laid out as Flink lays them out: the keyed {@code
  * ValueState<RowData>} "window-aggs" namespaced by state window ({@link TimeWindow.Serializer}, a
  * {@link RowDataSerializer} of the accumulator types), the {@code MapState<TimeWindow, TimeWindow>}
- * "session-window-mapping" from each in-flight window to its state window, and the timer service
- * "window-timers" (one timer per key and window at its end - 1).
+ * "session-window-mapping" from each in-flight window to its state window, the DISTINCT and MIN/MAX
+ * maps per state window, and the timer service "window-timers" (one timer per key and window at its
+ * end - 1).
  *
- * <p>Rows are collected into a batch and combined into state when the batch is full, before a
- * watermark, before a checkpoint barrier and at the end of input, so that a batch sees one
- * watermark, as each of Flink's records does: native code groups the rows by key, replays each
- * key's rows against its windows as Flink's MergingWindowSet does, and accumulates them; Java reads
- * each key's windows and the accumulators involved once, and writes back the net change
- * (accumulators, window mapping, timers). Flink's timers fire the windows; the fired windows'
- * results are computed natively in bulk before the watermark that fired them is forwarded.
+ * <p>The aggregation runs as a native island on the operator contract
+ * (native/src/streamfusion/operators/window/session_window_operator.h) and reaches its state and
+ * timers through the state port: this shell declares them, numbered as the native operator names
+ * them, and a {@link KeyedStatePort} serves its reads, writes and timer operations. Rows are
+ * collected into a batch and handed over when the batch is full, before a watermark, before a
+ * checkpoint barrier and at the end of input, so that a batch sees one watermark, as each of
+ * Flink's records does: native code groups the rows by key, reads each key's windows, replays its
+ * rows against them as Flink's MergingWindowSet does, reads the accumulators (and map entries)
+ * involved once, and writes back the net change (accumulators, window mapping, timers). Flink's
+ * timer service fires the windows: each fired timer is handed to the port ({@link
+ * KeyedStatePort#timerFired}), and the native operator takes them when its time advances, reads
+ * their windows' state, and emits their rows in timer order before the watermark that fired them is
+ * forwarded.
  *
  * <p>On processing time (Flink's ProcessingTimeSessionWindows / the TVF on a PROCTIME attribute)
  * each row's time is its arrival's, taken when it reaches this operator as Flink's operator takes
- * it per record; no row is late; batches are also flushed on the batch timer and before a window
- * fires, and the windows' timers are processing-time timers.
+ * it per record, and handed over with the batch; no row is late; batches are also flushed on the
+ * batch timer and before a window fires, and the windows' timers are processing-time timers.
  */
 public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, TimeWindow> {
@@ -63,19 +74,12 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
     private final DistinctState[] distincts;
     private final long memoryBudgetBytes;
 
-    private transient NativeSessionWindowAggregate agg;
+    private transient NativePipeline pipeline;
+    private transient KeyedStatePort port;
     private transient InternalTimerService<TimeWindow> timers;
-    private transient InternalValueState<RowData, TimeWindow, RowData> windowState;
-    private transient MapState<TimeWindow, TimeWindow> mapping;
-    private transient RowDataSerializer accSerializer;
     private transient Meter lateRecordsDroppedRate;
-    private transient ImageBuffer reads;
-    private transient long[] windows;
-    private transient FireQueue fires;
     private transient boolean proctime;
     private transient long[] arrivals;
-    private transient WindowDistinctMaps<TimeWindow> distinctMaps;
-    private transient FireEntries mergeEntries;
 
     public NativeSessionWindowAggregateOperator(ShellSpec spec, boolean tvf) {
         super(spec.inputType, spec.batchSize, spec.maxDelayMillis, tvf);
@@ -89,39 +93,97 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public void open() throws Exception {
         super.open();
         timers = getInternalTimerService("window-timers", new TimeWindow.Serializer(), this);
         if (tvf) {
             timers.initializeWatermark(currentWatermark);
         }
-        accSerializer = new RowDataSerializer(accTypes);
-        ValueState<RowData> state =
-                getKeyedStateBackend()
-                        .getOrCreateKeyedState(
-                                new TimeWindow.Serializer(),
-                                new ValueStateDescriptor<>("window-aggs", accSerializer));
-        windowState = (InternalValueState<RowData, TimeWindow, RowData>) state;
-        // MergingWindowProcessFunction's, through the same call (VoidNamespace).
-        mapping =
+        port = new KeyedStatePort(keyArity, this::setCurrentKey);
+        declareStates();
+        port.declareTimers(0, timers, StateCodec.timeWindow());
+        lateRecordsDroppedRate = lateRecordsDroppedMeter();
+        Plan parsed = Plans.parse(plan);
+        proctime = parsed.getOperators(0).getSessionWindowAggregate().getProctime();
+        arrivals = proctime ? new long[64] : null;
+        pipeline = openPipeline(plan, p -> new NativePipeline(p, memoryBudgetBytes));
+        openBatches(FieldUse.of(parsed), outputArity);
+        if (tvf && currentWatermark != Long.MIN_VALUE) {
+            // The restored watermark decides which rows are late, as the timer service's does.
+            guarded(() -> advance(currentWatermark));
+        }
+        getMetricGroup()
+                .gauge(
+                        "streamfusionNativeMemoryBytes",
+                        () -> pipeline == null ? 0L : pipeline.memoryBytes());
+    }
+
+    /**
+     * The states, numbered as the native operator names them: 0 "window-aggs" and 1
+     * "session-window-mapping" (declared through the same calls as Flink's WindowOperator: the
+     * mapping in the VoidNamespace); for each map m (PerWindowStateDataViewStore's) 2 + 2m its
+     * MapState and 3 + 2m its NULL value's ValueState, namespaced by state window.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void declareStates() throws Exception {
+        KeyedStateBackend<RowData> backend = getKeyedStateBackend();
+        TimeWindow.Serializer windows = new TimeWindow.Serializer();
+        port.declareNamespacedValue(
+                0,
+                "window-aggs",
+                (InternalKvState<?, ?, ?>)
+                        backend.getOrCreateKeyedState(
+                                windows,
+                                new ValueStateDescriptor<>(
+                                        "window-aggs", new RowDataSerializer(accTypes))),
+                StateCodec.row(accTypes),
+                StateCodec.timeWindow());
+        MapState<TimeWindow, TimeWindow> mapping =
                 getPartitionedState(
                         new MapStateDescriptor<>(
                                 "session-window-mapping",
                                 new TimeWindow.Serializer(),
                                 new TimeWindow.Serializer()));
-        lateRecordsDroppedRate = lateRecordsDroppedMeter();
-        agg = new NativeSessionWindowAggregate(plan, memoryBudgetBytes);
-        Plan parsed = Plans.parse(plan);
-        proctime = parsed.getOperators(0).getSessionWindowAggregate().getProctime();
-        arrivals = proctime ? new long[64] : null;
-        openBatches(FieldUse.of(parsed), outputArity);
-        reads = new ImageBuffer();
-        windows = new long[64];
-        fires = new FireQueue(2);
-        distinctMaps = openDistinctMaps(distincts, new TimeWindow.Serializer());
-        mergeEntries = new FireEntries();
-        getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
+        port.declareMap(
+                1,
+                "session-window-mapping",
+                mapping,
+                StateCodec.timeWindow(),
+                StateCodec.timeWindow());
+        ClassLoader loader = getRuntimeContext().getUserCodeClassLoader();
+        for (int m = 0; m < distincts.length; m++) {
+            DistinctState d = distincts[m];
+            StateCodec counts = d.lanes == 1 ? StateCodec.longValue() : StateCodec.longArray();
+            port.declareNamespacedMap(
+                    2 + 2 * m,
+                    d.stateId,
+                    (InternalKvState<?, ?, ?>)
+                            backend.getOrCreateKeyedState(
+                                    windows,
+                                    new MapStateDescriptor<>(
+                                            d.stateId,
+                                            (TypeSerializer) ExternalSerializer.of(d.keyType),
+                                            (TypeSerializer) ExternalSerializer.of(d.valueType))),
+                    StateCodec.sqlValue(d.keyType, loader),
+                    counts,
+                    StateCodec.timeWindow());
+            String nullName = d.stateId + DistinctState.NULL_STATE_POSTFIX;
+            if (!d.nullKey) {
+                port.declareAbsent(3 + 2 * m, nullName);
+                continue;
+            }
+            port.declareNamespacedValue(
+                    3 + 2 * m,
+                    nullName,
+                    (InternalKvState<?, ?, ?>)
+                            backend.getOrCreateKeyedState(
+                                    windows,
+                                    new ValueStateDescriptor<>(
+                                            nullName,
+                                            (TypeSerializer) ExternalSerializer.of(d.valueType))),
+                    counts,
+                    StateCodec.timeWindow());
+        }
     }
 
     /**
@@ -147,136 +209,25 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
         super.processElement(element);
     }
 
-    /** Combines the batch into state: Flink's per-record processElement, for a batch at once. */
+    /**
+     * Combines the batch into state: Flink's per-record processElement, for a batch at once.
+     * Windows whose processing-time timers fired before these rows arrived are fired first.
+     */
     @Override
     protected void flush() throws Exception {
+        drainFires();
         int rows = batch.numRows();
         if (rows == 0) {
             return;
         }
-        KeyImages keys = agg.prepare(batch.bytes(), batch.offsets(), rows);
-        BinaryRowData[] keyRows = new BinaryRowData[keys.count];
-        int[] windowOffsets = new int[keys.count + 1];
-        int w = 0;
-        for (int k = 0; k < keys.count; k++) {
-            keyRows[k] =
-                    ImageBuffer.ownRow(keyArity, keys.bytes, keys.offsets[k], keys.offsets[k + 1]);
-            setCurrentKey(keyRows[k]);
-            for (Map.Entry<TimeWindow, TimeWindow> entry : mapping.entries()) {
-                if (w + 4 > windows.length) {
-                    windows = Arrays.copyOf(windows, windows.length * 2);
-                }
-                windows[w++] = entry.getKey().getStart();
-                windows[w++] = entry.getKey().getEnd();
-                windows[w++] = entry.getValue().getStart();
-                windows[w++] = entry.getValue().getEnd();
-            }
-            windowOffsets[k + 1] = w / 4;
-        }
-        NativeSessionWindowAggregate.Change change =
+        long result =
                 proctime
-                        ? agg.merge(windows, windowOffsets, Long.MIN_VALUE, arrivals, rows)
-                        : agg.merge(windows, windowOffsets, timers.currentWatermark(), null, rows);
-        if (change.dropped > 0) {
-            lateRecordsDroppedRate.markEvent(change.dropped);
+                        ? pipeline.processRows(batch.bytes(), batch.offsets(), rows, arrivals)
+                        : pipeline.processRows(batch.bytes(), batch.offsets(), rows);
+        if (result == NativeLib.STATE_PENDING) {
+            result = pipeline.serveState(port);
         }
-        // The accumulators of the state windows each group now holds, in the groups' order; with
-        // DISTINCT or MIN/MAX maps also the map entries of those merged into the group's, tagged
-        // with their read (Flink merges a merged window's maps when it has an accumulator).
-        int groups = change.groupCount();
-        int width = NativeSessionWindowAggregate.GROUP_WIDTH;
-        long[] info = change.groups;
-        BinaryRowData[] groupKeys = new BinaryRowData[groups];
-        TimeWindow[] groupWindows = new TimeWindow[groups];
-        reads.clear();
-        for (int g = 0; g < groups; g++) {
-            groupKeys[g] = keyRows[(int) info[g * width]];
-            groupWindows[g] = new TimeWindow(info[g * width + 3], info[g * width + 4]);
-            setCurrentKey(groupKeys[g]);
-            for (long r = info[g * width + 5]; r < info[g * width + 6]; r++) {
-                TimeWindow read =
-                        new TimeWindow(change.reads[(int) r * 2], change.reads[(int) r * 2 + 1]);
-                windowState.setCurrentNamespace(read);
-                RowData acc = windowState.value();
-                reads.append(acc, accSerializer);
-                boolean own = r == info[g * width + 5] && info[g * width + 7] != 0;
-                if (distinctMaps != null && acc != null && !own) {
-                    distinctMaps.appendEntries(read, (int) r, mergeEntries);
-                }
-            }
-        }
-        int[] newOffsets = new int[groups + 1];
-        byte[] newAccs;
-        if (distinctMaps == null) {
-            newAccs = agg.combine(reads.bytes(), reads.offsets(), null, null, newOffsets);
-        } else {
-            distinctMaps.read(
-                    agg.setMergeEntries(
-                            mergeEntries.fires,
-                            mergeEntries.maps,
-                            mergeEntries.masks,
-                            mergeEntries.count(),
-                            mergeEntries.values.bytes(),
-                            mergeEntries.values.offsets()),
-                    groupKeys,
-                    groupWindows);
-            mergeEntries.clear();
-            while ((newAccs =
-                            agg.combine(
-                                    reads.bytes(),
-                                    reads.offsets(),
-                                    distinctMaps.masks,
-                                    distinctMaps.present,
-                                    newOffsets))
-                    == null) {
-                // MIN/MAX over an updating input: a retraction or merge removed the extreme of
-                // a group's map, which Flink then scans whole.
-                distinctMaps.supplyWholeMaps(agg, g -> groupKeys[g], g -> groupWindows[g]);
-            }
-            distinctMaps.write(agg.updated(), groupKeys, groupWindows);
-        }
-        for (int g = 0; g < groups; g++) {
-            setCurrentKey(groupKeys[g]);
-            windowState.setCurrentNamespace(groupWindows[g]);
-            windowState.update(
-                    ImageBuffer.ownRow(accTypes.length, newAccs, newOffsets[g], newOffsets[g + 1]));
-        }
-        // The state windows merged away: their accumulators and maps (clearWindowState).
-        long[] cleared = change.cleared;
-        for (int i = 0; i < cleared.length; i += NativeSessionWindowAggregate.CLEARED_WIDTH) {
-            setCurrentKey(keyRows[(int) cleared[i]]);
-            TimeWindow window = new TimeWindow(cleared[i + 1], cleared[i + 2]);
-            windowState.setCurrentNamespace(window);
-            windowState.clear();
-            if (distinctMaps != null) {
-                distinctMaps.clear(window);
-            }
-        }
-        // The trigger's timers follow the windows: deleted with a merged window, registered for
-        // a new one (at its end - 1, the UTC shift).
-        long[] removed = change.removed;
-        for (int i = 0; i < removed.length; i += NativeSessionWindowAggregate.REMOVED_WIDTH) {
-            setCurrentKey(keyRows[(int) removed[i]]);
-            TimeWindow window = new TimeWindow(removed[i + 1], removed[i + 2]);
-            mapping.remove(window);
-            if (proctime) {
-                timers.deleteProcessingTimeTimer(window, window.maxTimestamp());
-            } else {
-                timers.deleteEventTimeTimer(window, window.maxTimestamp());
-            }
-        }
-        long[] added = change.added;
-        for (int i = 0; i < added.length; i += NativeSessionWindowAggregate.ADDED_WIDTH) {
-            setCurrentKey(keyRows[(int) added[i]]);
-            TimeWindow window = new TimeWindow(added[i + 1], added[i + 2]);
-            mapping.put(window, new TimeWindow(added[i + 3], added[i + 4]));
-            if (proctime) {
-                timers.registerProcessingTimeTimer(window, window.maxTimestamp());
-            } else {
-                timers.registerEventTimeTimer(window, window.maxTimestamp());
-            }
-        }
-        finishBatch(0);
+        finishBatch(emitOutput(pipeline, result, false));
     }
 
     @Override
@@ -288,85 +239,68 @@ public class NativeSessionWindowAggregateOperator extends NativeWindowOperatorBa
             // WindowAggOperator forwards its restored watermark instead of a lower one.
             mark = new Watermark(currentWatermark);
         }
-        fireUpTo(mark);
+        timeServiceManager.advanceWatermark(mark);
+        Watermark fired = mark;
+        guarded(() -> advance(fired.getTimestamp()));
+        output.emitWatermark(mark);
     }
 
     /**
-     * WindowOperator.onEventTime: the window's timer fires it (its state window's accumulator is
-     * read) and cleans it up (accumulator cleared, window retired from the mapping).
+     * Event time advances to {@code watermark} natively (the timer service's watermark, which
+     * decides the late rows of the next batches): the windows whose timers fired are emitted.
      */
+    private void advance(long watermark) throws Exception {
+        long result = pipeline.advanceEventTime(watermark);
+        if (result == NativeLib.STATE_PENDING) {
+            result = pipeline.serveState(port);
+        }
+        emitUntimed(pipeline, result);
+        long dropped = pipeline.lateRowsDropped();
+        if (dropped > 0) {
+            lateRecordsDroppedRate.markEvent(dropped);
+        }
+    }
+
+    /** WindowOperator.onEventTime: the window's timer fires it (natively, see {@link #advance}). */
     @Override
     public void onEventTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
-        fireWindow(timer);
+        port.timerFired(timer.getKey(), timer.getNamespace(), timer.getTimestamp());
     }
 
     /**
      * WindowOperator.onProcessingTime: as onEventTime, after the rows that arrived before the timer
      * reached state (they may have merged the window into a longer one, whose own timer then fires
-     * it: Flink's deleted timer).
+     * it: the native operator finds the window gone from the mapping).
      */
     @Override
     public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
         fireOnProcessingTime(
                 timer,
                 timers,
-                () -> {
-                    if (mapping.contains(timer.getNamespace())) {
-                        fireWindow(timer);
-                    }
-                });
+                () -> port.timerFired(timer.getKey(), timer.getNamespace(), timer.getTimestamp()));
     }
 
-    private void fireWindow(InternalTimer<RowData, TimeWindow> timer) throws Exception {
-        TimeWindow window = timer.getNamespace();
-        if (timer.getTimestamp() != window.maxTimestamp()) {
-            return;
-        }
-        TimeWindow stateWindow = mapping.get(window);
-        RowData acc = null;
-        if (stateWindow != null) {
-            windowState.setCurrentNamespace(stateWindow);
-            acc = windowState.value();
-        }
-        fires.add((BinaryRowData) getCurrentKey(), window.getStart(), window.getEnd());
-        fires.accs.append(acc, accSerializer);
-        if (stateWindow != null) {
-            windowState.clear();
-            if (distinctMaps != null) {
-                distinctMaps.clear(stateWindow);
-            }
-        }
-        mapping.remove(window);
-        if (fires.count() >= batchSize) {
-            drainFires();
-        }
-    }
-
-    /** Computes and emits the fired windows' results. */
+    /** Fires and emits the windows whose timers fired and were not handed over yet. */
     @Override
     protected void drainFires() throws Exception {
-        int n = fires.count();
-        if (n == 0) {
+        if (pipeline == null || !port.hasFiredTimers()) {
             return;
         }
-        int[] offsets = new int[n + 1];
-        byte[] rows =
-                agg.fire(
-                        fires.keys.bytes(),
-                        fires.keys.offsets(),
-                        fires.windows(),
-                        n,
-                        fires.accs.bytes(),
-                        fires.accs.offsets(),
-                        offsets);
-        fires.clear();
-        int emitted = agg.outputRows();
-        emit(rows, offsets, emitted, null);
-        countEmitted(emitted);
+        if (!proctime) {
+            advance(timers.currentWatermark());
+            return;
+        }
+        long result =
+                pipeline.advanceProcessingTime(
+                        getProcessingTimeService().getCurrentProcessingTime());
+        if (result == NativeLib.STATE_PENDING) {
+            result = pipeline.serveState(port);
+        }
+        emitUntimed(pipeline, result);
     }
 
     @Override
     protected AutoCloseable nativeAggregate() {
-        return agg;
+        return pipeline;
     }
 }

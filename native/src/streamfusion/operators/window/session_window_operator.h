@@ -1,0 +1,138 @@
+#pragma once
+
+// The session window aggregation (session_window_aggregate.h) on the operator contract, over
+// Flink keyed state and Flink's timers, read and written through the state port
+// (state/state_port.h). A batch's life (AddInput, then a Resume per answered round):
+//
+//   windows   reads each key's in-flight windows (MapState "session-window-mapping");
+//   accs      merges the key's rows into them (Flink's MergingWindowSet, arrival order) and reads
+//             the accumulators of the state windows each merged window now holds;
+//   merged    with DISTINCT or MIN/MAX maps: reads the maps of the state windows merged into
+//             another (each map's entries in its iteration order, then its NULL value's state),
+//   lookups   and the map entries of the rows' and merged entries' values in each group's state
+//             window;
+//   whole     MIN/MAX over an updating input: a retraction or merge that removed a state window's
+//             extreme reads its whole map, and the combine runs again;
+//   then it writes, in Flink's order: the changed map entries, the groups' accumulators, the
+//   state windows merged away cleared (accumulator and maps), the retired windows' mapping
+//   entries and timers deleted, the new windows' mapping entries and timers registered.
+//
+// Time (AdvanceEventTime / AdvanceProcessingTime): the shell has advanced Flink's timer service,
+// which fired the due window timers in Flink's order and collected them; the operator takes them
+// (FiredTimers), reads each fired window's state window from the mapping and its accumulator,
+// emits the windows' rows in timer order, and clears what Flink's WindowOperator clears when a
+// window fires (its state window's accumulator and maps, its mapping entry). On processing time
+// a window no longer in the mapping (merged into a longer one after its timer fired) does not
+// fire, as in Flink.
+//
+// States, as the JVM shell declares them (NativeSessionWindowAggregateOperator): 0 the
+// accumulator ValueState "window-aggs", namespaced by state window; 1 the MapState
+// "session-window-mapping" (window -> state window, no namespace); for each map m (DISTINCT maps,
+// then MIN/MAX maps) 2 + 2m its MapState and 3 + 2m the ValueState of its NULL value, both
+// namespaced by state window. Timer service 0 is "window-timers", namespaced by window. Namespaces
+// and windows cross as TimeWindow bytes (state::TimeWindowBytes).
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "streamfusion/operators/operator.h"
+#include "streamfusion/operators/window/session_window_aggregate.h"
+#include "streamfusion/state/state_port.h"
+
+namespace streamfusion::operators {
+
+class SessionWindowOperator : public SingleOutputOperator {
+ public:
+  // `plan` holds one SessionWindowAggregateNode; `port` (owned by the island) serves its state.
+  static Result<std::unique_ptr<SessionWindowOperator>> Make(const plan::Plan& plan,
+                                                             int64_t memory_budget_bytes,
+                                                             state::StatePort* port);
+
+  const type::RowType& output_type() const override { return agg_->output_type(); }
+  // On processing time the batch carries each row's arrival time (Batch::times).
+  Status AddInput(Batch input) override;
+  Status AdvanceEventTime(int64_t watermark) override;
+  Status AdvanceProcessingTime(int64_t now) override;
+  bool blocked() const override { return phase_ != Phase::kIdle; }
+  Status Resume() override;
+  int64_t MemoryBytes() const override;
+  int64_t TakeLateRowsDropped() override { return std::exchange(dropped_, 0); }
+
+  static constexpr int32_t kAccState = 0;
+  static constexpr int32_t kMappingState = 1;
+  static constexpr int32_t kTimers = 0;
+  static int32_t MapState(int32_t map) { return 2 + 2 * map; }
+  static int32_t NullValueState(int32_t map) { return 3 + 2 * map; }
+
+ private:
+  enum class Phase {
+    kIdle,
+    kWindows,
+    kAccs,
+    kMerged,
+    kLookups,
+    kWholeMaps,
+    kFiredTimers,
+    kFireMappings,
+    kFireAccs
+  };
+
+  SessionWindowOperator(std::unique_ptr<SessionWindowAggregate> agg, state::StatePort* port)
+      : agg_(std::move(agg)), port_(port) {}
+
+  // The batch's steps, each after the answers to the reads of the one before.
+  Status MergeWindows();
+  Status ReadMergedMaps();
+  Status ReadLookups();
+  Status TakeLookups();
+  Status RunCombine();
+  Status TakeWholeMaps();
+  Status FinishBatch();
+  // Firing: the fired timers' mapping entries, their accumulators, then the windows' rows.
+  Status StartFire();
+  Status ReadFireMappings();
+  Status ReadFireAccs();
+  Status FinishFire();
+
+  // Sets the port's namespace to group g's state window.
+  void GroupNamespace(int32_t g);
+  // Clears the accumulator and maps of the current namespace's state window under `key`.
+  void ClearStateWindow(int32_t key);
+  // Blocks in `next` when the port has reads; otherwise runs `then` at once.
+  Status BlockOr(Phase next, Status (SessionWindowOperator::*then)());
+
+  std::unique_ptr<SessionWindowAggregate> agg_;
+  state::StatePort* port_;
+  Phase phase_ = Phase::kIdle;
+  int64_t watermark_ = INT64_MIN;
+  int64_t dropped_ = 0;
+  std::vector<int64_t> row_times_;
+
+  // The batch's reads and what they found.
+  std::vector<int32_t> window_reads_;  // per key
+  std::vector<int32_t> acc_reads_;     // per merge read
+  batch::BinaryRowBuffer accs_;
+  std::vector<uint8_t> acc_present_;
+  struct MergedRead {
+    int32_t read;
+    int32_t map;
+    int32_t entries;
+    int32_t null_value;
+  };
+  std::vector<MergedRead> merged_reads_;
+  std::vector<int32_t> lookup_reads_;  // per lookup (lane 0 of an entry), or -1
+  std::vector<int64_t> lookup_values_;
+  std::vector<uint8_t> lookup_present_;
+  std::vector<int32_t> whole_reads_;  // per whole-map request
+
+  // The fire's timers and reads.
+  batch::BinaryRowBuffer fire_keys_;
+  std::vector<int64_t> fire_windows_;  // start, end per timer
+  std::vector<int32_t> fire_mapping_reads_;
+  std::vector<int64_t> fire_state_windows_;  // start, end per timer, when in the mapping
+  std::vector<uint8_t> fire_in_mapping_;
+  std::vector<int32_t> fire_acc_reads_;  // -1: none
+};
+
+}  // namespace streamfusion::operators
