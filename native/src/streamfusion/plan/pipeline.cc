@@ -5,6 +5,7 @@
 
 #include "streamfusion/operators/aggregate/group_aggregate_operator.h"
 #include "streamfusion/operators/calc/calc_operator.h"
+#include "streamfusion/operators/window/group_window_operator.h"
 #include "streamfusion/operators/window/local_window_operator.h"
 #include "streamfusion/operators/window/owned_window_operator.h"
 #include "streamfusion/operators/window/session_window_operator.h"
@@ -63,7 +64,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         *single.add_operators() = op;
         single.mutable_operators(0)->clear_output_type();
         *single.mutable_session() = plan.session();
-        if (op.kind_case() == Operator::kWindowAggregate) {
+        const bool legacy_window =
+            op.kind_case() == Operator::kWindowAggregate && op.window_aggregate().legacy();
+        if (op.kind_case() == Operator::kWindowAggregate && !legacy_window) {
           if (op.window_aggregate().mode() != WindowAggregateNode::LOCAL) {
             if (pipeline->StateOwner() != nullptr) {
               return InternalError("An island with two operators owning state");
@@ -82,13 +85,19 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
           return InternalError("An island with two operators over keyed state");
         }
         if (pipeline->assigner_ != nullptr &&
-            (op.kind_case() == Operator::kSessionWindowAggregate ||
+            (op.kind_case() != Operator::kGroupAggregate ||
              op.group_aggregate().mode() != GroupAggregateNode::LOCAL)) {
           // Its reads would stop a run between two of the assigner's watermarks.
           return InternalError(
               "An island runs only stateless operators after a watermark assigner");
         }
         pipeline->port_ = std::make_unique<state::StatePort>();
+        if (legacy_window) {
+          SF_ASSIGN_OR_RAISE(auto window, operators::GroupWindowOperator::Make(
+                                              single, memory_budget_bytes, pipeline->port_.get()));
+          pipeline->operators_.push_back(std::move(window));
+          break;
+        }
         if (op.kind_case() == Operator::kSessionWindowAggregate) {
           SF_ASSIGN_OR_RAISE(auto session, operators::SessionWindowOperator::Make(
                                                single, memory_budget_bytes, pipeline->port_.get()));

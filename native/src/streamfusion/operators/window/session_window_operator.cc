@@ -9,41 +9,6 @@ namespace {
 
 using Width = SessionWindowAggregate;
 
-const uint8_t* Data(std::string_view bytes) {
-  return reinterpret_cast<const uint8_t*>(bytes.data());
-}
-
-// A BinaryRowData's null bits follow its 8 header bits: field 0's is bit 0 of byte 1.
-bool IsNullImage(std::string_view image) {
-  return image.size() > 1 && (static_cast<uint8_t>(image[1]) & 1) != 0;
-}
-
-// The image of a one-field row holding NULL: the value of a map's NULL-value state.
-std::string_view NullImage() {
-  static const std::string image = [] {
-    std::string bytes(16, '\0');
-    bytes[1] = 1;
-    return bytes;
-  }();
-  return image;
-}
-
-Result<std::pair<int64_t, int64_t>> ReadTimeWindow(std::string_view bytes) {
-  if (bytes.size() != 16) return InternalError("A TimeWindow of ", bytes.size(), " bytes");
-  return std::make_pair(state::ReadLong(Data(bytes)), state::ReadLong(Data(bytes) + 8));
-}
-
-// A map value: a Long (one lane) or a long[] of `lanes` counts, into values[0, lanes).
-Status ReadLanes(std::string_view value, int32_t lanes, int64_t* values) {
-  if (value.size() != 8 * static_cast<size_t>(lanes)) {
-    return InternalError("A window map value of ", value.size(), " bytes for ", lanes, " counts");
-  }
-  for (int32_t lane = 0; lane < lanes; ++lane) {
-    values[lane] = state::ReadLong(Data(value) + 8 * lane);
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<SessionWindowOperator>> SessionWindowOperator::Make(
@@ -51,7 +16,10 @@ Result<std::unique_ptr<SessionWindowOperator>> SessionWindowOperator::Make(
   if (port == nullptr) return InternalError("A session window aggregation needs a state port");
   SF_ASSIGN_OR_RAISE(auto agg, SessionWindowAggregate::Make(plan, memory_budget_bytes));
   agg->set_encode_fired_images(false);
-  return std::unique_ptr<SessionWindowOperator>(new SessionWindowOperator(std::move(agg), port));
+  std::vector<int32_t> lanes;
+  for (int32_t m = 0; m < agg->num_maps(); ++m) lanes.push_back(agg->lanes(m));
+  return std::unique_ptr<SessionWindowOperator>(
+      new SessionWindowOperator(std::move(agg), port, std::move(lanes)));
 }
 
 Status SessionWindowOperator::BlockOr(Phase next, Status (SessionWindowOperator::*then)()) {
@@ -63,17 +31,18 @@ Status SessionWindowOperator::BlockOr(Phase next, Status (SessionWindowOperator:
   return (this->*then)();
 }
 
-void SessionWindowOperator::GroupNamespace(int32_t g) {
+int32_t SessionWindowOperator::KeyOfGroup(int32_t g) const {
+  return static_cast<int32_t>(agg_->groups()[static_cast<size_t>(g) * Width::kGroupWidth]);
+}
+
+std::string SessionWindowOperator::NamespaceOfGroup(int32_t g) const {
   const int64_t* group = agg_->groups().data() + static_cast<size_t>(g) * Width::kGroupWidth;
-  port_->SetNamespace(state::TimeWindowBytes(group[3], group[4]));
+  return state::TimeWindowBytes(group[3], group[4]);
 }
 
 void SessionWindowOperator::ClearStateWindow(int32_t key) {
   port_->Clear(kAccState, key);
-  for (int32_t m = 0; m < agg_->num_maps(); ++m) {
-    port_->Clear(MapState(m), key);
-    port_->Clear(NullValueState(m), key);
-  }
+  maps_.Clear(key);
 }
 
 Status SessionWindowOperator::AddInput(Batch input) {
@@ -160,169 +129,73 @@ Status SessionWindowOperator::ReadMergedMaps() {
     acc_present_.push_back(present ? 1 : 0);
     accs_.Append(present ? port_->value(read) : std::string_view());
   }
-  if (agg_->num_maps() == 0) return RunCombine();
+  if (maps_.num_maps() == 0) return RunCombine();
   // Flink merges a merged state window's maps into the group's when it has an accumulator.
-  merged_reads_.clear();
   const std::vector<int64_t>& groups = agg_->groups();
   const std::vector<int64_t>& reads = agg_->reads();
   for (int32_t g = 0; g < agg_->num_groups(); ++g) {
     const int64_t* group = groups.data() + static_cast<size_t>(g) * Width::kGroupWidth;
-    const auto key = static_cast<int32_t>(group[0]);
     for (int64_t r = group[5]; r < group[6]; ++r) {
       const bool own = r == group[5] && group[7] != 0;
       if (own || acc_present_[static_cast<size_t>(r)] == 0) continue;
       port_->SetNamespace(state::TimeWindowBytes(reads[2 * r], reads[2 * r + 1]));
-      for (int32_t m = 0; m < agg_->num_maps(); ++m) {
-        merged_reads_.push_back(MergedRead{static_cast<int32_t>(r), m,
-                                           port_->GetEntries(MapState(m), key),
-                                           port_->GetValue(NullValueState(m), key)});
-      }
+      maps_.ReadEntries(static_cast<int32_t>(group[0]), static_cast<int32_t>(r));
     }
   }
+  port_->ClearNamespace();
   return BlockOr(Phase::kMerged, &SessionWindowOperator::ReadLookups);
 }
 
 Status SessionWindowOperator::ReadLookups() {
-  // The merged maps' entries, each map in its iteration order and its NULL value last (Flink's
-  // NullAwareMapIterator); a long[] value as its lanes' consecutive entries.
-  std::vector<int32_t> read_of;
-  std::vector<int32_t> map_of;
-  std::vector<int64_t> masks;
-  batch::BinaryRowBuffer images;
-  images.offsets.push_back(0);
-  auto add = [&](const MergedRead& merged, std::string_view image, std::string_view value) {
-    const int32_t lanes = agg_->lanes(merged.map);
-    std::vector<int64_t> counts(static_cast<size_t>(lanes));
-    SF_RETURN_NOT_OK(ReadLanes(value, lanes, counts.data()));
-    for (int32_t lane = 0; lane < lanes; ++lane) {
-      read_of.push_back(merged.read);
-      map_of.push_back(merged.map);
-      masks.push_back(counts[static_cast<size_t>(lane)]);
-      images.Append(image);
-    }
-    return Status::OK();
-  };
-  for (const MergedRead& merged : merged_reads_) {
-    for (const state::StatePort::Entry& entry : port_->entries(merged.entries)) {
-      SF_RETURN_NOT_OK(add(merged, entry.key, entry.value));
-    }
-    if (port_->present(merged.null_value)) {
-      SF_RETURN_NOT_OK(add(merged, NullImage(), port_->value(merged.null_value)));
-    }
-  }
-  merged_reads_.clear();
-  SF_RETURN_NOT_OK(agg_->SetMergeEntries(read_of.data(), map_of.data(), masks.data(),
-                                         static_cast<int32_t>(read_of.size()), images.bytes.data(),
-                                         images.offsets.data()));
+  // The merged maps' entries, in the order Flink's merge visits them.
+  SF_ASSIGN_OR_RAISE(WindowMapPort::Entries merged, maps_.TakeEntries());
+  SF_RETURN_NOT_OK(agg_->SetMergeEntries(merged.owner.data(), merged.map.data(),
+                                         merged.masks.data(),
+                                         static_cast<int32_t>(merged.owner.size()),
+                                         merged.images.bytes.data(), merged.images.offsets.data()));
   // The rows' and entries' values in each group's state window.
-  const DistinctLookups& lookups = agg_->lookups();
-  const size_t n = lookups.groups.size();
-  lookup_reads_.assign(n, -1);
-  lookup_values_.assign(n, 0);
-  lookup_present_.assign(n, 0);
-  for (size_t p = 0; p < n;) {
-    const int32_t m = lookups.maps[p];
-    const int32_t g = lookups.groups[p];
-    const auto key =
-        static_cast<int32_t>(agg_->groups()[static_cast<size_t>(g) * Width::kGroupWidth]);
-    const std::string_view image = lookups.values.Image(p);
-    GroupNamespace(g);
-    lookup_reads_[p] = IsNullImage(image) ? port_->GetValue(NullValueState(m), key)
-                                          : port_->GetEntry(MapState(m), key, image);
-    p += static_cast<size_t>(agg_->lanes(m));
-  }
+  maps_.ReadLookups(
+      agg_->lookups(), [&](int32_t g) { return KeyOfGroup(g); },
+      [&](int32_t g) { return NamespaceOfGroup(g); });
   return BlockOr(Phase::kLookups, &SessionWindowOperator::TakeLookups);
 }
 
 Status SessionWindowOperator::TakeLookups() {
-  const DistinctLookups& lookups = agg_->lookups();
-  for (size_t p = 0; p < lookup_reads_.size(); ++p) {
-    const int32_t read = lookup_reads_[p];
-    if (read < 0 || !port_->present(read)) continue;
-    const int32_t lanes = agg_->lanes(lookups.maps[p]);
-    SF_RETURN_NOT_OK(ReadLanes(port_->value(read), lanes, lookup_values_.data() + p));
-    for (int32_t lane = 0; lane < lanes; ++lane) lookup_present_[p + lane] = 1;
-  }
+  SF_RETURN_NOT_OK(maps_.TakeLookups(agg_->lookups()));
   return RunCombine();
 }
 
 Status SessionWindowOperator::RunCombine() {
-  const bool maps = agg_->num_maps() > 0;
+  const bool maps = maps_.num_maps() > 0;
   SF_RETURN_NOT_OK(agg_->Combine(accs_.bytes.data(), accs_.offsets.data(),
-                                 maps ? lookup_values_.data() : nullptr,
-                                 maps ? lookup_present_.data() : nullptr));
+                                 maps ? maps_.values().data() : nullptr,
+                                 maps ? maps_.present().data() : nullptr));
   if (agg_->whole_map_groups().empty()) return FinishBatch();
   // A retraction or merge removed a group's extreme: Flink scans the group's whole map.
-  whole_reads_.clear();
-  for (size_t q = 0; q < agg_->whole_map_groups().size(); ++q) {
-    const int32_t g = agg_->whole_map_groups()[q];
-    GroupNamespace(g);
-    whole_reads_.push_back(port_->GetEntries(
-        MapState(agg_->whole_map_maps()[q]),
-        static_cast<int32_t>(agg_->groups()[static_cast<size_t>(g) * Width::kGroupWidth])));
-  }
+  maps_.ReadWholeMaps(
+      agg_->whole_map_groups(), agg_->whole_map_maps(), [&](int32_t g) { return KeyOfGroup(g); },
+      [&](int32_t g) { return NamespaceOfGroup(g); });
   phase_ = Phase::kWholeMaps;
   return Status::OK();
 }
 
 Status SessionWindowOperator::TakeWholeMaps() {
-  std::vector<int32_t> request_of;
-  std::vector<int64_t> counts;
-  batch::BinaryRowBuffer images;
-  images.offsets.push_back(0);
-  for (size_t q = 0; q < whole_reads_.size(); ++q) {
-    for (const state::StatePort::Entry& entry : port_->entries(whole_reads_[q])) {
-      int64_t count = 0;
-      SF_RETURN_NOT_OK(ReadLanes(entry.value, 1, &count));
-      request_of.push_back(static_cast<int32_t>(q));
-      counts.push_back(count);
-      images.Append(entry.key);
-    }
-  }
-  SF_RETURN_NOT_OK(agg_->SupplyWholeMaps(request_of.data(), static_cast<int32_t>(counts.size()),
-                                         images.bytes.data(), images.offsets.data(),
-                                         counts.data()));
+  SF_ASSIGN_OR_RAISE(WindowMapPort::WholeMaps whole, maps_.TakeWholeMaps());
+  SF_RETURN_NOT_OK(agg_->SupplyWholeMaps(
+      whole.request_of.data(), static_cast<int32_t>(whole.counts.size()), whole.images.bytes.data(),
+      whole.images.offsets.data(), whole.counts.data()));
   return RunCombine();
 }
 
 Status SessionWindowOperator::FinishBatch() {
-  const std::vector<int64_t>& groups = agg_->groups();
-  auto key_of_group = [&](int32_t g) {
-    return static_cast<int32_t>(groups[static_cast<size_t>(g) * Width::kGroupWidth]);
-  };
-  // The map entries the combine changed: put, or removed (~p: a count back at 0).
-  const DistinctLookups& lookups = agg_->lookups();
-  const std::vector<int32_t>& updated = agg_->updated_lookups();
-  const std::vector<int64_t>& values = agg_->updated_values();
-  std::string value;
-  for (size_t i = 0; i < updated.size();) {
-    const bool remove = updated[i] < 0;
-    const auto p = static_cast<size_t>(remove ? ~updated[i] : updated[i]);
-    const int32_t m = lookups.maps[p];
-    const int32_t g = lookups.groups[p];
-    const int32_t lanes = agg_->lanes(m);
-    value.clear();
-    for (int32_t lane = 0; lane < lanes; ++lane) state::AppendLong(values[i + lane], &value);
-    i += static_cast<size_t>(lanes);
-    GroupNamespace(g);
-    const std::string_view image = lookups.values.Image(p);
-    if (IsNullImage(image)) {
-      if (remove) {
-        port_->Clear(NullValueState(m), key_of_group(g));
-      } else {
-        port_->PutValue(NullValueState(m), key_of_group(g), value);
-      }
-    } else if (remove) {
-      port_->RemoveEntry(MapState(m), key_of_group(g), image);
-    } else {
-      port_->PutEntry(MapState(m), key_of_group(g), image, value);
-    }
-  }
-  // The groups' accumulators.
+  // The map entries the combine changed, then the groups' accumulators.
+  maps_.WriteUpdated(
+      agg_->lookups(), agg_->updated_lookups(), agg_->updated_values(),
+      [&](int32_t g) { return KeyOfGroup(g); }, [&](int32_t g) { return NamespaceOfGroup(g); });
   const batch::BinaryRowBuffer& accs = agg_->accs();
   for (int32_t g = 0; g < agg_->num_groups(); ++g) {
-    GroupNamespace(g);
-    port_->PutValue(kAccState, key_of_group(g), accs.Image(static_cast<size_t>(g)));
+    port_->SetNamespace(NamespaceOfGroup(g));
+    port_->PutValue(kAccState, KeyOfGroup(g), accs.Image(static_cast<size_t>(g)));
   }
   // The state windows merged away (clearWindowState).
   const std::vector<int64_t>& cleared = agg_->cleared();
@@ -469,8 +342,7 @@ Status SessionWindowOperator::FinishFire() {
 
 int64_t SessionWindowOperator::MemoryBytes() const {
   return agg_->memory_bytes() + port_->memory_bytes() +
-         static_cast<int64_t>(accs_.bytes.capacity() + fire_keys_.bytes.capacity() +
-                              lookup_values_.capacity() * sizeof(int64_t));
+         static_cast<int64_t>(accs_.bytes.capacity() + fire_keys_.bytes.capacity());
 }
 
 }  // namespace streamfusion::operators

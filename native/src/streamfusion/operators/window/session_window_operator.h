@@ -33,11 +33,13 @@
 // and windows cross as TimeWindow bytes (state::TimeWindowBytes).
 
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "streamfusion/operators/operator.h"
 #include "streamfusion/operators/window/session_window_aggregate.h"
+#include "streamfusion/operators/window/window_map_port.h"
 #include "streamfusion/state/state_port.h"
 
 namespace streamfusion::operators {
@@ -62,8 +64,8 @@ class SessionWindowOperator : public SingleOutputOperator {
   static constexpr int32_t kAccState = 0;
   static constexpr int32_t kMappingState = 1;
   static constexpr int32_t kTimers = 0;
-  static int32_t MapState(int32_t map) { return 2 + 2 * map; }
-  static int32_t NullValueState(int32_t map) { return 3 + 2 * map; }
+  // Map m is state 2 + 2m, its NULL value's 3 + 2m (window_map_port.h).
+  static constexpr int32_t kFirstMapState = 2;
 
  private:
   enum class Phase {
@@ -78,8 +80,9 @@ class SessionWindowOperator : public SingleOutputOperator {
     kFireAccs
   };
 
-  SessionWindowOperator(std::unique_ptr<SessionWindowAggregate> agg, state::StatePort* port)
-      : agg_(std::move(agg)), port_(port) {}
+  SessionWindowOperator(std::unique_ptr<SessionWindowAggregate> agg, state::StatePort* port,
+                        std::vector<int32_t> lanes)
+      : agg_(std::move(agg)), port_(port), maps_(port, kFirstMapState, std::move(lanes)) {}
 
   // The batch's steps, each after the answers to the reads of the one before.
   Status MergeWindows();
@@ -95,8 +98,9 @@ class SessionWindowOperator : public SingleOutputOperator {
   Status ReadFireAccs();
   Status FinishFire();
 
-  // Sets the port's namespace to group g's state window.
-  void GroupNamespace(int32_t g);
+  // Group g's port key, and its state window's namespace.
+  int32_t KeyOfGroup(int32_t g) const;
+  std::string NamespaceOfGroup(int32_t g) const;
   // Clears the accumulator and maps of the current namespace's state window under `key`.
   void ClearStateWindow(int32_t key);
   // Blocks in `next` when the port has reads; otherwise runs `then` at once.
@@ -104,6 +108,7 @@ class SessionWindowOperator : public SingleOutputOperator {
 
   std::unique_ptr<SessionWindowAggregate> agg_;
   state::StatePort* port_;
+  WindowMapPort maps_;
   Phase phase_ = Phase::kIdle;
   int64_t watermark_ = INT64_MIN;
   int64_t dropped_ = 0;
@@ -114,18 +119,6 @@ class SessionWindowOperator : public SingleOutputOperator {
   std::vector<int32_t> acc_reads_;     // per merge read
   batch::BinaryRowBuffer accs_;
   std::vector<uint8_t> acc_present_;
-  struct MergedRead {
-    int32_t read;
-    int32_t map;
-    int32_t entries;
-    int32_t null_value;
-  };
-  std::vector<MergedRead> merged_reads_;
-  std::vector<int32_t> lookup_reads_;  // per lookup (lane 0 of an entry), or -1
-  std::vector<int64_t> lookup_values_;
-  std::vector<uint8_t> lookup_present_;
-  std::vector<int32_t> whole_reads_;  // per whole-map request
-
   // The fire's timers and reads.
   batch::BinaryRowBuffer fire_keys_;
   std::vector<int64_t> fire_windows_;  // start, end per timer

@@ -8,6 +8,7 @@
 #include "arrow/array/builder_primitive.h"
 #include "gtest/gtest.h"
 #include "streamfusion/expression/test_util.h"
+#include "streamfusion/operators/window/window_test_util.h"
 #include "streamfusion/plan/pipeline.h"
 #include "streamfusion/state/fake_keyed_state.h"
 
@@ -24,23 +25,12 @@ using expression::testing::Int;
 using expression::testing::T;
 using state::testing::Drive;
 using state::testing::FakeKeyedState;
+using testing::AddField;
+using testing::Batch;
+using testing::Rows;
+using testing::TimerTimes;
+using testing::Ts3;
 using Node = plan::WindowAggregateNode;
-
-struct Row {
-  int32_t key;
-  int64_t ts;
-  int64_t value;
-};
-
-plan::DataType Ts3() {
-  return T(plan::DataType::TIMESTAMP, 3);
-}
-
-void AddField(plan::RowType* row, const std::string& name, const plan::DataType& type) {
-  auto* field = row->add_fields();
-  field->set_name(name);
-  *field->mutable_type() = type;
-}
 
 // GROUP BY k, SESSION(ts, 3 s): k, COUNT(*), SUM(v), window start and end.
 plan::Plan SessionPlan(bool proctime = false) {
@@ -75,46 +65,6 @@ plan::Plan SessionPlan(bool proctime = false) {
   AddField(out, "window_start", Ts3());
   AddField(out, "window_end", Ts3());
   return plan;
-}
-
-std::shared_ptr<arrow::RecordBatch> Batch(const std::vector<Row>& rows) {
-  arrow::Int32Builder keys;
-  arrow::TimestampBuilder times(arrow::timestamp(arrow::TimeUnit::MILLI),
-                                arrow::default_memory_pool());
-  arrow::Int64Builder values;
-  arrow::Int8Builder kinds;
-  for (const auto& r : rows) {
-    EXPECT_TRUE(keys.Append(r.key).ok());
-    EXPECT_TRUE(times.Append(r.ts).ok());
-    EXPECT_TRUE(values.Append(r.value).ok());
-    EXPECT_TRUE(kinds.Append(0).ok());
-  }
-  const type::RowType row_type = {{"k", *type::FromProto(Int())},
-                                  {"ts", *type::FromProto(Ts3())},
-                                  {"v", *type::FromProto(BigInt())}};
-  return arrow::RecordBatch::Make(
-      type::ToArrowSchema(row_type), static_cast<int64_t>(rows.size()),
-      {*keys.Finish(), *times.Finish(), *values.Finish(), *kinds.Finish()});
-}
-
-// The island's output rows as "[k, count, sum, start, end]".
-std::vector<std::string> Rows(const std::shared_ptr<arrow::RecordBatch>& out) {
-  std::vector<std::string> rows;
-  if (out == nullptr) return rows;
-  for (int64_t r = 0; r < out->num_rows(); ++r) {
-    rows.push_back("[" + std::to_string(out->column_data(0)->GetValues<int32_t>(1)[r]) + ", " +
-                   std::to_string(out->column_data(1)->GetValues<int64_t>(1)[r]) + ", " +
-                   std::to_string(out->column_data(2)->GetValues<int64_t>(1)[r]) + ", " +
-                   std::to_string(out->column_data(3)->GetValues<int64_t>(1)[r]) + ", " +
-                   std::to_string(out->column_data(4)->GetValues<int64_t>(1)[r]) + "]");
-  }
-  return rows;
-}
-
-std::vector<int64_t> TimerTimes(const std::set<FakeKeyedState::TimerEntry>& timers) {
-  std::vector<int64_t> times;
-  for (const auto& timer : timers) times.push_back(std::get<0>(timer));
-  return times;
 }
 
 constexpr int32_t kAccs = SessionWindowOperator::kAccState;

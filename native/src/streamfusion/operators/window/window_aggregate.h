@@ -166,6 +166,22 @@ class WindowAggregate {
   void set_encode_fired_images(bool encode) { encode_fired_images_ = encode; }
 
   int32_t slices_per_window() const { return slices_per_window_; }
+  // The window size, the slice (a legacy window's pane) and the windows' slide, in ms.
+  int64_t size() const { return size_; }
+  int64_t slice() const { return slice_; }
+  int64_t slide() const { return slide_; }
+  bool event_time() const { return time_field_ >= 0 || slice_end_field_ >= 0; }
+  plan::WindowAggregateNode::Window window() const { return window_; }
+  // The state-backed maps: the DISTINCT maps, then the MIN/MAX maps over an updating input; a
+  // map's values take lanes(map) consecutive lookups and entries.
+  int32_t num_maps() const {
+    return static_cast<int32_t>(distincts_.size() + distincts_.num_extremes());
+  }
+  int32_t lanes(int32_t map) const {
+    return static_cast<size_t>(map) < distincts_.size()
+               ? distincts_.map(static_cast<size_t>(map)).lanes
+               : 1;
+  }
   memory::AccountingPool* pool() { return pool_.get(); }
   int64_t memory_bytes() const;
   const type::RowType& output_type() const { return output_type_; }

@@ -114,7 +114,10 @@ public final class WindowAggregateConverter {
         }
         String name = "GroupWindowAggregate";
         WindowAggregateNode.Builder builder =
-                WindowAggregateNode.newBuilder().setMode(Mode.ONE_PHASE).setOffset(0);
+                WindowAggregateNode.newBuilder()
+                        .setMode(Mode.ONE_PHASE)
+                        .setOffset(0)
+                        .setLegacy(true);
         ValueLiteralExpression size;
         if (window instanceof TumblingGroupWindow) {
             size = ((TumblingGroupWindow) window).size();

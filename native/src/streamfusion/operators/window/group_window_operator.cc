@@ -1,0 +1,245 @@
+#include "streamfusion/operators/window/group_window_operator.h"
+
+#include <utility>
+
+namespace streamfusion::operators {
+
+Result<std::unique_ptr<GroupWindowOperator>> GroupWindowOperator::Make(const plan::Plan& plan,
+                                                                       int64_t memory_budget_bytes,
+                                                                       state::StatePort* port) {
+  if (port == nullptr) return InternalError("A group window aggregation needs a state port");
+  const plan::WindowAggregateNode& node = plan.operators(0).window_aggregate();
+  if (!node.legacy() || node.mode() != plan::WindowAggregateNode::ONE_PHASE ||
+      node.window() == plan::WindowAggregateNode::CUMULATE) {
+    return InternalError("Not a legacy TUMBLE or HOP group window");
+  }
+  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes));
+  agg->set_encode_fired_images(false);
+  std::vector<int32_t> lanes;
+  for (int32_t m = 0; m < agg->num_maps(); ++m) lanes.push_back(agg->lanes(m));
+  return std::unique_ptr<GroupWindowOperator>(
+      new GroupWindowOperator(std::move(agg), port, std::move(lanes)));
+}
+
+std::string GroupWindowOperator::Pane(int64_t end) const {
+  return state::TimeWindowBytes(end - agg_->slice(), end);
+}
+
+std::string GroupWindowOperator::NamespaceOfGroup(int32_t g) const {
+  return Pane(agg_->namespaces()[static_cast<size_t>(g)]);
+}
+
+Status GroupWindowOperator::AddInput(Batch input) {
+  if (blocked()) return InternalError("Group window input while blocked on state");
+  const int64_t rows = input.rows->num_rows();
+  if (rows == 0) return Status::OK();
+  int64_t time = watermark_;
+  if (!agg_->event_time()) {
+    // The batch's rows share the pane of their arrival (the shell flushes at a new pane): the
+    // last row's time, as the shell's batch time.
+    const int64_t last = input.identity ? rows - 1 : input.source_rows.back();
+    if (input.times == nullptr || last < 0 || static_cast<size_t>(last) >= input.times->size()) {
+      return InternalError("A processing-time group window without row times");
+    }
+    time = (*input.times)[static_cast<size_t>(last)];
+  }
+  SF_RETURN_NOT_OK(agg_->PrepareBatch(std::move(input.rows), time));
+  dropped_ += agg_->dropped();
+  port_->BeginBatch();
+  port_->AddKeys(agg_->keys());
+  const auto groups = static_cast<int32_t>(agg_->namespaces().size());
+  acc_reads_.clear();
+  for (int32_t g = 0; g < groups; ++g) {
+    port_->SetNamespace(NamespaceOfGroup(g));
+    acc_reads_.push_back(port_->GetValue(kAccState, g));
+  }
+  port_->ClearNamespace();
+  maps_.ReadLookups(
+      agg_->lookups(), [](int32_t g) { return g; }, [&](int32_t g) { return NamespaceOfGroup(g); });
+  if (port_->num_reads() == 0) return FinishBatch();
+  phase_ = Phase::kAccs;
+  return Status::OK();
+}
+
+Status GroupWindowOperator::Resume() {
+  const Phase phase = std::exchange(phase_, Phase::kIdle);
+  switch (phase) {
+    case Phase::kAccs: return TakeAccs();
+    case Phase::kWholeMaps: return TakeWholeMaps();
+    case Phase::kFiredTimers: return ReadFirePanes();
+    case Phase::kFirePanes: return FinishFire();
+    case Phase::kIdle: break;
+  }
+  return Operator::Resume();
+}
+
+namespace {
+
+// The accumulator images the reads found (an empty image: none in state).
+batch::BinaryRowBuffer AnsweredImages(const state::StatePort& port,
+                                      const std::vector<int32_t>& reads) {
+  batch::BinaryRowBuffer images;
+  images.offsets.push_back(0);
+  for (const int32_t read : reads) {
+    images.Append(port.present(read) ? port.value(read) : std::string_view());
+  }
+  return images;
+}
+
+}  // namespace
+
+Status GroupWindowOperator::TakeAccs() {
+  accs_ = AnsweredImages(*port_, acc_reads_);
+  SF_RETURN_NOT_OK(maps_.TakeLookups(agg_->lookups()));
+  return RunCombine();
+}
+
+Status GroupWindowOperator::RunCombine() {
+  const bool maps = maps_.num_maps() > 0;
+  SF_RETURN_NOT_OK(agg_->Combine(accs_.bytes.data(), accs_.offsets.data(),
+                                 maps ? maps_.values().data() : nullptr,
+                                 maps ? maps_.present().data() : nullptr));
+  if (agg_->whole_map_groups().empty()) return FinishBatch();
+  maps_.ReadWholeMaps(
+      agg_->whole_map_groups(), agg_->whole_map_maps(), [](int32_t g) { return g; },
+      [&](int32_t g) { return NamespaceOfGroup(g); });
+  phase_ = Phase::kWholeMaps;
+  return Status::OK();
+}
+
+Status GroupWindowOperator::TakeWholeMaps() {
+  SF_ASSIGN_OR_RAISE(WindowMapPort::WholeMaps whole, maps_.TakeWholeMaps());
+  SF_RETURN_NOT_OK(agg_->SupplyWholeMaps(
+      whole.request_of.data(), static_cast<int32_t>(whole.counts.size()), whole.images.bytes.data(),
+      whole.images.offsets.data(), whole.counts.data()));
+  return RunCombine();
+}
+
+Status GroupWindowOperator::FinishBatch() {
+  maps_.WriteUpdated(
+      agg_->lookups(), agg_->updated_lookups(), agg_->updated_values(), [](int32_t g) { return g; },
+      [&](int32_t g) { return NamespaceOfGroup(g); });
+  const batch::BinaryRowBuffer& accs = agg_->accs();
+  const std::vector<int64_t>& panes = agg_->namespaces();
+  for (size_t g = 0; g < panes.size(); ++g) {
+    port_->SetNamespace(Pane(panes[g]));
+    port_->PutValue(kAccState, static_cast<int32_t>(g), accs.Image(g));
+  }
+  // The trigger's timer of every window the pane is in that is not late (processing time: of
+  // every window): SlidingWindowAssigner.assignWindows, latest first, at the window's end - 1.
+  const int64_t size = agg_->size();
+  const int64_t slide = agg_->slide();
+  const bool event_time = agg_->event_time();
+  for (size_t g = 0; g < panes.size(); ++g) {
+    const int64_t pane_start = panes[g] - agg_->slice();
+    const int64_t remainder = pane_start % slide;
+    const int64_t last_start = pane_start - (remainder < 0 ? remainder + slide : remainder);
+    for (int64_t start = last_start; start > pane_start - size; start -= slide) {
+      const int64_t end = start + size;
+      port_->SetNamespace(state::TimeWindowBytes(start, end));
+      if (!event_time) {
+        port_->Timer(state::StateOp::kRegisterProcessingTimer, kTimers, static_cast<int32_t>(g),
+                     end - 1);
+      } else if (end - 1 > watermark_) {
+        port_->Timer(state::StateOp::kRegisterEventTimer, kTimers, static_cast<int32_t>(g),
+                     end - 1);
+      }
+    }
+  }
+  port_->ClearNamespace();
+  phase_ = Phase::kIdle;
+  return Status::OK();
+}
+
+Status GroupWindowOperator::AdvanceEventTime(int64_t watermark) {
+  if (blocked()) return InternalError("Group window time advances while blocked on state");
+  // As Flink's timer service's: the watermark the shell advanced it to.
+  watermark_ = watermark;
+  return StartFire();
+}
+
+Status GroupWindowOperator::AdvanceProcessingTime(int64_t) {
+  if (blocked()) return InternalError("Group window time advances while blocked on state");
+  return StartFire();
+}
+
+Status GroupWindowOperator::StartFire() {
+  port_->BeginBatch();
+  fired_timers_read_ = port_->FiredTimers(kTimers);
+  phase_ = Phase::kFiredTimers;
+  return Status::OK();
+}
+
+Status GroupWindowOperator::ReadFirePanes() {
+  fire_keys_.Clear();
+  fire_keys_.offsets.push_back(0);
+  fire_windows_.clear();
+  for (const state::StatePort::FiredTimer& timer : port_->fired_timers(fired_timers_read_)) {
+    SF_ASSIGN_OR_RAISE(auto window, ReadTimeWindow(timer.namespace_));
+    // Only a window's own timer fires it (WindowOperator: its end - 1).
+    if (timer.time != window.second - 1) continue;
+    fire_keys_.Append(timer.key);
+    fire_windows_.insert(fire_windows_.end(), {window.first, window.second});
+  }
+  if (fire_keys_.num_rows() == 0) return Status::OK();
+  // Each window's panes, earliest first (Flink merges them in that order); a HOP window's
+  // DISTINCT maps' entries with them.
+  port_->BeginBatch();
+  port_->AddKeys(fire_keys_);
+  acc_reads_.clear();
+  const bool hop_maps = agg_->window() == plan::WindowAggregateNode::HOP && maps_.num_maps() > 0;
+  for (int32_t f = 0; f < fire_keys_.num_rows(); ++f) {
+    const int64_t start = fire_windows_[2 * static_cast<size_t>(f)];
+    for (int32_t p = 0; p < agg_->slices_per_window(); ++p) {
+      port_->SetNamespace(Pane(start + (p + 1) * agg_->slice()));
+      acc_reads_.push_back(port_->GetValue(kAccState, f));
+      if (hop_maps) maps_.ReadEntries(f, f);
+    }
+  }
+  port_->ClearNamespace();
+  phase_ = Phase::kFirePanes;
+  return Status::OK();
+}
+
+Status GroupWindowOperator::FinishFire() {
+  const int32_t fires = fire_keys_.num_rows();
+  const batch::BinaryRowBuffer accs = AnsweredImages(*port_, acc_reads_);
+  if (agg_->window() == plan::WindowAggregateNode::HOP && maps_.num_maps() > 0) {
+    SF_ASSIGN_OR_RAISE(WindowMapPort::Entries entries, maps_.TakeEntries());
+    const std::vector<int32_t> slices(entries.owner.size(), 0);
+    SF_RETURN_NOT_OK(agg_->SetFireEntries(
+        entries.owner.data(), entries.map.data(), entries.masks.data(),
+        static_cast<int32_t>(entries.owner.size()), entries.images.bytes.data(),
+        entries.images.offsets.data(), nullptr, nullptr, slices.data()));
+  }
+  std::vector<int64_t> ends;
+  for (int32_t f = 0; f < fires; ++f) ends.push_back(fire_windows_[2 * static_cast<size_t>(f) + 1]);
+  SF_RETURN_NOT_OK(agg_->Fire(fire_keys_.bytes.data(), fire_keys_.offsets.data(), ends.data(),
+                              fires, accs.bytes.data(), accs.offsets.data()));
+  // The panes whose last window this is (SlidingWindowAssigner.getLastWindow): those that start
+  // within its first slide; their accumulators and maps go.
+  for (int32_t f = 0; f < fires; ++f) {
+    const int64_t start = fire_windows_[2 * static_cast<size_t>(f)];
+    for (int32_t p = 0; p < agg_->slices_per_window() && p * agg_->slice() < agg_->slide(); ++p) {
+      port_->SetNamespace(Pane(start + (p + 1) * agg_->slice()));
+      port_->Clear(kAccState, f);
+      maps_.Clear(f);
+    }
+  }
+  port_->ClearNamespace();
+  phase_ = Phase::kIdle;
+  if (agg_->fired_rows() != nullptr && agg_->fired_rows()->num_rows() > 0) {
+    Batch out;
+    out.rows = agg_->fired_rows();
+    out.identity = false;  // fired windows descend from no input row
+    Emit(std::move(out));
+  }
+  return Status::OK();
+}
+
+int64_t GroupWindowOperator::MemoryBytes() const {
+  return agg_->memory_bytes() + port_->memory_bytes() +
+         static_cast<int64_t>(accs_.bytes.capacity() + fire_keys_.bytes.capacity());
+}
+
+}  // namespace streamfusion::operators

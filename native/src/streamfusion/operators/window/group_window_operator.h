@@ -1,0 +1,95 @@
+#pragma once
+
+// The legacy group window aggregation over TUMBLE and HOP windows (StreamExecGroupWindowAggregate:
+// Flink 2.2.1's WindowOperator with a TumblingWindowAssigner or a SlidingWindowAssigner of panes)
+// on the operator contract, computed by window_aggregate.h over accumulators per pane of
+// gcd(size, slide) in Flink keyed state, read and written through the state port.
+//
+// A batch (AddInput, then Resume once the reads are answered): native code assigns each row its
+// pane (on processing time, the pane of the batch's arrival time: the shell flushes a batch per
+// pane), drops the late rows (a pane whose last window has fired at the watermark), groups the
+// rows by (key, pane), reads each group's accumulator and, with DISTINCT aggregates, the map
+// entries its rows touch; accumulates in arrival order; then writes the changed map entries, the
+// accumulators, and the trigger's timer of every window the pane belongs to
+// (SlidingWindowAssigner.assignWindows, latest first) that has not fired (processing time: every
+// one).
+//
+// Time (AdvanceEventTime / AdvanceProcessingTime): the shell advanced Flink's timer service,
+// which fired the due window timers and collected them; the operator takes them (FiredTimers),
+// reads each fired window's panes (earliest first, the order Flink merges them in; a HOP window's
+// DISTINCT maps' entries too), emits the windows' rows in timer order, and clears the panes whose
+// last window it was (those that start within its first slide), accumulator and maps.
+//
+// States, as the JVM shell declares them (NativeGroupWindowAggregateOperator): 0 the accumulator
+// ValueState "window-aggs" and, for each DISTINCT map m, 1 + 2m its MapState and 2 + 2m its NULL
+// value's ValueState, all namespaced by pane (a TimeWindow). Timer service 0 is "window-timers",
+// namespaced by window.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "streamfusion/operators/operator.h"
+#include "streamfusion/operators/window/window_aggregate.h"
+#include "streamfusion/operators/window/window_map_port.h"
+#include "streamfusion/state/state_port.h"
+
+namespace streamfusion::operators {
+
+class GroupWindowOperator : public SingleOutputOperator {
+ public:
+  // `plan` holds one legacy WindowAggregateNode; `port` (owned by the island) serves its state.
+  static Result<std::unique_ptr<GroupWindowOperator>> Make(const plan::Plan& plan,
+                                                           int64_t memory_budget_bytes,
+                                                           state::StatePort* port);
+
+  const type::RowType& output_type() const override { return agg_->output_type(); }
+  // On processing time the batch carries its rows' arrival times (Batch::times), all in one pane.
+  Status AddInput(Batch input) override;
+  Status AdvanceEventTime(int64_t watermark) override;
+  Status AdvanceProcessingTime(int64_t now) override;
+  bool blocked() const override { return phase_ != Phase::kIdle; }
+  Status Resume() override;
+  int64_t MemoryBytes() const override;
+  int64_t TakeLateRowsDropped() override { return std::exchange(dropped_, 0); }
+
+  static constexpr int32_t kAccState = 0;
+  static constexpr int32_t kTimers = 0;
+  // Map m is state 1 + 2m, its NULL value's 2 + 2m (window_map_port.h).
+  static constexpr int32_t kFirstMapState = 1;
+
+ private:
+  enum class Phase { kIdle, kAccs, kWholeMaps, kFiredTimers, kFirePanes };
+
+  GroupWindowOperator(std::unique_ptr<WindowAggregate> agg, state::StatePort* port,
+                      std::vector<int32_t> lanes)
+      : agg_(std::move(agg)), port_(port), maps_(port, kFirstMapState, std::move(lanes)) {}
+
+  Status TakeAccs();
+  Status RunCombine();
+  Status TakeWholeMaps();
+  Status FinishBatch();
+  Status StartFire();
+  Status ReadFirePanes();
+  Status FinishFire();
+
+  // The pane [end - pane, end) as a namespace.
+  std::string Pane(int64_t end) const;
+  std::string NamespaceOfGroup(int32_t g) const;
+
+  std::unique_ptr<WindowAggregate> agg_;
+  state::StatePort* port_;
+  WindowMapPort maps_;
+  Phase phase_ = Phase::kIdle;
+  int64_t watermark_ = INT64_MIN;
+  int64_t dropped_ = 0;
+
+  std::vector<int32_t> acc_reads_;  // per group, then per fire and pane
+  batch::BinaryRowBuffer accs_;
+  int32_t fired_timers_read_ = -1;
+  batch::BinaryRowBuffer fire_keys_;
+  std::vector<int64_t> fire_windows_;  // start, end per fire
+};
+
+}  // namespace streamfusion::operators
