@@ -95,23 +95,16 @@ Status GroupWindowOperator::TakeAccs() {
 }
 
 Status GroupWindowOperator::RunCombine() {
-  const bool maps = maps_.num_maps() > 0;
-  SF_RETURN_NOT_OK(agg_->Combine(accs_.bytes.data(), accs_.offsets.data(),
-                                 maps ? maps_.values().data() : nullptr,
-                                 maps ? maps_.present().data() : nullptr));
-  if (agg_->whole_map_groups().empty()) return FinishBatch();
-  maps_.ReadWholeMaps(
-      agg_->whole_map_groups(), agg_->whole_map_maps(), [](int32_t g) { return g; },
-      [&](int32_t g) { return NamespaceOfGroup(g); });
+  SF_ASSIGN_OR_RAISE(const bool rescan, maps_.Combine(
+                                            agg_.get(), accs_, [](int32_t g) { return g; },
+                                            [&](int32_t g) { return NamespaceOfGroup(g); }));
+  if (!rescan) return FinishBatch();
   phase_ = Phase::kWholeMaps;
   return Status::OK();
 }
 
 Status GroupWindowOperator::TakeWholeMaps() {
-  SF_ASSIGN_OR_RAISE(WindowMapPort::WholeMaps whole, maps_.TakeWholeMaps());
-  SF_RETURN_NOT_OK(agg_->SupplyWholeMaps(
-      whole.request_of.data(), static_cast<int32_t>(whole.counts.size()), whole.images.bytes.data(),
-      whole.images.offsets.data(), whole.counts.data()));
+  SF_RETURN_NOT_OK(maps_.SupplyWholeMaps(agg_.get()));
   return RunCombine();
 }
 
@@ -136,13 +129,8 @@ Status GroupWindowOperator::FinishBatch() {
     const int64_t last_start = pane_start - (remainder < 0 ? remainder + slide : remainder);
     for (int64_t start = last_start; start > pane_start - size; start -= slide) {
       const int64_t end = start + size;
-      port_->SetNamespace(state::TimeWindowBytes(start, end));
-      if (!event_time) {
-        port_->Timer(state::StateOp::kRegisterProcessingTimer, kTimers, static_cast<int32_t>(g),
-                     end - 1);
-      } else if (end - 1 > watermark_) {
-        port_->Timer(state::StateOp::kRegisterEventTimer, kTimers, static_cast<int32_t>(g),
-                     end - 1);
+      if (!event_time || end - 1 > watermark_) {
+        WindowTimer(!event_time, /*register_timer=*/true, static_cast<int32_t>(g), start, end);
       }
     }
   }
@@ -151,44 +139,14 @@ Status GroupWindowOperator::FinishBatch() {
   return Status::OK();
 }
 
-Status GroupWindowOperator::AdvanceEventTime(int64_t watermark) {
-  if (blocked()) return InternalError("Group window time advances while blocked on state");
-  // As Flink's timer service's: the watermark the shell advanced it to.
-  watermark_ = watermark;
-  return StartFire();
-}
-
-Status GroupWindowOperator::AdvanceProcessingTime(int64_t) {
-  if (blocked()) return InternalError("Group window time advances while blocked on state");
-  return StartFire();
-}
-
-Status GroupWindowOperator::StartFire() {
-  port_->BeginBatch();
-  fired_timers_read_ = port_->FiredTimers(kTimers);
-  phase_ = Phase::kFiredTimers;
-  return Status::OK();
-}
-
 Status GroupWindowOperator::ReadFirePanes() {
-  fire_keys_.Clear();
-  fire_keys_.offsets.push_back(0);
-  fire_windows_.clear();
-  for (const state::StatePort::FiredTimer& timer : port_->fired_timers(fired_timers_read_)) {
-    SF_ASSIGN_OR_RAISE(auto window, ReadTimeWindow(timer.namespace_));
-    // Only a window's own timer fires it (WindowOperator: its end - 1).
-    if (timer.time != window.second - 1) continue;
-    fire_keys_.Append(timer.key);
-    fire_windows_.insert(fire_windows_.end(), {window.first, window.second});
-  }
-  if (fire_keys_.num_rows() == 0) return Status::OK();
+  SF_ASSIGN_OR_RAISE(const int32_t fires, TakeFiredWindows());
+  if (fires == 0) return Status::OK();
   // Each window's panes, earliest first (Flink merges them in that order); a HOP window's
   // DISTINCT maps' entries with them.
-  port_->BeginBatch();
-  port_->AddKeys(fire_keys_);
   acc_reads_.clear();
   const bool hop_maps = agg_->window() == plan::WindowAggregateNode::HOP && maps_.num_maps() > 0;
-  for (int32_t f = 0; f < fire_keys_.num_rows(); ++f) {
+  for (int32_t f = 0; f < fires; ++f) {
     const int64_t start = fire_windows_[2 * static_cast<size_t>(f)];
     for (int32_t p = 0; p < agg_->slices_per_window(); ++p) {
       port_->SetNamespace(Pane(start + (p + 1) * agg_->slice()));
@@ -228,12 +186,7 @@ Status GroupWindowOperator::FinishFire() {
   }
   port_->ClearNamespace();
   phase_ = Phase::kIdle;
-  if (agg_->fired_rows() != nullptr && agg_->fired_rows()->num_rows() > 0) {
-    Batch out;
-    out.rows = agg_->fired_rows();
-    out.identity = false;  // fired windows descend from no input row
-    Emit(std::move(out));
-  }
+  EmitFired(agg_->fired_rows());
   return Status::OK();
 }
 

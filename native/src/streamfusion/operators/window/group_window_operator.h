@@ -30,14 +30,14 @@
 #include <utility>
 #include <vector>
 
-#include "streamfusion/operators/operator.h"
+#include "streamfusion/operators/window/timer_window_operator.h"
 #include "streamfusion/operators/window/window_aggregate.h"
 #include "streamfusion/operators/window/window_map_port.h"
 #include "streamfusion/state/state_port.h"
 
 namespace streamfusion::operators {
 
-class GroupWindowOperator : public SingleOutputOperator {
+class GroupWindowOperator : public TimerWindowOperator {
  public:
   // `plan` holds one legacy WindowAggregateNode; `port` (owned by the island) serves its state.
   static Result<std::unique_ptr<GroupWindowOperator>> Make(const plan::Plan& plan,
@@ -47,15 +47,11 @@ class GroupWindowOperator : public SingleOutputOperator {
   const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries its rows' arrival times (Batch::times), all in one pane.
   Status AddInput(Batch input) override;
-  Status AdvanceEventTime(int64_t watermark) override;
-  Status AdvanceProcessingTime(int64_t now) override;
   bool blocked() const override { return phase_ != Phase::kIdle; }
   Status Resume() override;
   int64_t MemoryBytes() const override;
-  int64_t TakeLateRowsDropped() override { return std::exchange(dropped_, 0); }
 
   static constexpr int32_t kAccState = 0;
-  static constexpr int32_t kTimers = 0;
   // Map m is state 1 + 2m, its NULL value's 2 + 2m (window_map_port.h).
   static constexpr int32_t kFirstMapState = 1;
 
@@ -64,13 +60,16 @@ class GroupWindowOperator : public SingleOutputOperator {
 
   GroupWindowOperator(std::unique_ptr<WindowAggregate> agg, state::StatePort* port,
                       std::vector<int32_t> lanes)
-      : agg_(std::move(agg)), port_(port), maps_(port, kFirstMapState, std::move(lanes)) {}
+      : TimerWindowOperator(port),
+        agg_(std::move(agg)),
+        maps_(port, kFirstMapState, std::move(lanes)) {}
+
+  void WaitForFiredTimers() override { phase_ = Phase::kFiredTimers; }
 
   Status TakeAccs();
   Status RunCombine();
   Status TakeWholeMaps();
   Status FinishBatch();
-  Status StartFire();
   Status ReadFirePanes();
   Status FinishFire();
 
@@ -79,17 +78,11 @@ class GroupWindowOperator : public SingleOutputOperator {
   std::string NamespaceOfGroup(int32_t g) const;
 
   std::unique_ptr<WindowAggregate> agg_;
-  state::StatePort* port_;
   WindowMapPort maps_;
   Phase phase_ = Phase::kIdle;
-  int64_t watermark_ = INT64_MIN;
-  int64_t dropped_ = 0;
 
   std::vector<int32_t> acc_reads_;  // per group, then per fire and pane
   batch::BinaryRowBuffer accs_;
-  int32_t fired_timers_read_ = -1;
-  batch::BinaryRowBuffer fire_keys_;
-  std::vector<int64_t> fire_windows_;  // start, end per fire
 };
 
 }  // namespace streamfusion::operators

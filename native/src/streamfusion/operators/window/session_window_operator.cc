@@ -166,24 +166,18 @@ Status SessionWindowOperator::TakeLookups() {
 }
 
 Status SessionWindowOperator::RunCombine() {
-  const bool maps = maps_.num_maps() > 0;
-  SF_RETURN_NOT_OK(agg_->Combine(accs_.bytes.data(), accs_.offsets.data(),
-                                 maps ? maps_.values().data() : nullptr,
-                                 maps ? maps_.present().data() : nullptr));
-  if (agg_->whole_map_groups().empty()) return FinishBatch();
-  // A retraction or merge removed a group's extreme: Flink scans the group's whole map.
-  maps_.ReadWholeMaps(
-      agg_->whole_map_groups(), agg_->whole_map_maps(), [&](int32_t g) { return KeyOfGroup(g); },
-      [&](int32_t g) { return NamespaceOfGroup(g); });
+  // A retraction or merge that removed a group's extreme has Flink scan the group's whole map.
+  SF_ASSIGN_OR_RAISE(const bool rescan,
+                     maps_.Combine(
+                         agg_.get(), accs_, [&](int32_t g) { return KeyOfGroup(g); },
+                         [&](int32_t g) { return NamespaceOfGroup(g); }));
+  if (!rescan) return FinishBatch();
   phase_ = Phase::kWholeMaps;
   return Status::OK();
 }
 
 Status SessionWindowOperator::TakeWholeMaps() {
-  SF_ASSIGN_OR_RAISE(WindowMapPort::WholeMaps whole, maps_.TakeWholeMaps());
-  SF_RETURN_NOT_OK(agg_->SupplyWholeMaps(
-      whole.request_of.data(), static_cast<int32_t>(whole.counts.size()), whole.images.bytes.data(),
-      whole.images.offsets.data(), whole.counts.data()));
+  SF_RETURN_NOT_OK(maps_.SupplyWholeMaps(agg_.get()));
   return RunCombine();
 }
 
@@ -204,68 +198,29 @@ Status SessionWindowOperator::FinishBatch() {
     ClearStateWindow(static_cast<int32_t>(cleared[i]));
   }
   // The trigger's timers follow the windows: deleted with a merged window, registered for a new
-  // one, at its end - 1.
-  const state::StateOp delete_timer =
-      agg_->proctime() ? state::StateOp::kDeleteProcessingTimer : state::StateOp::kDeleteEventTimer;
-  const state::StateOp register_timer = agg_->proctime() ? state::StateOp::kRegisterProcessingTimer
-                                                         : state::StateOp::kRegisterEventTimer;
+  // one, at its end - 1. The mapping has no namespace.
+  port_->ClearNamespace();
   const std::vector<int64_t>& removed = agg_->removed();
   for (size_t i = 0; i < removed.size(); i += Width::kRemovedWidth) {
     const auto key = static_cast<int32_t>(removed[i]);
-    const std::string window = state::TimeWindowBytes(removed[i + 1], removed[i + 2]);
-    port_->ClearNamespace();
-    port_->RemoveEntry(kMappingState, key, window);
-    port_->SetNamespace(window);
-    port_->Timer(delete_timer, kTimers, key, removed[i + 2] - 1);
+    port_->RemoveEntry(kMappingState, key, state::TimeWindowBytes(removed[i + 1], removed[i + 2]));
+    WindowTimer(agg_->proctime(), /*register_timer=*/false, key, removed[i + 1], removed[i + 2]);
   }
   const std::vector<int64_t>& added = agg_->added();
   for (size_t i = 0; i < added.size(); i += Width::kAddedWidth) {
     const auto key = static_cast<int32_t>(added[i]);
-    const std::string window = state::TimeWindowBytes(added[i + 1], added[i + 2]);
-    port_->ClearNamespace();
-    port_->PutEntry(kMappingState, key, window, state::TimeWindowBytes(added[i + 3], added[i + 4]));
-    port_->SetNamespace(window);
-    port_->Timer(register_timer, kTimers, key, added[i + 2] - 1);
+    port_->PutEntry(kMappingState, key, state::TimeWindowBytes(added[i + 1], added[i + 2]),
+                    state::TimeWindowBytes(added[i + 3], added[i + 4]));
+    WindowTimer(agg_->proctime(), /*register_timer=*/true, key, added[i + 1], added[i + 2]);
   }
-  port_->ClearNamespace();
   phase_ = Phase::kIdle;
   return Status::OK();
 }
 
-Status SessionWindowOperator::AdvanceEventTime(int64_t watermark) {
-  if (blocked()) return InternalError("Session window time advances while blocked on state");
-  // As Flink's timer service's: the watermark the shell advanced it to.
-  watermark_ = watermark;
-  return StartFire();
-}
-
-Status SessionWindowOperator::AdvanceProcessingTime(int64_t) {
-  if (blocked()) return InternalError("Session window time advances while blocked on state");
-  return StartFire();
-}
-
-Status SessionWindowOperator::StartFire() {
-  port_->BeginBatch();
-  fire_mapping_reads_.assign(1, port_->FiredTimers(kTimers));
-  phase_ = Phase::kFiredTimers;
-  return Status::OK();
-}
-
 Status SessionWindowOperator::ReadFireMappings() {
-  fire_keys_.Clear();
-  fire_keys_.offsets.push_back(0);
-  fire_windows_.clear();
-  for (const state::StatePort::FiredTimer& timer : port_->fired_timers(fire_mapping_reads_[0])) {
-    SF_ASSIGN_OR_RAISE(auto window, ReadTimeWindow(timer.namespace_));
-    // Only a window's own timer fires it (WindowOperator: its end - 1).
-    if (timer.time != window.second - 1) continue;
-    fire_keys_.Append(timer.key);
-    fire_windows_.insert(fire_windows_.end(), {window.first, window.second});
-  }
+  SF_ASSIGN_OR_RAISE(const int32_t fires, TakeFiredWindows());
   fire_mapping_reads_.clear();
-  if (fire_keys_.num_rows() == 0) return Status::OK();
-  port_->BeginBatch();
-  port_->AddKeys(fire_keys_);
+  if (fires == 0) return Status::OK();
   for (int32_t f = 0; f < fire_keys_.num_rows(); ++f) {
     fire_mapping_reads_.push_back(
         port_->GetEntry(kMappingState, f,
@@ -331,12 +286,7 @@ Status SessionWindowOperator::FinishFire() {
   }
   port_->ClearNamespace();
   phase_ = Phase::kIdle;
-  if (fires > 0 && agg_->fired_rows()->num_rows() > 0) {
-    Batch out;
-    out.rows = agg_->fired_rows();
-    out.identity = false;  // fired windows descend from no input row
-    Emit(std::move(out));
-  }
+  if (fires > 0) EmitFired(agg_->fired_rows());
   return Status::OK();
 }
 

@@ -37,14 +37,14 @@
 #include <utility>
 #include <vector>
 
-#include "streamfusion/operators/operator.h"
 #include "streamfusion/operators/window/session_window_aggregate.h"
+#include "streamfusion/operators/window/timer_window_operator.h"
 #include "streamfusion/operators/window/window_map_port.h"
 #include "streamfusion/state/state_port.h"
 
 namespace streamfusion::operators {
 
-class SessionWindowOperator : public SingleOutputOperator {
+class SessionWindowOperator : public TimerWindowOperator {
  public:
   // `plan` holds one SessionWindowAggregateNode; `port` (owned by the island) serves its state.
   static Result<std::unique_ptr<SessionWindowOperator>> Make(const plan::Plan& plan,
@@ -54,16 +54,12 @@ class SessionWindowOperator : public SingleOutputOperator {
   const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries each row's arrival time (Batch::times).
   Status AddInput(Batch input) override;
-  Status AdvanceEventTime(int64_t watermark) override;
-  Status AdvanceProcessingTime(int64_t now) override;
   bool blocked() const override { return phase_ != Phase::kIdle; }
   Status Resume() override;
   int64_t MemoryBytes() const override;
-  int64_t TakeLateRowsDropped() override { return std::exchange(dropped_, 0); }
 
   static constexpr int32_t kAccState = 0;
   static constexpr int32_t kMappingState = 1;
-  static constexpr int32_t kTimers = 0;
   // Map m is state 2 + 2m, its NULL value's 3 + 2m (window_map_port.h).
   static constexpr int32_t kFirstMapState = 2;
 
@@ -82,7 +78,11 @@ class SessionWindowOperator : public SingleOutputOperator {
 
   SessionWindowOperator(std::unique_ptr<SessionWindowAggregate> agg, state::StatePort* port,
                         std::vector<int32_t> lanes)
-      : agg_(std::move(agg)), port_(port), maps_(port, kFirstMapState, std::move(lanes)) {}
+      : TimerWindowOperator(port),
+        agg_(std::move(agg)),
+        maps_(port, kFirstMapState, std::move(lanes)) {}
+
+  void WaitForFiredTimers() override { phase_ = Phase::kFiredTimers; }
 
   // The batch's steps, each after the answers to the reads of the one before.
   Status MergeWindows();
@@ -93,7 +93,6 @@ class SessionWindowOperator : public SingleOutputOperator {
   Status TakeWholeMaps();
   Status FinishBatch();
   // Firing: the fired timers' mapping entries, their accumulators, then the windows' rows.
-  Status StartFire();
   Status ReadFireMappings();
   Status ReadFireAccs();
   Status FinishFire();
@@ -107,11 +106,8 @@ class SessionWindowOperator : public SingleOutputOperator {
   Status BlockOr(Phase next, Status (SessionWindowOperator::*then)());
 
   std::unique_ptr<SessionWindowAggregate> agg_;
-  state::StatePort* port_;
   WindowMapPort maps_;
   Phase phase_ = Phase::kIdle;
-  int64_t watermark_ = INT64_MIN;
-  int64_t dropped_ = 0;
   std::vector<int64_t> row_times_;
 
   // The batch's reads and what they found.
@@ -120,8 +116,6 @@ class SessionWindowOperator : public SingleOutputOperator {
   batch::BinaryRowBuffer accs_;
   std::vector<uint8_t> acc_present_;
   // The fire's timers and reads.
-  batch::BinaryRowBuffer fire_keys_;
-  std::vector<int64_t> fire_windows_;  // start, end per timer
   std::vector<int32_t> fire_mapping_reads_;
   std::vector<int64_t> fire_state_windows_;  // start, end per timer, when in the mapping
   std::vector<uint8_t> fire_in_mapping_;

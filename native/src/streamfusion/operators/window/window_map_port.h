@@ -54,6 +54,28 @@ class WindowMapPort {
   // Clears every map under `key` in the port's current namespace.
   void Clear(int32_t key);
 
+  // Runs `agg`'s Combine over the accumulator images `accs` and the lookups' values (none without
+  // maps). When a rescan needs whole MIN/MAX maps, reads them and returns true: SupplyWholeMaps
+  // once they are answered, then Combine again.
+  template <typename Agg>
+  Result<bool> Combine(Agg* agg, const batch::BinaryRowBuffer& accs, const KeyOf& key_of,
+                       const NamespaceOf& namespace_of) {
+    const bool maps = num_maps() > 0;
+    SF_RETURN_NOT_OK(agg->Combine(accs.bytes.data(), accs.offsets.data(),
+                                  maps ? values_.data() : nullptr,
+                                  maps ? present_.data() : nullptr));
+    if (agg->whole_map_groups().empty()) return false;
+    ReadWholeMaps(agg->whole_map_groups(), agg->whole_map_maps(), key_of, namespace_of);
+    return true;
+  }
+  template <typename Agg>
+  Status SupplyWholeMaps(Agg* agg) {
+    SF_ASSIGN_OR_RAISE(WholeMaps whole, TakeWholeMaps());
+    return agg->SupplyWholeMaps(whole.request_of.data(), static_cast<int32_t>(whole.counts.size()),
+                                whole.images.bytes.data(), whole.images.offsets.data(),
+                                whole.counts.data());
+  }
+
   // Reads the whole MIN/MAX maps a rescan asked for (request q: map maps[q] of group groups[q]).
   void ReadWholeMaps(const std::vector<int32_t>& groups, const std::vector<int32_t>& maps,
                      const KeyOf& key_of, const NamespaceOf& namespace_of);
