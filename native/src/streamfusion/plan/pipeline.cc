@@ -9,6 +9,7 @@
 #include "streamfusion/operators/window/local_window_operator.h"
 #include "streamfusion/operators/window/owned_window_operator.h"
 #include "streamfusion/operators/window/session_window_operator.h"
+#include "streamfusion/operators/window/slice_window_operator.h"
 
 namespace streamfusion::plan {
 
@@ -64,9 +65,14 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         *single.add_operators() = op;
         single.mutable_operators(0)->clear_output_type();
         *single.mutable_session() = plan.session();
-        const bool legacy_window =
-            op.kind_case() == Operator::kWindowAggregate && op.window_aggregate().legacy();
-        if (op.kind_case() == Operator::kWindowAggregate && !legacy_window) {
+        const bool window = op.kind_case() == Operator::kWindowAggregate;
+        // Window aggregations over Flink state: the legacy group windows, the window TVFs
+        // without native-owned state.
+        const bool legacy_window = window && op.window_aggregate().legacy();
+        const bool slice_window = window && !legacy_window &&
+                                  op.window_aggregate().mode() != WindowAggregateNode::LOCAL &&
+                                  op.window_aggregate().owned_state_key_groups() == 0;
+        if (window && !legacy_window && !slice_window) {
           if (op.window_aggregate().mode() != WindowAggregateNode::LOCAL) {
             if (pipeline->StateOwner() != nullptr) {
               return InternalError("An island with two operators owning state");
@@ -93,9 +99,15 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         }
         pipeline->port_ = std::make_unique<state::StatePort>();
         if (legacy_window) {
-          SF_ASSIGN_OR_RAISE(auto window, operators::GroupWindowOperator::Make(
+          SF_ASSIGN_OR_RAISE(auto group, operators::GroupWindowOperator::Make(
+                                             single, memory_budget_bytes, pipeline->port_.get()));
+          pipeline->operators_.push_back(std::move(group));
+          break;
+        }
+        if (slice_window) {
+          SF_ASSIGN_OR_RAISE(auto slices, operators::SliceWindowOperator::Make(
                                               single, memory_budget_bytes, pipeline->port_.get()));
-          pipeline->operators_.push_back(std::move(window));
+          pipeline->operators_.push_back(std::move(slices));
           break;
         }
         if (op.kind_case() == Operator::kSessionWindowAggregate) {

@@ -5,6 +5,7 @@
 // loop that drives an island through its rounds of reads.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -143,11 +144,14 @@ class FakeKeyedState {
 
   // Fires the event timers of service `id` at or below `watermark`, as a watermark advancing
   // Flink's timer service does; the operator reads them with FiredTimers.
+  // A timer the shell's callback registers meanwhile fires in the same advance when it is due.
   void AdvanceWatermark(int32_t id, int64_t watermark) {
     auto& timers = event_timers[id];
     while (!timers.empty() && std::get<0>(*timers.begin()) <= watermark) {
-      fired_.push_back(*timers.begin());
+      const TimerEntry timer = *timers.begin();
       timers.erase(timers.begin());
+      fired_.push_back(timer);
+      if (on_event_timer) on_event_timer(timer);
     }
   }
 
@@ -191,8 +195,17 @@ class FakeKeyedState {
     return n;
   }
 
+  // The value of state `id` under `key` and `ns` (empty: none in state), as a shell reads it.
+  std::string Value(int32_t id, const std::string& key, const std::string& ns) const {
+    auto it = values_.find(Slot{id, key, ns});
+    return it == values_.end() ? std::string() : it->second;
+  }
+
   int reads = 0;
   int whole_maps = 0;
+  // The shell's timer callback, called for each event timer as it fires (a window TVF decides its
+  // next window there, as Flink's fireWindow does).
+  std::function<void(const TimerEntry&)> on_event_timer;
   std::map<int32_t, std::set<TimerEntry>> event_timers;
   std::map<int32_t, std::set<TimerEntry>> processing_timers;
 

@@ -45,6 +45,8 @@ Status GroupWindowOperator::AddInput(Batch input) {
   }
   SF_RETURN_NOT_OK(agg_->PrepareBatch(std::move(input.rows), time));
   dropped_ += agg_->dropped();
+  // Every row late: nothing to combine (Combine has not run, its results are the last batch's).
+  if (agg_->namespaces().empty()) return Status::OK();
   port_->BeginBatch();
   port_->AddKeys(agg_->keys());
   const auto groups = static_cast<int32_t>(agg_->namespaces().size());
@@ -56,7 +58,6 @@ Status GroupWindowOperator::AddInput(Batch input) {
   port_->ClearNamespace();
   maps_.ReadLookups(
       agg_->lookups(), [](int32_t g) { return g; }, [&](int32_t g) { return NamespaceOfGroup(g); });
-  if (port_->num_reads() == 0) return FinishBatch();
   phase_ = Phase::kAccs;
   return Status::OK();
 }

@@ -98,7 +98,6 @@ Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
         "(streamfusion.window.state=FLINK keeps them in Flink state)");
   }
   std::unique_ptr<OwnedWindowAggregate> owned(new OwnedWindowAggregate());
-  owned->acc_arity_ = static_cast<int32_t>(agg->acc_type_.size());
   owned->agg_ = std::move(agg);
   owned->budget_ = memory_budget_bytes;
   owned->max_parallelism_ = max_parallelism;
@@ -148,16 +147,6 @@ void OwnedWindowAggregate::ClearSlice(KeyState* key, int64_t slice_end) {
 const std::string* OwnedWindowAggregate::FindSlice(const KeyState* key, int64_t slice_end) const {
   auto it = key->slices.find(slice_end);
   return it == key->slices.end() ? nullptr : &it->second;
-}
-
-int64_t OwnedWindowAggregate::CountStar(const std::string* acc) const {
-  // RowData.getLong of the COUNT(*) field, as the JVM shell reads it (nulls are not looked at).
-  const size_t at =
-      static_cast<size_t>((acc_arity_ + 63 + 8) / 64 * 8 + 8 * agg_->count_star_field_);
-  if (acc->size() < at + 8) return 0;
-  int64_t count;
-  std::memcpy(&count, acc->data() + at, 8);
-  return count;
 }
 
 void OwnedWindowAggregate::EraseIfIdle(KeyState* key) {
@@ -257,7 +246,7 @@ Status OwnedWindowAggregate::FireWindow(KeyState* key, int64_t window_end) {
     // Latest slice first: HoppingSlicesIterable's order.
     slice_accs[s] = FindSlice(key, JavaSub(window_end, JavaMul(s, agg.slice_)));
     if (slice_accs[s] != nullptr && agg.count_star_field_ >= 0) {
-      count = JavaAdd(count, CountStar(slice_accs[s]));
+      count = JavaAdd(count, agg.CountStar(*slice_accs[s]));
     }
   }
   const bool empty = agg.count_star_field_ >= 0 && count == 0;

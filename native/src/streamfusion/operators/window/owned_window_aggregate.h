@@ -95,7 +95,6 @@ class OwnedWindowAggregate {
   void SetSlice(KeyState* key, int64_t slice_end, std::string_view acc);
   void ClearSlice(KeyState* key, int64_t slice_end);
   const std::string* FindSlice(const KeyState* key, int64_t slice_end) const;
-  int64_t CountStar(const std::string* acc) const;
   Status FireWindow(KeyState* key, int64_t window_end);
   Status FireCumulativeWindow(KeyState* key, int64_t window_end);
   void QueueFire(KeyState* key, int64_t window_end, const std::string* const* accs, int32_t n);
@@ -108,7 +107,6 @@ class OwnedWindowAggregate {
   std::unique_ptr<WindowAggregate> agg_;
   int64_t budget_ = 0;
   int32_t max_parallelism_ = 0;
-  int32_t acc_arity_ = 0;
 
   std::unordered_map<std::string, KeyState> keys_;
   std::set<Timer> timers_;

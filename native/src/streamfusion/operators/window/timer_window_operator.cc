@@ -23,16 +23,26 @@ Status TimerWindowOperator::RequestFiredTimers() {
   return Status::OK();
 }
 
+Result<bool> TimerWindowOperator::FiredWindow(const state::StatePort::FiredTimer& timer,
+                                              int64_t* start, int64_t* end) const {
+  SF_ASSIGN_OR_RAISE(auto window, ReadTimeWindow(timer.namespace_));
+  *start = window.first;
+  *end = window.second;
+  // Only a window's own timer fires it (WindowOperator: its end - 1).
+  return timer.time == window.second - 1;
+}
+
 Result<int32_t> TimerWindowOperator::TakeFiredWindows() {
   fire_keys_.Clear();
   fire_keys_.offsets.push_back(0);
   fire_windows_.clear();
   for (const state::StatePort::FiredTimer& timer : port_->fired_timers(fired_timers_read_)) {
-    SF_ASSIGN_OR_RAISE(auto window, ReadTimeWindow(timer.namespace_));
-    // Only a window's own timer fires it (WindowOperator: its end - 1).
-    if (timer.time != window.second - 1) continue;
+    int64_t start = 0;
+    int64_t end = 0;
+    SF_ASSIGN_OR_RAISE(const bool fires, FiredWindow(timer, &start, &end));
+    if (!fires) continue;
     fire_keys_.Append(timer.key);
-    fire_windows_.insert(fire_windows_.end(), {window.first, window.second});
+    fire_windows_.insert(fire_windows_.end(), {start, end});
   }
   const int32_t fires = fire_keys_.num_rows();
   if (fires > 0) {

@@ -1,10 +1,11 @@
 #pragma once
 
-// What the window operators over Flink state and Flink's timers share (the session windows and
-// the legacy group windows): their event time is the watermark the shell advanced Flink's timer
-// service to, and advancing time takes the timers that fired there (state::StateOp::kFiredTimers,
-// in Flink's order) and fires their windows. Timer service 0 of the port is the operator's
-// "window-timers", namespaced by window (a TimeWindow).
+// What the window operators over Flink state and Flink's timers share (the session windows, the
+// legacy group windows and the window TVF aggregation over slices): their event time is the
+// watermark the shell advanced Flink's timer service to, and advancing time takes the timers that
+// fired there (state::StateOp::kFiredTimers, in Flink's order) and fires their windows. Timer
+// service 0 of the port is the operator's "window-timers", namespaced by window (a TimeWindow;
+// the window TVFs: its end, a Long).
 
 #include <cstdint>
 #include <memory>
@@ -31,7 +32,11 @@ class TimerWindowOperator : public SingleOutputOperator {
 
   // Time advanced and the fired timers are asked for: the operator blocks until their answer.
   virtual void WaitForFiredTimers() = 0;
-  // After that answer: the fired windows whose timer is their own (end - 1), fire f's key at
+  // The window [*start, *end) a fired timer fires, or false when it fires none. Default: the
+  // TimeWindow of its namespace, when the timer is the window's own (WindowOperator: its end - 1).
+  virtual Result<bool> FiredWindow(const state::StatePort::FiredTimer& timer, int64_t* start,
+                                   int64_t* end) const;
+  // After that answer: the windows the timers fired (FiredWindow), fire f's key at
   // fire_keys_ row f and window [fire_windows_[2f], fire_windows_[2f + 1]); when there are any, a
   // new batch of the port announces their keys, key f for fire f. Returns the number of fires.
   Result<int32_t> TakeFiredWindows();

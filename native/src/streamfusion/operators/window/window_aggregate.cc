@@ -202,6 +202,15 @@ int64_t WindowAggregate::WindowStart(int64_t window_end) const {
   return JavaSub(window_end, size_);
 }
 
+int64_t WindowAggregate::CountStar(std::string_view acc) const {
+  const auto arity = static_cast<int64_t>(acc_type_.size());
+  const auto at = static_cast<size_t>((arity + 63 + 8) / 64 * 8 + 8 * count_star_field_);
+  if (count_star_field_ < 0 || acc.size() < at + 8) return 0;
+  int64_t count;
+  std::memcpy(&count, acc.data() + at, 8);
+  return count;
+}
+
 int64_t WindowAggregate::LastWindowEnd(int64_t slice_end) const {
   switch (window_) {
     case Node::HOP: {

@@ -166,6 +166,15 @@ class WindowAggregate {
   void set_encode_fired_images(bool encode) { encode_fired_images_ = encode; }
 
   int32_t slices_per_window() const { return slices_per_window_; }
+  // The start of the window ending at `window_end` (CUMULATE: of its cycle, Flink's
+  // TimeWindow.getWindowStartWithOffset(windowEnd - 1, offset, maxSize)).
+  int64_t WindowStart(int64_t window_end) const;
+  // The accumulator field of COUNT(*) (Flink's indexOfCountStar), -1 if none: a window whose
+  // count is 0 is empty and not emitted.
+  int32_t count_star_field() const { return count_star_field_; }
+  // RowData.getLong of the COUNT(*) field of an accumulator image, as Flink's shell reads it
+  // (its null bit is not looked at); 0 for an image too short to hold it.
+  int64_t CountStar(std::string_view acc) const;
   // The window size, the slice (a legacy window's pane) and the windows' slide, in ms.
   int64_t size() const { return size_; }
   int64_t slice() const { return slice_; }
@@ -195,7 +204,6 @@ class WindowAggregate {
   // The DISTINCT maps of the node and their accumulator fields.
   Status MakeDistincts(const plan::WindowAggregateNode& node, const type::RowType& aggregated_type);
   int64_t SliceEnd(int64_t timestamp) const;
-  int64_t WindowStart(int64_t window_end) const;
   // SliceAssigner.getLastWindowEnd: the end of the last window a slice belongs to.
   int64_t LastWindowEnd(int64_t slice_end) const;
   Status EncodeAccs(int32_t num_groups);

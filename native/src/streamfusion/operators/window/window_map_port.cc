@@ -75,34 +75,35 @@ void WindowMapPort::WriteUpdated(const DistinctLookups& lookups,
                                  const std::vector<int32_t>& updated,
                                  const std::vector<int64_t>& values, const KeyOf& key_of,
                                  const NamespaceOf& namespace_of) {
-  std::string value;
   for (size_t i = 0; i < updated.size();) {
     const bool remove = updated[i] < 0;
     const auto p = static_cast<size_t>(remove ? ~updated[i] : updated[i]);
     const int32_t m = lookups.maps[p];
     const int32_t g = lookups.groups[p];
-    const int32_t n = lanes(m);
-    value.clear();
-    for (int32_t lane = 0; lane < n; ++lane) {
-      state::AppendLong(values[i + static_cast<size_t>(lane)], &value);
-    }
-    i += static_cast<size_t>(n);
     port_->SetNamespace(namespace_of(g));
-    const std::string_view image = lookups.values.Image(p);
-    const int32_t key = key_of(g);
-    if (IsNullImage(image)) {
-      if (remove) {
-        port_->Clear(NullValueState(m), key);
-      } else {
-        port_->PutValue(NullValueState(m), key, value);
-      }
-    } else if (remove) {
-      port_->RemoveEntry(MapState(m), key, image);
-    } else {
-      port_->PutEntry(MapState(m), key, image, value);
-    }
+    Put(key_of(g), m, lookups.values.Image(p), values.data() + i, remove);
+    i += static_cast<size_t>(lanes(m));
   }
   port_->ClearNamespace();
+}
+
+void WindowMapPort::Put(int32_t key, int32_t map, std::string_view image, const int64_t* counts,
+                        bool remove) {
+  std::string value;
+  if (!remove) {
+    for (int32_t lane = 0; lane < lanes(map); ++lane) state::AppendLong(counts[lane], &value);
+  }
+  if (IsNullImage(image)) {
+    if (remove) {
+      port_->Clear(NullValueState(map), key);
+    } else {
+      port_->PutValue(NullValueState(map), key, value);
+    }
+  } else if (remove) {
+    port_->RemoveEntry(MapState(map), key, image);
+  } else {
+    port_->PutEntry(MapState(map), key, image, value);
+  }
 }
 
 void WindowMapPort::Clear(int32_t key) {

@@ -51,6 +51,10 @@ class WindowMapPort {
                     const std::vector<int64_t>& values, const KeyOf& key_of,
                     const NamespaceOf& namespace_of);
 
+  // Puts map m's entry for the value `image` (the NULL value's: its ValueState) under `key` in the
+  // port's current namespace, its lanes(m) counts from `counts`; or removes it.
+  void Put(int32_t key, int32_t map, std::string_view image, const int64_t* counts, bool remove);
+
   // Clears every map under `key` in the port's current namespace.
   void Clear(int32_t key);
 

@@ -12,9 +12,12 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The JVM side of the state port (native/src/streamfusion/state/state_port.h): serves a native
@@ -32,6 +35,10 @@ import java.util.function.Consumer;
  * Timer services are declared apart, numbered from 0: the native operator registers and deletes
  * their timers under a key and a namespace, and takes the timers that fired ({@link #timerFired},
  * called from the shell's timer callbacks, in Flink's order) with a read.
+ *
+ * <p>A value the shell has just read itself (a timer callback deciding, as Flink's does, whether a
+ * window's next timer is due) can be {@linkplain #cacheValue cached}: the native operator's read of
+ * it is then answered without reading the backend again, until any write.
  */
 public final class KeyedStatePort {
 
@@ -59,6 +66,7 @@ public final class KeyedStatePort {
     private final StateBytes answers = new StateBytes();
     private BinaryRowData[] keys = new BinaryRowData[16];
     private int numKeys;
+    private final Map<CachedRead, Object> cache = new HashMap<>();
 
     /** Keys are BinaryRowData images of {@code keyArity} fields (Flink's key selector's rows). */
     public KeyedStatePort(int keyArity, Consumer<Object> setCurrentKey) {
@@ -90,10 +98,44 @@ public final class KeyedStatePort {
     private static final class Timers {
         final InternalTimerService<Object> service;
         final StateCodec namespaceCodec;
+        final LongUnaryOperator time;
 
-        Timers(InternalTimerService<Object> service, StateCodec namespaceCodec) {
+        Timers(
+                InternalTimerService<Object> service,
+                StateCodec namespaceCodec,
+                LongUnaryOperator time) {
             this.service = service;
             this.namespaceCodec = namespaceCodec;
+            this.time = time;
+        }
+    }
+
+    /** A cached read: a namespaced ValueState's value under a key and a namespace. */
+    private static final class CachedRead {
+        final int state;
+        final Object key;
+        final Object namespace;
+
+        CachedRead(int state, Object key, Object namespace) {
+            this.state = state;
+            this.key = key;
+            this.namespace = namespace;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof CachedRead)) {
+                return false;
+            }
+            CachedRead other = (CachedRead) o;
+            return state == other.state
+                    && key.equals(other.key)
+                    && namespace.equals(other.namespace);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(state, key, namespace);
         }
     }
 
@@ -145,12 +187,35 @@ public final class KeyedStatePort {
     }
 
     /** Declares timer service {@code id}, whose namespaces {@code namespaceCodec} encodes. */
-    @SuppressWarnings("unchecked")
     public void declareTimers(int id, InternalTimerService<?> service, StateCodec namespaceCodec) {
+        declareTimers(id, service, namespaceCodec, LongUnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #declareTimers(int, InternalTimerService, StateCodec)}, the native operator's timer
+     * times mapped to the service's by {@code time} (a window's end - 1 in its time zone to epoch
+     * milliseconds).
+     */
+    @SuppressWarnings("unchecked")
+    public void declareTimers(
+            int id,
+            InternalTimerService<?> service,
+            StateCodec namespaceCodec,
+            LongUnaryOperator time) {
         while (timerServices.size() <= id) {
             timerServices.add(null);
         }
-        timerServices.set(id, new Timers((InternalTimerService<Object>) service, namespaceCodec));
+        timerServices.set(
+                id, new Timers((InternalTimerService<Object>) service, namespaceCodec, time));
+    }
+
+    /**
+     * The value of namespaced ValueState {@code id} under {@code key} (a BinaryRowData) and {@code
+     * namespace}, just read by the shell (null: none): the operator's next reads of it are answered
+     * with it, until the next write to any state.
+     */
+    public void cacheValue(int id, Object key, Object namespace, Object value) {
+        cache.put(new CachedRead(id, key, namespace), value);
     }
 
     /**
@@ -220,7 +285,15 @@ public final class KeyedStatePort {
                 continue;
             }
             if (key < 0 || key >= numKeys) {
-                throw new IllegalStateException("State message names key " + key);
+                throw new IllegalStateException(
+                        "State message op "
+                                + code
+                                + " on state "
+                                + id
+                                + " names key "
+                                + key
+                                + " of "
+                                + numKeys);
             }
             if (code >= REGISTER_EVENT_TIMER && code <= DELETE_PROCESSING_TIMER) {
                 Timers timers = timers(id);
@@ -236,19 +309,19 @@ public final class KeyedStatePort {
                     setCurrentKey.accept(keys[key]);
                     currentKey = key;
                 }
-                timerOp(timers.service, code, namespace, time);
+                timerOp(timers.service, code, namespace, timers.time.applyAsLong(time));
                 continue;
             }
             Declared state = id >= 0 && id < states.size() ? states.get(id) : null;
             if (state == null) {
                 throw new IllegalStateException("State message names undeclared state " + id);
             }
+            Object namespace = null;
             if (namespaced) {
                 int length = StateBytes.readInt(message, at);
                 if (state.namespaceCodec != null && state.state != null) {
-                    ((InternalKvState<?, Object, ?>) state.state)
-                            .setCurrentNamespace(
-                                    state.namespaceCodec.decode(message, at + 4, length));
+                    namespace = state.namespaceCodec.decode(message, at + 4, length);
+                    ((InternalKvState<?, Object, ?>) state.state).setCurrentNamespace(namespace);
                 } else if (state.state != null) {
                     throw new IllegalStateException(
                             "State message names a namespace of state " + state.name);
@@ -280,6 +353,9 @@ public final class KeyedStatePort {
                 setCurrentKey.accept(keys[key]);
                 currentKey = key;
             }
+            if (code >= PUT_VALUE && !cache.isEmpty()) {
+                cache.clear();
+            }
             Object mapKey = null;
             if (code == GET_ENTRY || code == PUT_ENTRY || code == REMOVE_ENTRY) {
                 int length = StateBytes.readInt(message, at);
@@ -289,7 +365,15 @@ public final class KeyedStatePort {
             switch (code) {
                 case GET_VALUE:
                     reads = true;
-                    writeValue(state, ((ValueState<Object>) state.state).value());
+                    CachedRead cached =
+                            cache.isEmpty() || namespace == null
+                                    ? null
+                                    : new CachedRead(id, keys[key], namespace);
+                    if (cached != null && cache.containsKey(cached)) {
+                        writeValue(state, cache.get(cached));
+                    } else {
+                        writeValue(state, ((ValueState<Object>) state.state).value());
+                    }
                     break;
                 case GET_ENTRY:
                     reads = true;

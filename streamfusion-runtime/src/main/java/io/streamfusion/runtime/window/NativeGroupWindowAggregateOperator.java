@@ -29,7 +29,7 @@ import java.time.ZoneOffset;
  * each fired window's panes are read (earliest first, the order Flink merges them in), its expiring
  * panes cleared, and the windows' rows emitted before the watermark that fired them is forwarded.
  */
-public class NativeGroupWindowAggregateOperator extends PortWindowOperator {
+public class NativeGroupWindowAggregateOperator extends TimeWindowPortOperator {
 
     private static final long serialVersionUID = 1L;
 

@@ -38,7 +38,7 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
  * it per record, and handed over with the batch; no row is late; batches are also flushed on the
  * batch timer and before a window fires, and the windows' timers are processing-time timers.
  */
-public class NativeSessionWindowAggregateOperator extends PortWindowOperator {
+public class NativeSessionWindowAggregateOperator extends TimeWindowPortOperator {
 
     private static final long serialVersionUID = 1L;
 

@@ -1,32 +1,24 @@
 package io.streamfusion.runtime.window;
 
-import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.island.NativeBatchOperator;
 
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Meter;
 import org.apache.flink.metrics.MeterView;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.operators.window.TimeWindow;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.time.ZoneId;
 import java.util.Collections;
-import java.util.function.LongFunction;
-
-import javax.annotation.Nullable;
 
 /**
  * What the keyed window aggregation shells share: keys are set per group and per fired timer, not
@@ -89,84 +81,10 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
         }
     }
 
-    /**
-     * Flink's buffer flush: reads each group's accumulator from {@code state} at its namespace,
-     * combines the batch natively, and writes the new accumulators back; with DISTINCT aggregates
-     * ({@code distinctMaps} not null) reads the map entries the batch touches first and puts the
-     * changed ones after. Returns the groups' keys (their own copies: the heap backend keeps them).
-     */
-    protected <N> BinaryRowData[] combineGroups(
-            NativeWindowAggregate agg,
-            NativeWindowAggregate.Groups groups,
-            InternalValueState<RowData, N, RowData> state,
-            LongFunction<N> namespace,
-            int keyArity,
-            RowDataSerializer accSerializer,
-            ImageBuffer scratch,
-            @Nullable WindowDistinctMaps<N> distinctMaps)
-            throws Exception {
-        int n = groups.count;
-        BinaryRowData[] keys = new BinaryRowData[n];
-        @SuppressWarnings("unchecked")
-        N[] namespaces = (N[]) new Object[n];
-        scratch.clear();
-        for (int g = 0; g < n; g++) {
-            keys[g] =
-                    ImageBuffer.ownRow(
-                            keyArity,
-                            groups.keyBytes,
-                            groups.keyOffsets[g],
-                            groups.keyOffsets[g + 1]);
-            namespaces[g] = namespace.apply(groups.namespaces[g]);
-            setCurrentKey(keys[g]);
-            state.setCurrentNamespace(namespaces[g]);
-            scratch.append(state.value(), accSerializer);
-        }
-        int[] newOffsets = new int[n + 1];
-        byte[] newAccs;
-        if (distinctMaps == null) {
-            newAccs = agg.combine(scratch.bytes(), scratch.offsets(), newOffsets);
-        } else {
-            distinctMaps.read(agg.lookups(), keys, namespaces);
-            while ((newAccs =
-                            agg.combine(
-                                    scratch.bytes(),
-                                    scratch.offsets(),
-                                    distinctMaps.masks,
-                                    distinctMaps.present,
-                                    newOffsets))
-                    == null) {
-                // MIN/MAX over an updating input lost a group's extreme: Flink scans the whole map.
-                distinctMaps.supplyWholeMaps(agg, g -> keys[g], g -> namespaces[g]);
-            }
-            distinctMaps.write(agg.updated(), keys, namespaces);
-        }
-        int accArity = accSerializer.getArity();
-        for (int g = 0; g < n; g++) {
-            setCurrentKey(keys[g]);
-            state.setCurrentNamespace(namespaces[g]);
-            state.update(ImageBuffer.ownRow(accArity, newAccs, newOffsets[g], newOffsets[g + 1]));
-        }
-        return keys;
-    }
-
     @Override
     public void open() throws Exception {
         super.open();
         lastTriggeredProcessingTime = Long.MIN_VALUE;
-    }
-
-    /** The window aggregation's DISTINCT maps in {@code namespaces}, or null without any. */
-    protected <N> WindowDistinctMaps<N> openDistinctMaps(
-            DistinctState[] distincts, TypeSerializer<N> namespaces) throws Exception {
-        return distincts.length == 0
-                ? null
-                : new WindowDistinctMaps<>(
-                        distincts,
-                        getKeyedStateBackend(),
-                        namespaces,
-                        getRuntimeContext().getUserCodeClassLoader(),
-                        this::setCurrentKey);
     }
 
     /**

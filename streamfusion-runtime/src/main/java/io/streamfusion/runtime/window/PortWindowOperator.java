@@ -16,6 +16,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.metrics.Meter;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.internal.InternalKvState;
+import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.Triggerable;
@@ -31,12 +32,13 @@ import java.util.Arrays;
 
 /**
  * What the shells of the window aggregations over Flink state and timers on the operator contract
- * share (WindowOperator's layout: everything namespaced by a {@link TimeWindow}): the native
- * operator runs as an island and reaches its state and timers through a {@link KeyedStatePort},
- * which this class declares as Flink's operator declares them: state 0 the accumulator {@code
- * ValueState<RowData>} "window-aggs", then the subclass's own states ({@link #declareStates}), then
- * for each map m of PerWindowStateDataViewStore (DISTINCT maps, MIN/MAX maps over an updating
- * input) its MapState and its NULL value's ValueState; timer service 0 is "window-timers".
+ * share (everything namespaced by a window of type {@code N}: WindowOperator's {@link TimeWindow},
+ * WindowAggOperator's slice or window end, a {@code Long}): the native operator runs as an island
+ * and reaches its state and timers through a {@link KeyedStatePort}, which this class declares as
+ * Flink's operator declares them: state 0 the accumulator {@code ValueState<RowData>}
+ * "window-aggs", then the subclass's own states ({@link #declareStates}), then for each map m of
+ * PerWindowStateDataViewStore (DISTINCT maps, MIN/MAX maps over an updating input) its MapState and
+ * its NULL value's ValueState; timer service 0 is "window-timers".
  *
  * <p>Rows are handed over in batches; Flink's timer service fires the windows, and each fired timer
  * is handed to the port ({@link KeyedStatePort#timerFired}) in Flink's order: the native operator
@@ -46,8 +48,8 @@ import java.util.Arrays;
  * time, taken when it reaches this operator as Flink's operator takes it per record, is handed over
  * with its batch.
  */
-abstract class PortWindowOperator extends NativeWindowOperatorBase
-        implements Triggerable<RowData, TimeWindow> {
+abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
+        implements Triggerable<RowData, N> {
 
     private static final long serialVersionUID = 1L;
 
@@ -61,7 +63,11 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
 
     protected transient NativePipeline pipeline;
     protected transient KeyedStatePort port;
-    protected transient InternalTimerService<TimeWindow> timers;
+    protected transient InternalTimerService<N> timers;
+
+    /** State 0 of the port, the accumulators "window-aggs". */
+    protected transient InternalValueState<RowData, N, RowData> windowAggs;
+
     protected transient boolean proctime;
     private transient Meter lateRecordsDroppedRate;
     private transient long[] arrivals;
@@ -84,6 +90,25 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
     /** Whether the plan's window is on processing time. */
     protected abstract boolean isProcessingTime(Plan plan);
 
+    /** The serializer of the windows that namespace state and timers. */
+    protected abstract TypeSerializer<N> namespaceSerializer();
+
+    /** Their codec for the port. */
+    protected abstract StateCodec namespaceCodec();
+
+    /**
+     * A timer's time in the timer service, for the time the native operator gives (default: the
+     * same).
+     */
+    protected long timerTime(long nativeTime) {
+        return nativeTime;
+    }
+
+    /** Processing time: the time handed over with a row arriving now (default: the time). */
+    protected long arrivalTime() {
+        return getProcessingTimeService().getCurrentProcessingTime();
+    }
+
     /**
      * Declares the subclass's states from 1 on, between the accumulators and the maps; returns the
      * number of the first map's state.
@@ -95,13 +120,13 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
     @Override
     public void open() throws Exception {
         super.open();
-        timers = getInternalTimerService("window-timers", new TimeWindow.Serializer(), this);
+        timers = getInternalTimerService("window-timers", namespaceSerializer(), this);
         if (keepsWatermark) {
             timers.initializeWatermark(currentWatermark);
         }
         port = new KeyedStatePort(keyArity, this::setCurrentKey);
         declareWindowStates();
-        port.declareTimers(0, timers, StateCodec.timeWindow());
+        port.declareTimers(0, timers, namespaceCodec(), this::timerTime);
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
         Plan parsed = Plans.parse(plan);
         proctime = isProcessingTime(parsed);
@@ -121,17 +146,16 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void declareWindowStates() throws Exception {
         KeyedStateBackend<RowData> backend = getKeyedStateBackend();
-        TimeWindow.Serializer windows = new TimeWindow.Serializer();
-        port.declareNamespacedValue(
-                0,
-                "window-aggs",
-                (InternalKvState<?, ?, ?>)
+        TypeSerializer<N> windows = namespaceSerializer();
+        StateCodec namespaces = namespaceCodec();
+        windowAggs =
+                (InternalValueState<RowData, N, RowData>)
                         backend.getOrCreateKeyedState(
                                 windows,
                                 new ValueStateDescriptor<>(
-                                        "window-aggs", new RowDataSerializer(accTypes))),
-                StateCodec.row(accTypes),
-                StateCodec.timeWindow());
+                                        "window-aggs", new RowDataSerializer(accTypes)));
+        port.declareNamespacedValue(
+                0, "window-aggs", windowAggs, StateCodec.row(accTypes), namespaces);
         int first = declareStates();
         ClassLoader loader = getRuntimeContext().getUserCodeClassLoader();
         for (int m = 0; m < distincts.length; m++) {
@@ -149,7 +173,7 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
                                             (TypeSerializer) ExternalSerializer.of(d.valueType))),
                     StateCodec.sqlValue(d.keyType, loader),
                     counts,
-                    StateCodec.timeWindow());
+                    namespaces);
             String nullName = d.stateId + DistinctState.NULL_STATE_POSTFIX;
             if (!d.nullKey) {
                 port.declareAbsent(first + 2 * m + 1, nullName);
@@ -165,7 +189,7 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
                                             nullName,
                                             (TypeSerializer) ExternalSerializer.of(d.valueType))),
                     counts,
-                    StateCodec.timeWindow());
+                    namespaces);
         }
     }
 
@@ -187,7 +211,7 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
             if (row >= arrivals.length) {
                 arrivals = Arrays.copyOf(arrivals, Math.max(row + 1, arrivals.length * 2));
             }
-            arrivals[row] = getProcessingTimeService().getCurrentProcessingTime();
+            arrivals[row] = arrivalTime();
         }
         super.processElement(element);
     }
@@ -246,7 +270,7 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
 
     /** WindowOperator.onEventTime: the window's timer fires it (natively, see {@link #advance}). */
     @Override
-    public void onEventTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+    public void onEventTime(InternalTimer<RowData, N> timer) throws Exception {
         port.timerFired(timer.getKey(), timer.getNamespace(), timer.getTimestamp());
     }
 
@@ -255,7 +279,7 @@ abstract class PortWindowOperator extends NativeWindowOperatorBase
      * reached state.
      */
     @Override
-    public void onProcessingTime(InternalTimer<RowData, TimeWindow> timer) throws Exception {
+    public void onProcessingTime(InternalTimer<RowData, N> timer) throws Exception {
         fireOnProcessingTime(
                 timer,
                 timers,
