@@ -46,7 +46,7 @@ final class ImageBuffer {
     void append(@Nullable RowData row, AbstractRowDataSerializer<RowData> serializer)
             throws IOException {
         if (row == null) {
-            appendEmpty();
+            next(offsets[count]);
             return;
         }
         BinaryRowData binary =
@@ -57,20 +57,6 @@ final class ImageBuffer {
         BinarySegmentUtils.copyToBytes(
                 binary.getSegments(), binary.getOffset(), bytes, start, size);
         next(start + size);
-    }
-
-    /** Appends the image of a BinaryRowData (keys: never null). */
-    void append(BinaryRowData row) throws IOException {
-        append(row, null);
-    }
-
-    void appendEmpty() {
-        next(offsets[count]);
-    }
-
-    /** Drops the last {@code n} entries. */
-    void truncate(int n) {
-        count -= n;
     }
 
     private void next(int end) {

@@ -11,7 +11,6 @@ import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
-import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.operators.window.TimeWindow;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
@@ -151,19 +150,12 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
                 "lateRecordsDroppedRate", new MeterView(metrics.counter("numLateRecordsDropped")));
     }
 
-    /** Fires the timers up to {@code mark}, emits the windows' results, then the watermark. */
-    protected void fireUpTo(Watermark mark) throws Exception {
-        timeServiceManager.advanceWatermark(mark);
-        drainFires();
-        output.emitWatermark(mark);
-    }
-
     @Override
     public boolean hasKeyContext1() {
         return false;
     }
 
-    /** Fired windows are emitted before their watermark is forwarded (see fireUpTo). */
+    /** Fired windows are emitted before their watermark is forwarded. */
     @Override
     public boolean useInterruptibleTimers() {
         return false;
