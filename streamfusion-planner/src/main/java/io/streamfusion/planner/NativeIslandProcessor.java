@@ -12,8 +12,11 @@ import io.streamfusion.planner.convert.RexConverter;
 import io.streamfusion.planner.convert.UnsupportedNativeException;
 import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.nodes.NativeExecNode;
+import io.streamfusion.planner.nodes.NativeExecNodeBase;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
+import io.streamfusion.planner.nodes.StreamExecNativeGroupWindowAggregate;
+import io.streamfusion.planner.nodes.StreamExecNativeSessionWindowAggregate;
 import io.streamfusion.planner.nodes.StreamExecNativeWatermarkAssigner;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 import io.streamfusion.runtime.config.StreamFusionOptions;
@@ -385,9 +388,9 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
      * pipeline (rows are then converted once, not twice, and cross JNI once). First each native
      * watermark assigner with the native Calc before it and the native Calc after it (each the only
      * consumer of its input); then a native Calc (possibly running such a chain) and the local
-     * phase of a window or group aggregation it alone feeds, and a group aggregation or a window
-     * aggregation with native-owned state and the native Calc it alone feeds. An assigner in no
-     * island stays Flink's, with the reason in the report. Each island is listed in the report.
+     * phase of a window or group aggregation it alone feeds, and a stateful aggregation (group,
+     * window TVF, legacy group window, session) and the native Calc it alone feeds. An assigner in
+     * no island stays Flink's, with the reason in the report. Each island is listed in the report.
      */
     private static void formIslands(
             List<ExecNode<?>> roots, SupportReport report, boolean enabled) {
@@ -452,11 +455,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 // The aggregations' shells call no user-defined functions.
                 if (plan != null && !NativePlans.callsUdfs(plan)) {
                     calc.joinProducerIsland();
-                    if (source instanceof StreamExecNativeGroupAggregate) {
-                        ((StreamExecNativeGroupAggregate) source).joinIslandBefore(calc, plan);
-                    } else {
-                        ((StreamExecNativeWindowAggregate) source).joinIslandBefore(calc, plan);
-                    }
+                    ((NativeExecNodeBase) source).joinIslandBefore(calc, plan);
                     island = true;
                 }
             }
@@ -567,14 +566,17 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
     }
 
     /**
-     * A stateful aggregation on the operator contract that a Calc after it can join: a group
-     * aggregation (not its local phase), a window aggregation with native-owned state.
+     * A stateful aggregation that a Calc after it can join: a group aggregation (not its local
+     * phase), a window TVF aggregation (not its local phase; over Flink state or native-owned), a
+     * legacy group window or a session window.
      */
     private static boolean isAggregateOnContract(ExecNode<?> node) {
         return (node instanceof StreamExecNativeGroupAggregate
                         && !((StreamExecNativeGroupAggregate) node).isLocal())
                 || (node instanceof StreamExecNativeWindowAggregate
-                        && ((StreamExecNativeWindowAggregate) node).ownsState());
+                        && !((StreamExecNativeWindowAggregate) node).isLocal())
+                || node instanceof StreamExecNativeGroupWindowAggregate
+                || node instanceof StreamExecNativeSessionWindowAggregate;
     }
 
     /** The stateless local phase of a two-phase window or group aggregation. */

@@ -6,11 +6,9 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.UdfDescriptor;
-import io.streamfusion.plan.WindowAggregateNode;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
 
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -78,14 +76,6 @@ public final class NativePlans {
             Operator.Builder op = first.getOperators(i).toBuilder();
             if (i == last) {
                 op.setOutputType(first.getOutputType());
-            }
-            if (op.hasWindowAggregate()
-                    && op.getWindowAggregate().getMode() != WindowAggregateNode.Mode.LOCAL) {
-                // Only a window aggregation with native-owned state runs in an island; its shell
-                // sets the job's max parallelism, Flink's default stands in until then.
-                op.getWindowAggregateBuilder()
-                        .setOwnedStateKeyGroups(
-                                KeyGroupRangeAssignment.DEFAULT_LOWER_BOUND_MAX_PARALLELISM);
             }
             island.addOperators(op);
         }

@@ -31,6 +31,11 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     protected final byte[] plan;
     protected final RowType inputType;
 
+    /** The native Calc this node's island runs after it and that island's plan; null if none. */
+    private StreamExecNativeCalc islandTail;
+
+    private byte[] tailPlan;
+
     protected NativeExecNodeBase(ExecNodeBase<RowData> original, byte[] plan, RowType inputType) {
         super(
                 original.getId(),
@@ -52,6 +57,27 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     /** The type of the rows this node's operator reads. */
     public RowType inputType() {
         return inputType;
+    }
+
+    /**
+     * Runs this stateful operator in one island with the native Calc it alone feeds ({@code tail},
+     * whose translation then passes this operator's output through): {@code plan} holds this
+     * operator, then the Calc, and emits the Calc's rows. The operator's uid, name and state stay
+     * its own.
+     */
+    public void joinIslandBefore(StreamExecNativeCalc tail, byte[] plan) {
+        this.islandTail = tail;
+        this.tailPlan = plan;
+    }
+
+    /** The plan this node's shell runs: with the Calc after it if it joined one, else its own. */
+    protected byte[] planWithTail() {
+        return islandTail != null ? tailPlan : plan;
+    }
+
+    /** The type of the rows this node's shell emits: those of the Calc after it, if any. */
+    protected RowType emittedType() {
+        return (RowType) (islandTail != null ? islandTail : this).getOutputType();
     }
 
     /**

@@ -41,11 +41,10 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
     private final String transformationName;
     private final boolean keyed;
 
-    /** In an island: its plan, and the Calc it absorbs before it (head) or after it (tail). */
+    /** The LOCAL phase in an island: its plan, and the Calc it absorbs before it. */
     private byte[] islandPlan;
 
     private StreamExecNativeCalc islandHead;
-    private StreamExecNativeCalc islandTail;
 
     /**
      * @param original the Flink node replaced (GroupAggregate, LocalGroupAggregate or
@@ -87,16 +86,6 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         this.islandPlan = plan;
     }
 
-    /**
-     * Runs this aggregation in one island with the native Calc it alone feeds ({@code tail}, whose
-     * translation then passes this aggregation's output through): {@code plan} holds this
-     * aggregation, then the Calc, and emits the Calc's rows.
-     */
-    public void joinIslandBefore(StreamExecNativeCalc tail, byte[] plan) {
-        this.islandTail = tail;
-        this.islandPlan = plan;
-    }
-
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
@@ -106,7 +95,7 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         }
         long stateRetentionTime =
                 keyed ? StateMetadata.getStateTtlForOneInputOperator(config, stateMetadataList) : 0;
-        byte[] runPlan = islandPlan != null ? islandPlan : plan;
+        byte[] runPlan = islandPlan != null ? islandPlan : planWithTail();
         int batchSize = config.get(StreamFusionOptions.BATCH_SIZE);
         int bundleRows = 0;
         if (MinibatchUtil.isMiniBatchEnabled(config)) {
@@ -133,8 +122,7 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
                 throw new TableException("Cannot read the native group aggregation plan", e);
             }
         }
-        // An island ending in a Calc emits the Calc's rows.
-        RowType outputType = (RowType) (islandTail != null ? islandTail : this).getOutputType();
+        RowType outputType = emittedType();
         NativeGroupAggregateOperator operator =
                 new NativeGroupAggregateOperator(
                         shellSpec(

@@ -57,11 +57,11 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        RowType outputType = (RowType) getOutputType();
+        RowType outputType = emittedType();
         NativeGroupWindowAggregateOperator operator =
                 new NativeGroupWindowAggregateOperator(
                         shellSpec(
-                                        plan,
+                                        planWithTail(),
                                         inputType,
                                         outputType.getFieldCount(),
                                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),

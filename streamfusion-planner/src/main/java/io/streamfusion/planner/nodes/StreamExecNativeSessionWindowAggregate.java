@@ -54,11 +54,11 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        RowType outputType = (RowType) getOutputType();
+        RowType outputType = emittedType();
         NativeSessionWindowAggregateOperator operator =
                 new NativeSessionWindowAggregateOperator(
                         shellSpec(
-                                        plan,
+                                        planWithTail(),
                                         inputType,
                                         outputType.getFieldCount(),
                                         config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),

@@ -52,9 +52,6 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
 
     private StreamExecNativeCalc islandHead;
 
-    /** With native-owned state, in an island with the Calc it feeds: that Calc. */
-    private StreamExecNativeCalc islandTail;
-
     public StreamExecNativeWindowAggregate(
             ExecNodeBase<RowData> original,
             byte[] plan,
@@ -103,21 +100,6 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         this.islandPlan = plan;
     }
 
-    /** Whether this aggregation keeps its windows natively (and so runs on the contract). */
-    public boolean ownsState() {
-        return nativeState && !local;
-    }
-
-    /**
-     * Runs this aggregation (with native-owned state) in one island with the native Calc it alone
-     * feeds ({@code tail}, whose translation then passes this aggregation's output through): {@code
-     * plan} holds this aggregation, then the Calc, and emits the Calc's rows.
-     */
-    public void joinIslandBefore(StreamExecNativeCalc tail, byte[] plan) {
-        this.islandTail = tail;
-        this.islandPlan = plan;
-    }
-
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
@@ -125,8 +107,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         if (islandHead != null) {
             islandHead.handOverInput(input);
         }
-        // An island ending in a Calc emits the Calc's rows.
-        RowType outputType = (RowType) (islandTail != null ? islandTail : this).getOutputType();
+        RowType outputType = emittedType();
         // Rows are buffered as in Flink's window buffer, not per island batch.
         int batchSize =
                 islandHead != null
@@ -155,7 +136,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                 nativeState
                         ? new NativeOwnedWindowAggregateOperator(
                                 shellSpec(
-                                                islandTail != null ? islandPlan : plan,
+                                                planWithTail(),
                                                 inputType,
                                                 outputType.getFieldCount(),
                                                 batchSize,
@@ -164,7 +145,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                                         .build())
                         : new NativeWindowAggregateOperator(
                                 shellSpec(
-                                                plan,
+                                                planWithTail(),
                                                 inputType,
                                                 outputType.getFieldCount(),
                                                 batchSize,
