@@ -991,14 +991,21 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_lateRowsDropp
 }
 
 // Copies the output of the last processRows or flushPipeline into Java arrays sized from its
-// return value.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
+// return value. With `rows` null the row images stay where they are: the result is a direct
+// buffer over them, valid until the handle's next call (the borrowed exit); else null.
+JNIEXPORT jobject JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jintArray source_rows) {
   CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
+  return Guard<jobject>(env, nullptr, [&]() -> Result<jobject> {
     SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
-    const auto& out = h->output;
-    SF_RETURN_NOT_OK(CopyToJava(env, rows, out.bytes, "copyOutput bytes"));
+    auto& out = h->output;
+    jobject borrowed = nullptr;
+    if (rows == nullptr) {
+      borrowed = env->NewDirectByteBuffer(out.bytes.data(), static_cast<jlong>(out.bytes.size()));
+      if (borrowed == nullptr) return InternalError("copyOutput: no direct buffer over the output");
+    } else {
+      SF_RETURN_NOT_OK(CopyToJava(env, rows, out.bytes, "copyOutput bytes"));
+    }
     SF_RETURN_NOT_OK(CopyToJava(env, offsets, out.offsets, "copyOutput offsets"));
     if (source_rows != nullptr) {
       const jsize n = out.num_rows();
@@ -1009,7 +1016,7 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
       }
       SF_RETURN_NOT_OK(CopyToJava(env, source_rows, sources, "copyOutput source rows"));
     }
-    return true;
+    return borrowed;
   });
 }
 

@@ -54,7 +54,11 @@ public final class BoundaryProfile {
                     byte[] bytes = new byte[(int) (result >>> 32)];
                     int[] offsets = new int[outRows + 1];
                     pipeline.copyOutput(bytes, offsets, null);
-                    emitter.emit(bytes, offsets, outRows, r -> sink[0] += r.getSizeInBytes());
+                    emitter.emit(
+                            org.apache.flink.core.memory.MemorySegmentFactory.wrap(bytes),
+                            offsets,
+                            outRows,
+                            r -> sink[0] += r.getSizeInBytes());
                     long t3 = System.nanoTime();
                     entry += t1 - t0;
                     nativeTime += t2 - t1;

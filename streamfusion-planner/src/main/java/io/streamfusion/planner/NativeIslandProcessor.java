@@ -26,6 +26,8 @@ import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
@@ -103,6 +105,18 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         lastReport = rewrite.report;
         markSoleConsumers(roots);
         formIslands(roots, rewrite.report, config.get(StreamFusionOptions.ISLANDS));
+        if (config.get(StreamFusionOptions.BORROWED_STRING_EXIT)
+                && rewrite.report.nativeCount() > 0) {
+            rewrite.report.noteExit(
+                    borrowsExit(config)
+                            ? "borrowed: rows leave every island in its native output memory"
+                                    + " (object reuse is off, so Flink copies a row at a chained"
+                                    + " edge and serializes it at a network edge before the"
+                                    + " island's next batch)"
+                            : "copied: the borrowed exit is refused because pipeline.object-reuse"
+                                    + " is on, so a chained consumer may keep a row past its"
+                                    + " batch");
+        }
         if (!explaining.get()) {
             Evidence.planned(rewrite.report.nativeCount(), rewrite.report.totalCount());
         }
@@ -116,6 +130,16 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                             + String.join("; ", rewrite.report.fallbackReasons()));
         }
         return new ExecNodeGraph(graph.getFlinkVersion(), roots);
+    }
+
+    /**
+     * Whether islands hand downstream rows in their native output memory: asked for
+     * (streamfusion.experimental.borrowedStringExit) and provably safe, which it is only with
+     * object reuse off. The shell checks the job's object reuse again when it opens.
+     */
+    public static boolean borrowsExit(ReadableConfig config) {
+        return config.get(StreamFusionOptions.BORROWED_STRING_EXIT)
+                && !config.get(PipelineOptions.OBJECT_REUSE);
     }
 
     /** Refuses unknown {@code streamfusion.*} keys and values out of range, naming them. */

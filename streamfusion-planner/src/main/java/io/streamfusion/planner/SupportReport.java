@@ -64,6 +64,18 @@ public final class SupportReport {
         throw new IllegalStateException("No native decision for " + operator);
     }
 
+    /** How rows leave the islands, when the job chose (streamfusion.experimental.*); or null. */
+    private String exit;
+
+    void noteExit(String exit) {
+        this.exit = exit;
+    }
+
+    /** How rows leave the islands (the borrowed exit's verdict), or null when not asked. */
+    public String exit() {
+        return exit;
+    }
+
     void addIsland(List<String> operators) {
         islands.add(List.copyOf(operators));
     }
@@ -129,6 +141,9 @@ public final class SupportReport {
                     .append(": ")
                     .append(String.join(" -> ", islands.get(i)))
                     .append('\n');
+        }
+        if (exit != null) {
+            s.append("exit:     ").append(exit).append('\n');
         }
         return s.append(summary()).append('\n').toString();
     }

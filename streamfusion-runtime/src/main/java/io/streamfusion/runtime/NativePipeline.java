@@ -134,6 +134,14 @@ public final class NativePipeline implements AutoCloseable {
         NativeLib.copyOutput(checkedHandle(), rows, offsets, sourceRows);
     }
 
+    /**
+     * The last output's row images where the island keeps them (valid until this pipeline's next
+     * call), with the offsets and source rows copied as {@link #copyOutput} copies them.
+     */
+    public java.nio.ByteBuffer borrowOutput(int[] offsets, @Nullable int[] sourceRows) {
+        return NativeLib.copyOutput(checkedHandle(), null, offsets, sourceRows);
+    }
+
     public void processArrow(long inArray, long inSchema, long outArray, long outSchema) {
         NativeLib.processArrow(checkedHandle(), inArray, inSchema, outArray, outSchema);
     }

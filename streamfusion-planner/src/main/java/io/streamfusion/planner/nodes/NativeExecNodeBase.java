@@ -1,5 +1,6 @@
 package io.streamfusion.planner.nodes;
 
+import io.streamfusion.planner.NativeIslandProcessor;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.ShellSpec;
 
@@ -109,7 +110,8 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
                 .batches(batchSize, config.get(StreamFusionOptions.BATCH_MAX_DELAY).toMillis())
                 .memoryBudget(
                         config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
-                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent());
+                        config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent())
+                .borrowedExit(NativeIslandProcessor.borrowsExit(config));
     }
 
     /** The translated input of this node. */

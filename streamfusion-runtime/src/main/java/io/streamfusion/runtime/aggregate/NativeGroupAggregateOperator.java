@@ -69,7 +69,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private transient KeyedStatePort port;
 
     public NativeGroupAggregateOperator(ShellSpec spec, long stateRetentionTime) {
-        super(spec.inputType, spec.batchSize, spec.maxDelayMillis);
+        super(spec, spec.maxDelayMillis);
         this.plan = spec.plan;
         this.keyArity = spec.keyArity;
         this.accTypes = spec.accTypes;

@@ -117,6 +117,19 @@ public final class StreamFusionOptions {
                                     + "(streamfusion.window.state) may also use the operator's "
                                     + "share of the slot's managed memory when that is larger.");
 
+    public static final ConfigOption<Boolean> BORROWED_STRING_EXIT =
+            ConfigOptions.key("streamfusion.experimental.borrowedStringExit")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Experimental: an island's exit hands downstream rows whose bytes,"
+                                    + " strings included, stay in the island's native output"
+                                    + " memory until its next batch, instead of copying them into"
+                                    + " the JVM. Only with object reuse off (pipeline.object-reuse"
+                                    + " = false), where Flink copies a row at a chained edge and"
+                                    + " serializes it at a network edge before the next batch;"
+                                    + " refused with the reason in EXPLAIN otherwise.");
+
     public static final List<ConfigOption<?>> ALL =
             List.of(
                     ENABLED,
@@ -127,7 +140,8 @@ public final class StreamFusionOptions {
                     BATCH_MAX_DELAY,
                     WINDOW_BUFFER_ROWS,
                     WINDOW_STATE,
-                    MEMORY_BUDGET);
+                    MEMORY_BUDGET,
+                    BORROWED_STRING_EXIT);
 
     /** The largest batch an island's entry collects, and a window aggregation buffers. */
     public static final int MAX_BATCH_ROWS = 1 << 20;

@@ -10,6 +10,8 @@ import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 import io.streamfusion.runtime.transpose.RowImageEmitter;
 
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -41,8 +43,12 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     protected final int batchSize;
     private final long maxDelayMillis;
 
+    /** Whether the exit borrows the island's output memory ({@link ShellSpec#borrowedExit}). */
+    private final boolean borrowedExit;
+
     protected transient RowImageBatch batch;
     private transient RowImageEmitter emitter;
+    private transient boolean borrowing;
     private transient StreamRecord<RowData> outRecord;
     private transient boolean flushTimerPending;
     private transient Counter nativeRecordsIn;
@@ -63,15 +69,20 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     private transient long watermarkInterval;
 
-    protected NativeBatchOperator(RowType inputType, int batchSize, long maxDelayMillis) {
-        this.inputType = inputType;
-        this.batchSize = batchSize;
+    /** A shell of {@code spec}'s island whose oldest row waits at most {@code maxDelayMillis}. */
+    protected NativeBatchOperator(ShellSpec spec, long maxDelayMillis) {
+        this.inputType = spec.inputType;
+        this.batchSize = spec.batchSize;
         this.maxDelayMillis = maxDelayMillis;
+        this.borrowedExit = spec.borrowedExit;
     }
 
     /** Called from {@link #open()} of the subclass once it knows what it reads and writes. */
     protected void openBatches(FieldUse use, int outputArity) {
         batch = new RowImageBatch(inputType, use, batchSize);
+        // The planner checked the job's object reuse; a job may still set it on its environment
+        // after planning, and then a chained consumer could keep a row past its batch.
+        borrowing = borrowedExit && !getExecutionConfig().isObjectReuseEnabled();
         emitter = new RowImageEmitter(outputArity);
         outRecord = new StreamRecord<>(null);
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
@@ -216,17 +227,17 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      * timestamp of input row sources[i] (as Flink's Calc and GroupAggFunction do), none where
      * sources[i] is -1; otherwise the records carry none.
      */
-    protected void emit(byte[] bytes, int[] offsets, int rows, @Nullable int[] sources)
+    protected void emit(MemorySegment bytes, int[] offsets, int rows, @Nullable int[] sources)
             throws Exception {
         emit(bytes, offsets, rows, sources, null);
     }
 
     /**
-     * As {@link #emit(byte[], int[], int, int[])}, with the {@code watermarks} of an island's
-     * assigner between the rows: pairs (rows before it, watermark), in order.
+     * As {@link #emit(MemorySegment, int[], int, int[])}, with the {@code watermarks} of an
+     * island's assigner between the rows: pairs (rows before it, watermark), in order.
      */
     private void emit(
-            byte[] bytes,
+            @Nullable MemorySegment bytes,
             int[] offsets,
             int rows,
             @Nullable int[] sources,
@@ -242,7 +253,7 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     }
 
     private void emitRows(
-            byte[] bytes,
+            @Nullable MemorySegment bytes,
             int[] offsets,
             int rows,
             @Nullable int[] sources,
@@ -335,11 +346,22 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         long[] watermarks =
                 (result & NativeLib.WATERMARKS_PENDING) != 0 ? pipeline.takeWatermarks() : null;
         if (outRows > 0) {
-            byte[] bytes = new byte[(int) (result >>> 32)];
             int[] offsets = new int[outRows + 1];
             int[] sources = timed ? new int[outRows] : null;
-            pipeline.copyOutput(bytes, offsets, sources);
-            emit(bytes, offsets, outRows, sources, watermarks);
+            MemorySegment rows;
+            if (borrowing) {
+                // Valid until the pipeline's next call: every row is copied (chained edge, object
+                // reuse off) or serialized (network edge) inside output.collect.
+                rows =
+                        MemorySegmentFactory.wrapOffHeapMemory(
+                                pipeline.borrowOutput(offsets, sources));
+                NativeMetrics.addBorrowedRows(outRows);
+            } else {
+                byte[] bytes = new byte[(int) (result >>> 32)];
+                pipeline.copyOutput(bytes, offsets, sources);
+                rows = MemorySegmentFactory.wrap(bytes);
+            }
+            emit(rows, offsets, outRows, sources, watermarks);
         } else if (watermarks != null) {
             emit(null, null, 0, null, watermarks);
         }

@@ -53,7 +53,7 @@ public class NativeIslandOperator extends NativeBatchOperator {
      * processing time (false for an island ending in a local window aggregation).
      */
     public NativeIslandOperator(ShellSpec spec, boolean flushesOnTimer) {
-        super(spec.inputType, spec.batchSize, spec.maxDelayMillis);
+        super(spec, spec.maxDelayMillis);
         this.plan = spec.plan;
         this.outputArity = spec.outputArity;
         this.memoryBudgetBytes = spec.memoryBudgetBytes;

@@ -48,6 +48,12 @@ public final class ShellSpec implements Serializable {
     /** The state-backed maps of an aggregation (DISTINCT, MIN/MAX, order maps; empty otherwise). */
     public final DistinctState[] distincts;
 
+    /**
+     * Whether the exit borrows the island's output memory (streamfusion.experimental
+     * .borrowedStringExit with object reuse off) instead of copying it into the JVM.
+     */
+    public final boolean borrowedExit;
+
     private ShellSpec(Builder b) {
         this.plan = b.plan;
         this.inputType = b.inputType;
@@ -59,6 +65,7 @@ public final class ShellSpec implements Serializable {
         this.keyArity = b.keyArity;
         this.accTypes = b.accTypes;
         this.distincts = b.distincts;
+        this.borrowedExit = b.borrowedExit;
     }
 
     /** A spec of the island {@code plan} reading {@code inputType}, writing {@code outputArity}. */
@@ -78,6 +85,7 @@ public final class ShellSpec implements Serializable {
         private int keyArity;
         private LogicalType[] accTypes = new LogicalType[0];
         private DistinctState[] distincts = new DistinctState[0];
+        private boolean borrowedExit;
 
         private Builder(byte[] plan, RowType inputType, int outputArity) {
             this.plan = plan;
@@ -105,6 +113,12 @@ public final class ShellSpec implements Serializable {
             this.keyArity = keyArity;
             this.accTypes = accTypes;
             this.distincts = distincts;
+            return this;
+        }
+
+        /** Whether the exit hands downstream rows in the island's output memory. */
+        public Builder borrowedExit(boolean borrowed) {
+            this.borrowedExit = borrowed;
             return this;
         }
 

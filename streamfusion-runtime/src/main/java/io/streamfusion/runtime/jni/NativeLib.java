@@ -122,10 +122,13 @@ public final class NativeLib {
 
     /**
      * Copies the last output: row images into {@code rows}, outputRows + 1 offsets, and when {@code
-     * sourceRows} is not null the input row each output row came from.
+     * sourceRows} is not null the input row each output row came from. With {@code rows} null the
+     * row images are not copied: the result is a direct buffer over them in the island's memory,
+     * valid until the island's next call (the borrowed exit); else null.
      */
-    public static native void copyOutput(
-            long handle, byte[] rows, int[] offsets, @Nullable int[] sourceRows);
+    @Nullable
+    public static native java.nio.ByteBuffer copyOutput(
+            long handle, @Nullable byte[] rows, int[] offsets, @Nullable int[] sourceRows);
 
     /**
      * Runs one Arrow batch given through the C Data Interface (addresses of ArrowArray and

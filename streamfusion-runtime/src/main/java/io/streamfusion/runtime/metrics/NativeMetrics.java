@@ -17,6 +17,7 @@ public final class NativeMetrics {
     private static final AtomicLong NATIVE_STATE_ROWS = new AtomicLong();
     private static final AtomicLong WHOLE_MAP_LOADS = new AtomicLong();
     private static final AtomicLong WINDOW_STATE_BUDGET = new AtomicLong();
+    private static final AtomicLong BORROWED_ROWS = new AtomicLong();
 
     private NativeMetrics() {}
 
@@ -55,6 +56,15 @@ public final class NativeMetrics {
 
     public static long serializedRows() {
         return SERIALIZED_ROWS.get();
+    }
+
+    /** Rows handed downstream in an island's native output memory (the borrowed exit). */
+    public static void addBorrowedRows(long rows) {
+        BORROWED_ROWS.addAndGet(rows);
+    }
+
+    public static long borrowedRows() {
+        return BORROWED_ROWS.get();
     }
 
     /** Rows combined into state that native code owns (not Flink keyed state). */
@@ -120,5 +130,6 @@ public final class NativeMetrics {
         SERIALIZED_ROWS.set(0);
         NATIVE_STATE_ROWS.set(0);
         WHOLE_MAP_LOADS.set(0);
+        BORROWED_ROWS.set(0);
     }
 }

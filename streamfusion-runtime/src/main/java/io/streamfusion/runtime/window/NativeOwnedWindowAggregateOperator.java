@@ -91,7 +91,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
 
     public NativeOwnedWindowAggregateOperator(ShellSpec spec) {
         // Event time only: a batch never waits for a timer.
-        super(spec.inputType, spec.batchSize, Long.MAX_VALUE, true);
+        super(spec, Long.MAX_VALUE, true);
         this.plan = spec.plan;
         this.keyArity = spec.keyArity;
         this.accTypes = spec.accTypes;

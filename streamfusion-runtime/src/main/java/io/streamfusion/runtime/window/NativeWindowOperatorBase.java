@@ -1,6 +1,7 @@
 package io.streamfusion.runtime.window;
 
 import io.streamfusion.runtime.island.NativeBatchOperator;
+import io.streamfusion.runtime.island.ShellSpec;
 
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -14,7 +15,6 @@ import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.operators.window.TimeWindow;
 import org.apache.flink.table.runtime.util.TimeWindowUtil;
-import org.apache.flink.table.types.logical.RowType;
 
 import java.time.ZoneId;
 import java.util.Collections;
@@ -45,8 +45,8 @@ abstract class NativeWindowOperatorBase extends NativeBatchOperator {
      *     operators; not the legacy WindowOperator)
      */
     protected NativeWindowOperatorBase(
-            RowType inputType, int batchSize, long maxDelayMillis, boolean keepsWatermark) {
-        super(inputType, batchSize, maxDelayMillis);
+            ShellSpec spec, long maxDelayMillis, boolean keepsWatermark) {
+        super(spec, maxDelayMillis);
         this.keepsWatermark = keepsWatermark;
     }
 

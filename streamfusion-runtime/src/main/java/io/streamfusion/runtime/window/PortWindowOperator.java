@@ -77,7 +77,7 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
      *     which the timer service is initialized and which replaces a lower watermark
      */
     protected PortWindowOperator(ShellSpec spec, boolean keepsWatermark) {
-        super(spec.inputType, spec.batchSize, spec.maxDelayMillis, keepsWatermark);
+        super(spec, spec.maxDelayMillis, keepsWatermark);
         this.plan = spec.plan;
         this.keyArity = spec.keyArity;
         this.accTypes = spec.accTypes;
