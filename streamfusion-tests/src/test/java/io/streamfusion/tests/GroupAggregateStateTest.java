@@ -100,8 +100,18 @@ class GroupAggregateStateTest {
             String backend,
             int rowsPerSecond,
             Map<String, String> extra) {
+        return env(nativeEngine, parallelism, backend, rowsPerSecond, extra, StateJobs.Ids.DATAGEN);
+    }
+
+    private static StreamTableEnvironment env(
+            boolean nativeEngine,
+            int parallelism,
+            String backend,
+            int rowsPerSecond,
+            Map<String, String> extra,
+            StateJobs.Ids ids) {
         StreamTableEnvironment tEnv = StateJobs.env(nativeEngine, parallelism, backend, extra);
-        tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, ""));
+        tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, "", ids));
         return tEnv;
     }
 
@@ -196,7 +206,8 @@ class GroupAggregateStateTest {
                                         "100 ms",
                                         CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
                                         dir.toUri().toString()),
-                                miniBatch));
+                                miniBatch),
+                        StateJobs.Ids.MAILBOX);
         // Held from the second source subtask's 3,000th row on, failed after a checkpoint.
         Map<Object, String> actual =
                 StateJobs.failingAfterCheckpoint(

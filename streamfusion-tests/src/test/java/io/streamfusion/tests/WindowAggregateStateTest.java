@@ -185,6 +185,26 @@ class WindowAggregateStateTest {
             String phase,
             String eventTime,
             Map<String, String> extra) {
+        return env(
+                nativeEngine,
+                parallelism,
+                backend,
+                rowsPerSecond,
+                phase,
+                eventTime,
+                extra,
+                StateJobs.Ids.DATAGEN);
+    }
+
+    private static StreamTableEnvironment env(
+            boolean nativeEngine,
+            int parallelism,
+            String backend,
+            int rowsPerSecond,
+            String phase,
+            String eventTime,
+            Map<String, String> extra,
+            StateJobs.Ids ids) {
         Map<String, String> options = new HashMap<>(extra);
         // LEGACY: a group window (GROUP BY SESSION / TUMBLE / HOP), which has a single phase.
         options.put("table.optimizer.agg-phase-strategy", phase.equals("LEGACY") ? "AUTO" : phase);
@@ -193,7 +213,7 @@ class WindowAggregateStateTest {
         options.put("streamfusion.fallback", "allow");
         StreamTableEnvironment tEnv = StateJobs.env(nativeEngine, parallelism, backend, options);
         tEnv.createTemporarySystemFunction("record", Record.class);
-        tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, eventTime));
+        tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, eventTime, ids));
         tEnv.executeSql(
                 "CREATE TEMPORARY VIEW ev AS SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v,"
                         + " ts FROM src");
@@ -345,7 +365,8 @@ class WindowAggregateStateTest {
                                 CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
                                 "100 ms",
                                 CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
-                                dir.toUri().toString()));
+                                dir.toUri().toString()),
+                        StateJobs.Ids.MAILBOX);
         // Held from the second source subtask's 5,000th row on, failed after a checkpoint.
         List<String> actual =
                 StateJobs.failingAfterCheckpoint(
