@@ -36,9 +36,7 @@ using Node = plan::WindowAggregateNode;
 // GROUP BY k, HOP(ts, 1 s, 2 s) (panes of 1 s): k, COUNT(*), SUM(v), window start and end.
 plan::Plan HopPlan() {
   plan::Plan plan;
-  AddField(plan.mutable_input_type(), "k", Int());
-  AddField(plan.mutable_input_type(), "ts", Ts3());
-  AddField(plan.mutable_input_type(), "v", BigInt());
+  testing::AddInput(&plan);
   auto* node = plan.add_operators()->mutable_window_aggregate();
   node->set_window(Node::HOP);
   node->set_size(2'000);
@@ -46,28 +44,7 @@ plan::Plan HopPlan() {
   node->set_slide(1'000);
   node->set_time_field(1);
   node->set_legacy(true);
-  auto* agg = node->mutable_aggregate();
-  agg->add_grouping(0);
-  auto* count = agg->add_calls();
-  count->set_kind(plan::AggregateCall::COUNT1);
-  count->set_filter_arg(-1);
-  *count->mutable_result_type() = BigInt();
-  *count->add_acc_types() = BigInt();
-  auto* sum = agg->add_calls();
-  sum->set_kind(plan::AggregateCall::SUM);
-  sum->add_args(2);
-  sum->set_filter_arg(-1);
-  *sum->mutable_result_type() = BigInt();
-  *sum->add_acc_types() = BigInt();
-  agg->set_count_star_call(0);
-  node->add_properties(Node::WINDOW_START);
-  node->add_properties(Node::WINDOW_END);
-  auto* out = plan.mutable_output_type();
-  AddField(out, "k", Int());
-  AddField(out, "c", BigInt());
-  AddField(out, "s", BigInt());
-  AddField(out, "window_start", Ts3());
-  AddField(out, "window_end", Ts3());
+  testing::AddCountSum(node, &plan);
   return plan;
 }
 

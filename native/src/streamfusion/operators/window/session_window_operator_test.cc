@@ -35,35 +35,12 @@ using Node = plan::WindowAggregateNode;
 // GROUP BY k, SESSION(ts, 3 s): k, COUNT(*), SUM(v), window start and end.
 plan::Plan SessionPlan(bool proctime = false) {
   plan::Plan plan;
-  AddField(plan.mutable_input_type(), "k", Int());
-  AddField(plan.mutable_input_type(), "ts", Ts3());
-  AddField(plan.mutable_input_type(), "v", BigInt());
+  testing::AddInput(&plan);
   auto* node = plan.add_operators()->mutable_session_window_aggregate();
   node->set_gap(3'000);
   node->set_time_field(1);
   node->set_proctime(proctime);
-  auto* agg = node->mutable_aggregate();
-  agg->add_grouping(0);
-  auto* count = agg->add_calls();
-  count->set_kind(plan::AggregateCall::COUNT1);
-  count->set_filter_arg(-1);
-  *count->mutable_result_type() = BigInt();
-  *count->add_acc_types() = BigInt();
-  auto* sum = agg->add_calls();
-  sum->set_kind(plan::AggregateCall::SUM);
-  sum->add_args(2);
-  sum->set_filter_arg(-1);
-  *sum->mutable_result_type() = BigInt();
-  *sum->add_acc_types() = BigInt();
-  agg->set_count_star_call(0);
-  node->add_properties(Node::WINDOW_START);
-  node->add_properties(Node::WINDOW_END);
-  auto* out = plan.mutable_output_type();
-  AddField(out, "k", Int());
-  AddField(out, "c", BigInt());
-  AddField(out, "s", BigInt());
-  AddField(out, "window_start", Ts3());
-  AddField(out, "window_end", Ts3());
+  testing::AddCountSum(node, &plan);
   return plan;
 }
 

@@ -35,36 +35,13 @@ using Node = plan::WindowAggregateNode;
 // k, COUNT(*), SUM(v), window start and end over TABLE(window(ts, ...)), one phase.
 plan::Plan SlicePlan(Node::Window window, int64_t size, int64_t slice) {
   plan::Plan plan;
-  AddField(plan.mutable_input_type(), "k", Int());
-  AddField(plan.mutable_input_type(), "ts", Ts3());
-  AddField(plan.mutable_input_type(), "v", BigInt());
+  testing::AddInput(&plan);
   auto* node = plan.add_operators()->mutable_window_aggregate();
   node->set_window(window);
   node->set_size(size);
   node->set_slice(slice);
   node->set_time_field(1);
-  auto* agg = node->mutable_aggregate();
-  agg->add_grouping(0);
-  auto* count = agg->add_calls();
-  count->set_kind(plan::AggregateCall::COUNT1);
-  count->set_filter_arg(-1);
-  *count->mutable_result_type() = BigInt();
-  *count->add_acc_types() = BigInt();
-  auto* sum = agg->add_calls();
-  sum->set_kind(plan::AggregateCall::SUM);
-  sum->add_args(2);
-  sum->set_filter_arg(-1);
-  *sum->mutable_result_type() = BigInt();
-  *sum->add_acc_types() = BigInt();
-  agg->set_count_star_call(0);
-  node->add_properties(Node::WINDOW_START);
-  node->add_properties(Node::WINDOW_END);
-  auto* out = plan.mutable_output_type();
-  AddField(out, "k", Int());
-  AddField(out, "c", BigInt());
-  AddField(out, "s", BigInt());
-  AddField(out, "window_start", Ts3());
-  AddField(out, "window_end", Ts3());
+  testing::AddCountSum(node, &plan);
   return plan;
 }
 

@@ -38,6 +38,41 @@ inline void AddField(plan::RowType* row, const std::string& name, const plan::Da
   *field->mutable_type() = type;
 }
 
+// The input rows (k, ts, v) of Batch.
+inline void AddInput(plan::Plan* plan) {
+  AddField(plan->mutable_input_type(), "k", Int());
+  AddField(plan->mutable_input_type(), "ts", Ts3());
+  AddField(plan->mutable_input_type(), "v", BigInt());
+}
+
+// GROUP BY k: COUNT(*), SUM(v), window start and end, the output (k, c, s, window_start,
+// window_end) that Rows reads. `node` is a window or session window aggregation node of `plan`.
+template <typename WindowNode>
+void AddCountSum(WindowNode* node, plan::Plan* plan) {
+  auto* agg = node->mutable_aggregate();
+  agg->add_grouping(0);
+  auto* count = agg->add_calls();
+  count->set_kind(plan::AggregateCall::COUNT1);
+  count->set_filter_arg(-1);
+  *count->mutable_result_type() = BigInt();
+  *count->add_acc_types() = BigInt();
+  auto* sum = agg->add_calls();
+  sum->set_kind(plan::AggregateCall::SUM);
+  sum->add_args(2);
+  sum->set_filter_arg(-1);
+  *sum->mutable_result_type() = BigInt();
+  *sum->add_acc_types() = BigInt();
+  agg->set_count_star_call(0);
+  node->add_properties(plan::WindowAggregateNode::WINDOW_START);
+  node->add_properties(plan::WindowAggregateNode::WINDOW_END);
+  auto* out = plan->mutable_output_type();
+  AddField(out, "k", Int());
+  AddField(out, "c", BigInt());
+  AddField(out, "s", BigInt());
+  AddField(out, "window_start", Ts3());
+  AddField(out, "window_end", Ts3());
+}
+
 inline std::shared_ptr<arrow::RecordBatch> Batch(const std::vector<Row>& rows) {
   arrow::Int32Builder keys;
   arrow::TimestampBuilder times(arrow::timestamp(arrow::TimeUnit::MILLI),

@@ -1,10 +1,12 @@
 package io.streamfusion.planner.nodes;
 
 import io.streamfusion.planner.NativeIslandProcessor;
+import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.ShellSpec;
 
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
@@ -12,10 +14,13 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -112,6 +117,44 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
                         config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
                         config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent())
                 .borrowedExit(NativeIslandProcessor.borrowsExit(config));
+    }
+
+    /**
+     * The spec of a window aggregation's shell: {@link #planWithTail()} on this node's input rows,
+     * emitting {@link #emittedType()}'s fields in batches of {@code batchSize} rows, aggregating
+     * per key of {@code keyCount} fields into accumulators of {@code accTypes} and {@code
+     * distincts}.
+     */
+    protected ShellSpec aggregationSpec(
+            int batchSize,
+            int keyCount,
+            LogicalType[] accTypes,
+            DistinctState[] distincts,
+            ExecNodeConfig config) {
+        return shellSpec(
+                        planWithTail(), inputType, emittedType().getFieldCount(), batchSize, config)
+                .aggregation(keyCount, accTypes, distincts)
+                .build();
+    }
+
+    /**
+     * The transformation of {@code operator} in place of a legacy group window aggregation
+     * (StreamExecGroupWindowAggregate): Flink's transformation name and, as Flink, no managed
+     * memory.
+     */
+    protected OneInputTransformation<RowData, RowData> groupWindowTransformation(
+            Transformation<RowData> input,
+            OneInputStreamOperator<RowData, RowData> operator,
+            ExecNodeConfig config) {
+        return ExecNodeUtil.createOneInputTransformation(
+                input,
+                createTransformationMeta(
+                        StreamExecGroupWindowAggregate.GROUP_WINDOW_AGGREGATE_TRANSFORMATION,
+                        config),
+                operator,
+                InternalTypeInfo.of(emittedType()),
+                input.getParallelism(),
+                false);
     }
 
     /** The translated input of this node. */

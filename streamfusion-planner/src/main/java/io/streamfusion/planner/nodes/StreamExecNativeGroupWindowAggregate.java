@@ -10,9 +10,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -57,32 +54,20 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        RowType outputType = emittedType();
         NativeGroupWindowAggregateOperator operator =
                 new NativeGroupWindowAggregateOperator(
-                        shellSpec(
-                                        planWithTail(),
-                                        inputType,
-                                        outputType.getFieldCount(),
-                                        config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
-                                        config)
-                                .aggregation(grouping.length, accTypes, distincts)
-                                .build(),
+                        aggregationSpec(
+                                config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
+                                grouping.length,
+                                accTypes,
+                                distincts,
+                                config),
                         eventTime,
                         size,
                         slide,
                         hop);
         OneInputTransformation<RowData, RowData> transform =
-                ExecNodeUtil.createOneInputTransformation(
-                        input,
-                        createTransformationMeta(
-                                StreamExecGroupWindowAggregate
-                                        .GROUP_WINDOW_AGGREGATE_TRANSFORMATION,
-                                config),
-                        operator,
-                        InternalTypeInfo.of(outputType),
-                        input.getParallelism(),
-                        false);
+                groupWindowTransformation(input, operator, config);
         return keyedBy(transform, planner, grouping);
     }
 }

@@ -10,7 +10,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregateBase;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
@@ -54,17 +53,14 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        RowType outputType = emittedType();
         NativeSessionWindowAggregateOperator operator =
                 new NativeSessionWindowAggregateOperator(
-                        shellSpec(
-                                        planWithTail(),
-                                        inputType,
-                                        outputType.getFieldCount(),
-                                        config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
-                                        config)
-                                .aggregation(grouping.length, accTypes, distincts)
-                                .build(),
+                        aggregationSpec(
+                                config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS),
+                                grouping.length,
+                                accTypes,
+                                distincts,
+                                config),
                         tvf);
         OneInputTransformation<RowData, RowData> transform =
                 tvf
@@ -74,20 +70,11 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
                                         StreamExecWindowAggregate.WINDOW_AGGREGATE_TRANSFORMATION,
                                         config),
                                 operator,
-                                InternalTypeInfo.of(outputType),
+                                InternalTypeInfo.of(emittedType()),
                                 input.getParallelism(),
                                 StreamExecWindowAggregateBase.WINDOW_AGG_MEMORY_RATIO,
                                 false)
-                        : ExecNodeUtil.createOneInputTransformation(
-                                input,
-                                createTransformationMeta(
-                                        StreamExecGroupWindowAggregate
-                                                .GROUP_WINDOW_AGGREGATE_TRANSFORMATION,
-                                        config),
-                                operator,
-                                InternalTypeInfo.of(outputType),
-                                input.getParallelism(),
-                                false);
+                        : groupWindowTransformation(input, operator, config);
         return keyedBy(transform, planner, grouping);
     }
 }

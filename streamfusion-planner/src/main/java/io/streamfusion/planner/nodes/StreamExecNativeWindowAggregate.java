@@ -135,23 +135,11 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         OneInputStreamOperator<RowData, RowData> operator =
                 nativeState
                         ? new NativeOwnedWindowAggregateOperator(
-                                shellSpec(
-                                                planWithTail(),
-                                                inputType,
-                                                outputType.getFieldCount(),
-                                                batchSize,
-                                                config)
-                                        .aggregation(grouping.length, accTypes, distincts)
-                                        .build())
+                                aggregationSpec(
+                                        batchSize, grouping.length, accTypes, distincts, config))
                         : new NativeWindowAggregateOperator(
-                                shellSpec(
-                                                planWithTail(),
-                                                inputType,
-                                                outputType.getFieldCount(),
-                                                batchSize,
-                                                config)
-                                        .aggregation(grouping.length, accTypes, distincts)
-                                        .build(),
+                                aggregationSpec(
+                                        batchSize, grouping.length, accTypes, distincts, config),
                                 eventTime,
                                 window,
                                 size,
