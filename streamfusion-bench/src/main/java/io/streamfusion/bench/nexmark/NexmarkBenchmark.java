@@ -24,29 +24,59 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+
+import javax.annotation.Nullable;
 
 /**
  * {@code ./sf bench nexmark}: every selected Nexmark query on stock Flink and on StreamFusion, with
  * the same generated events, parallelism, memory and options. Per query: a results check on a
  * smaller run (SELECT of the INSERT collected, changelogs folded and compared), warmups, then
  * trials that alternate which engine goes first, each job on a fresh MiniCluster in this warm JVM.
- * Prints a table and writes {@code results.json} and {@code report.html}. A benchmark, not a test:
- * it reports, it asserts nothing.
+ * Each query's record is appended to {@code results.jsonl} as soon as it finishes ({@link
+ * ResultsLog}); {@code --resume} skips the queries already there; a matrix of state backends and
+ * mini-batch settings runs its configurations in turn. Prints a table and writes {@code
+ * report.html} ({@link SuiteReport}). A benchmark, not a test: it reports, it asserts nothing.
  */
 public final class NexmarkBenchmark {
     /** {@code INSERT INTO sink [(columns)]}, the part of an INSERT before its query. */
     private static final Pattern INSERT_TARGET =
             Pattern.compile("(?is)^INSERT\\s+INTO\\s+\\S+\\s*(\\([^)]*\\))?\\s*");
 
+    /** What runs a query: stock Flink, StreamFusion, or StreamFusion without islands. */
+    enum Arm {
+        STOCK("stock", Engine.STOCK),
+        NATIVE("native", Engine.NATIVE),
+        NATIVE_ISLANDS_OFF("native_islands_off", Engine.NATIVE);
+
+        final String key;
+        final Engine engine;
+
+        Arm(String key, Engine engine) {
+            this.key = key;
+            this.engine = engine;
+        }
+    }
+
     private final NexmarkConfig config;
     private final Path sideInput;
     private final long startNanos = System.nanoTime();
+    private final Profiles profiles;
+
+    /** The job the current query runs now; the query's watchdog cancels it at the deadline. */
+    private JobClient currentJob;
+
+    /** Set by the watchdog when the current query ran past --query-timeout. */
+    private volatile boolean timedOut;
 
     /**
      * Applied to the native engine's collected rows before the results check (query, rows → rows):
@@ -55,9 +85,13 @@ public final class NexmarkBenchmark {
     @VisibleForTesting
     BiFunction<String, List<Row>, List<Row>> nativeResultsHook = (q, rows) -> rows;
 
+    /** Called before each timed job (query, arm): lets a test make a query slow. */
+    @VisibleForTesting BiConsumer<String, Arm> beforeTimedJob = (q, arm) -> {};
+
     NexmarkBenchmark(NexmarkConfig config) {
         this.config = config;
         this.sideInput = config.out.resolve("side_input.txt").toAbsolutePath();
+        this.profiles = new Profiles(config.out);
     }
 
     public static void main(String[] args) throws Exception {
@@ -65,9 +99,9 @@ public final class NexmarkBenchmark {
     }
 
     /**
-     * Parses {@code args} (later options override earlier ones), runs the benchmark and returns
-     * whether every query that ran produced the same results on both engines. Exits with status 2
-     * on a bad argument.
+     * Parses {@code args} (later options override earlier ones), runs every configuration of the
+     * matrix and returns whether every query that ran produced the same results on both engines.
+     * Exits with status 2 on a bad argument.
      */
     public static boolean run(String[] args) throws Exception {
         NexmarkConfig config;
@@ -79,20 +113,37 @@ public final class NexmarkBenchmark {
             return false;
         }
         boolean allMatch = true;
-        for (NexmarkResults.QueryResult r : new NexmarkBenchmark(config).run()) {
-            allMatch &= r.skipped() || r.status().equals("ok");
+        List<NexmarkConfig> cells = config.configurations();
+        for (NexmarkConfig cell : cells) {
+            for (NexmarkResults.QueryResult r : new NexmarkBenchmark(cell).run()) {
+                allMatch &= r.skipped() || r.status().equals("ok");
+            }
+        }
+        if (cells.size() > 1) {
+            // One table and one report over the whole matrix, this revision's records only.
+            SuiteReport report = SuiteReport.of(List.of(config.out), SuiteReport.currentOf(cells));
+            System.out.println();
+            report.printTables(System.out);
+            Path html = config.out.resolve("report.html");
+            report.writeHtml(html);
+            System.out.println("wrote " + html.toAbsolutePath());
         }
         return allMatch;
     }
 
-    /** Runs every selected query, prints the table and writes the report files. */
+    /**
+     * Runs every selected query of this configuration (except those already measured, with
+     * --resume), appending each one's record as it finishes; prints the table and writes the report
+     * of this configuration's records.
+     */
     List<NexmarkResults.QueryResult> run() throws Exception {
         Files.createDirectories(config.out);
         NexmarkQueries.writeSideInput(sideInput);
         System.out.printf(
-                "Nexmark: %,d events per job (TPS %,d), parallelism %d, %s state, mini-batch %s, "
-                        + "%d warmup(s) of %,d events, %d trial(s) alternating; results check on "
-                        + "%,d events%n",
+                "Nexmark %s: %,d events per job (TPS %,d), parallelism %d, %s state, mini-batch"
+                        + " %s, %d warmup(s) of %,d events, %d trial(s) alternating%s; results"
+                        + " check on %,d events; at most %d s per query%n",
+                config.name(),
                 config.events,
                 config.tps,
                 config.parallelism,
@@ -101,23 +152,50 @@ public final class NexmarkBenchmark {
                 config.warmups,
                 config.warmupEvents(),
                 config.trials,
-                config.checkEvents);
+                config.compareIslands ? " (with islands off where there are islands)" : "",
+                config.checkEvents,
+                config.queryTimeoutSeconds);
+        ResultsLog log = new ResultsLog(config);
+        Set<String> measured = config.resume ? log.measured() : Set.of();
         List<NexmarkResults.QueryResult> results = new ArrayList<>();
-        Path json = config.out.resolve("results.json");
-        Path html = config.out.resolve("report.html");
         for (String query : config.queries) {
-            results.add(runQuery(query));
-            // Written after every query, so that a long run stopped midway keeps what it measured.
-            NexmarkReport partial = new NexmarkReport(config, results);
-            partial.writeJson(json);
-            partial.writeHtml(html);
+            if (measured.contains(query)) {
+                progress(
+                        "%s already in %s for this revision and options (--resume)",
+                        query, log.file());
+                continue;
+            }
+            NexmarkResults.QueryResult result = runQuery(query);
+            log.append(result);
+            results.add(result);
         }
+        SuiteReport report =
+                SuiteReport.of(List.of(config.out), SuiteReport.currentOf(List.of(config)));
         System.out.println();
-        NexmarkReport report = new NexmarkReport(config, results);
-        report.printTable(System.out);
+        report.printTables(System.out);
+        Path html = config.out.resolve("report.html");
+        report.writeHtml(html);
         System.out.println();
-        System.out.println("wrote " + json.toAbsolutePath() + " and " + html.toAbsolutePath());
+        System.out.println("appended to " + log.file().toAbsolutePath() + "; wrote " + html);
         return results;
+    }
+
+    /** The arms of a query's trials: stock, StreamFusion, and islands off when compared. */
+    private List<Arm> arms(NexmarkResults.QueryResult result) {
+        return config.compareIslands && !result.islands.isEmpty()
+                ? List.of(Arm.STOCK, Arm.NATIVE, Arm.NATIVE_ISLANDS_OFF)
+                : List.of(Arm.STOCK, Arm.NATIVE);
+    }
+
+    private static NexmarkResults.EngineRuns runsOf(NexmarkResults.QueryResult r, Arm arm) {
+        switch (arm) {
+            case STOCK:
+                return r.stock;
+            case NATIVE:
+                return r.nativeRuns;
+            default:
+                return r.noIslands;
+        }
     }
 
     private NexmarkResults.QueryResult runQuery(String query) {
@@ -128,10 +206,20 @@ public final class NexmarkBenchmark {
             progress("%s skipped: %s", query, skip);
             return result;
         }
+        timedOut = false;
+        ScheduledExecutorService watchdog =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "nexmark-query-timeout");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        watchdog.schedule(this::timeOut, config.queryTimeoutSeconds, TimeUnit.SECONDS);
         try {
             progress("%s results check (%,d events)", query, config.checkEvents);
-            List<Row> stock = collect(Engine.STOCK, query);
-            List<Row> nativeRows = nativeResultsHook.apply(query, collect(Engine.NATIVE, query));
+            List<Row> stock = collect(Arm.STOCK, query, result);
+            List<Row> nativeRows =
+                    nativeResultsHook.apply(query, collect(Arm.NATIVE, query, result));
             List<String> ties = NexmarkQueries.TIE_BROKEN_COLUMNS.getOrDefault(query, List.of());
             List<String> key = NexmarkQueries.UPSERT_KEYS.getOrDefault(query, List.of());
             result.check = ResultsCheck.compare(stock, nativeRows, ties, key);
@@ -142,51 +230,95 @@ public final class NexmarkBenchmark {
                                 + " itself",
                         query);
                 result.stockSelfCheck =
-                        ResultsCheck.compare(stock, collect(Engine.STOCK, query), ties, key);
+                        ResultsCheck.compare(stock, collect(Arm.STOCK, query, result), ties, key);
+            }
+            List<Arm> arms = arms(result);
+            if (arms.contains(Arm.NATIVE_ISLANDS_OFF)) {
+                result.noIslandsCheck =
+                        ResultsCheck.compare(
+                                stock, collect(Arm.NATIVE_ISLANDS_OFF, query, result), ties, key);
             }
             progress(
-                    "%s results %s (%d stock changes, %d native changes, %d final rows)",
+                    "%s results %s (%d stock changes, %d native changes, %d final rows)%s",
                     query,
                     result.check.match ? "match" : "DIFFER",
                     result.check.stockChanges,
                     result.check.nativeChanges,
-                    result.check.stockFinalRows);
+                    result.check.stockFinalRows,
+                    result.noIslandsCheck == null
+                            ? ""
+                            : result.noIslandsCheck.match
+                                    ? "; islands off match too"
+                                    : "; islands off DIFFER");
             for (int i = 0; i < config.warmups; i++) {
                 progress("%s warmup %d/%d", query, i + 1, config.warmups);
-                time(Engine.STOCK, query, config.warmupEvents(), i, false, null);
-                time(Engine.NATIVE, query, config.warmupEvents(), i, false, null);
+                for (Arm arm : arms) {
+                    time(arm, query, config.warmupEvents(), i, false, null);
+                }
             }
             for (int i = 0; i < config.trials; i++) {
-                // Alternate which engine goes first so that drift favours neither.
-                boolean stockFirst = i % 2 == 0;
-                Engine first = stockFirst ? Engine.STOCK : Engine.NATIVE;
-                Engine second = stockFirst ? Engine.NATIVE : Engine.STOCK;
-                NexmarkResults.Trial a = time(first, query, config.events, i, true, result);
-                NexmarkResults.Trial b = time(second, query, config.events, i, false, result);
-                NexmarkResults.Trial s = stockFirst ? a : b;
-                NexmarkResults.Trial n = stockFirst ? b : a;
-                result.stock.trials.add(s);
-                result.nativeRuns.trials.add(n);
-                progress(
-                        "%s trial %d/%d: stock %.3fs, native %.3fs",
-                        query, i + 1, config.trials, s.netRuntimeSeconds, n.netRuntimeSeconds);
+                // Rotate which arm goes first so that drift favours none.
+                StringBuilder line = new StringBuilder();
+                for (int j = 0; j < arms.size(); j++) {
+                    Arm arm = arms.get((i + j) % arms.size());
+                    NexmarkResults.Trial t = time(arm, query, config.events, i, j == 0, result);
+                    runsOf(result, arm).trials.add(t);
+                    line.append(String.format(" %s %.3fs", arm.key, t.netRuntimeSeconds));
+                }
+                progress("%s trial %d/%d:%s", query, i + 1, config.trials, line);
             }
         } catch (Exception e) {
-            // Which engine's job failed, and the deepest cause (a job failure's top exception
-            // only says "Job execution failed").
-            Throwable root = e;
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
+            if (timedOut) {
+                result.timedOut = true;
+                result.error =
+                        String.format(
+                                "still running after %d s (--query-timeout), cancelled",
+                                config.queryTimeoutSeconds);
+            } else {
+                // Which engine's job failed, and the deepest cause (a job failure's top
+                // exception only says "Job execution failed").
+                Throwable root = e;
+                while (root.getCause() != null && root.getCause() != root) {
+                    root = root.getCause();
+                }
+                result.error =
+                        e.getMessage()
+                                + ": "
+                                + root.getClass().getSimpleName()
+                                + ": "
+                                + root.getMessage();
             }
-            result.error =
-                    e.getMessage()
-                            + ": "
-                            + root.getClass().getSimpleName()
-                            + ": "
-                            + root.getMessage();
-            progress("%s error: %s", query, result.error);
+            progress("%s %s: %s", query, result.status(), result.error);
+        } finally {
+            watchdog.shutdownNow();
         }
         return result;
+    }
+
+    /** The watchdog's action at a query's deadline: cancel whatever job the query runs. */
+    private synchronized void timeOut() {
+        timedOut = true;
+        if (currentJob != null) {
+            currentJob.cancel();
+        }
+    }
+
+    /**
+     * Registers the job the query runs now (null when it ended); cancels it at once when the
+     * query's deadline has already passed.
+     */
+    private synchronized void watch(@Nullable JobClient job) {
+        currentJob = job;
+        if (job != null && timedOut) {
+            job.cancel();
+        }
+    }
+
+    /** Fails before a job starts when the query's deadline has passed. */
+    private void checkDeadline() throws TimeoutException {
+        if (timedOut) {
+            throw new TimeoutException("--query-timeout reached");
+        }
     }
 
     /** {@code SET 'key' = 'value'} in a query's file. */
@@ -225,10 +357,10 @@ public final class NexmarkBenchmark {
         return insert;
     }
 
-    private StreamTableEnvironment environment(Engine engine, boolean check) {
+    private StreamTableEnvironment environment(Arm arm, boolean check) {
         StreamTableEnvironment tEnv =
                 Engines.create(
-                        engine,
+                        arm.engine,
                         config.parallelism,
                         check ? config.checkCluster() : config.cluster(),
                         config.tableOptions());
@@ -238,30 +370,51 @@ public final class NexmarkBenchmark {
                             NexmarkConfig.CHECK_WATERMARK_INTERVAL_KEY,
                             NexmarkConfig.CHECK_WATERMARK_INTERVAL);
         }
-        if (engine == Engine.NATIVE) {
+        if (arm.engine == Engine.NATIVE) {
             // Most Nexmark operators are not native yet; they fall back to Flink, with reasons.
             tEnv.getConfig().set(StreamFusionOptions.FALLBACK.key(), "allow");
+        }
+        if (arm == Arm.NATIVE_ISLANDS_OFF) {
+            tEnv.getConfig().set(StreamFusionOptions.ISLANDS.key(), "false");
         }
         return tEnv;
     }
 
     /**
      * Runs the SELECT of the query's INSERT (its sink replaced by a collecting one; for q10 the
-     * filesystem sink is skipped the same way) and returns the changelog.
+     * filesystem sink is skipped the same way) and returns the changelog. StreamFusion's plan gives
+     * the query its coverage and islands.
      */
-    private List<Row> collect(Engine engine, String query) throws Exception {
-        StreamTableEnvironment tEnv = environment(engine, true);
+    private List<Row> collect(Arm arm, String query, NexmarkResults.QueryResult result)
+            throws Exception {
+        checkDeadline();
+        StreamTableEnvironment tEnv = environment(arm, true);
         Path output = Files.createTempDirectory(config.out, query + "-check-");
         try {
             String insert = prepare(tEnv, query, config.checkEvents, config.checkTps, output);
             List<Row> rows = new ArrayList<>();
-            try (CloseableIterator<Row> it = tEnv.executeSql(selectOf(insert)).collect()) {
+            TableResult submitted = tEnv.executeSql(selectOf(insert));
+            watch(submitted.getJobClient().orElse(null));
+            try (CloseableIterator<Row> it = submitted.collect()) {
                 it.forEachRemaining(rows::add);
+            } finally {
+                watch(null);
+            }
+            if (arm == Arm.NATIVE) {
+                noteCoverage(tEnv, result);
             }
             return rows;
         } finally {
             deleteRecursively(output);
         }
+    }
+
+    private static void noteCoverage(StreamTableEnvironment tEnv, NexmarkResults.QueryResult r) {
+        SupportReport report = StreamFusion.planner(tEnv).lastReport();
+        r.nativeOperators = report.nativeCount();
+        r.totalOperators = report.totalCount();
+        r.fallbackReasons = report.fallbackReasons();
+        r.islands = report.islands();
     }
 
     /** The query of an {@code INSERT INTO sink [columns] query} statement. */
@@ -273,23 +426,29 @@ public final class NexmarkBenchmark {
         return insert.substring(m.end());
     }
 
+    /**
+     * Times one job of {@code arm}; with {@code result} (a timed trial, not a warmup) its native
+     * coverage is noted, and with --profile the first trial of each arm is profiled.
+     */
     private NexmarkResults.Trial time(
-            Engine engine,
+            Arm arm,
             String query,
             long events,
             int index,
             boolean ranFirst,
             NexmarkResults.QueryResult result)
             throws Exception {
+        checkDeadline();
+        beforeTimedJob.accept(query, arm);
         try {
-            return timeOnce(engine, query, events, index, ranFirst, result);
+            return timeOnce(arm, query, events, index, ranFirst, result);
         } catch (Exception e) {
-            throw new Exception(engine.name().toLowerCase() + " job failed", e);
+            throw new Exception(arm.key + " job failed", e);
         }
     }
 
     private NexmarkResults.Trial timeOnce(
-            Engine engine,
+            Arm arm,
             String query,
             long events,
             int index,
@@ -297,13 +456,17 @@ public final class NexmarkBenchmark {
             NexmarkResults.QueryResult result)
             throws Exception {
         Trials.settle();
-        StreamTableEnvironment tEnv = environment(engine, false);
+        StreamTableEnvironment tEnv = environment(arm, false);
         Path output = Files.createTempDirectory(config.out, query + "-output-");
+        boolean profiled = config.profile && result != null && index == 0;
         try {
             String insert = prepare(tEnv, query, events, config.tps, output);
             long nativeRecordsBefore = NativeMetrics.recordsIn();
-            long crossingsBefore = engine == Engine.NATIVE ? NativeLib.jniCrossings() : 0;
+            long crossingsBefore = arm.engine == Engine.NATIVE ? NativeLib.jniCrossings() : 0;
             long inputBatchesBefore = NativeMetrics.inputBatches();
+            if (profiled) {
+                profiles.start();
+            }
             ResourceSampler sampler = new ResourceSampler();
             long wallStart = System.nanoTime();
             JobExecutionResult job;
@@ -312,6 +475,7 @@ public final class NexmarkBenchmark {
             try {
                 TableResult submitted = tEnv.executeSql(insert);
                 JobClient client = submitted.getJobClient().get();
+                watch(client);
                 try {
                     job =
                             client.getJobExecutionResult()
@@ -322,17 +486,20 @@ public final class NexmarkBenchmark {
                             String.format(
                                     "job still running after %d s (--job-timeout), cancelled",
                                     config.jobTimeoutSeconds));
+                } finally {
+                    watch(null);
                 }
                 wallSeconds = (System.nanoTime() - wallStart) / 1e9;
                 cpuSeconds = sampler.cpuSeconds();
             } finally {
                 sampler.close();
+                if (profiled) {
+                    Profiles.Summary summary = profiles.stop(query + "-" + arm.key);
+                    result.profiles.put(arm.key, summary);
+                }
             }
-            if (engine == Engine.NATIVE && result != null) {
-                SupportReport report = StreamFusion.planner(tEnv).lastReport();
-                result.nativeOperators = report.nativeCount();
-                result.totalOperators = report.totalCount();
-                result.fallbackReasons = report.fallbackReasons();
+            if (arm == Arm.NATIVE && result != null) {
+                noteCoverage(tEnv, result);
             }
             return new NexmarkResults.Trial(
                     index,
@@ -343,8 +510,9 @@ public final class NexmarkBenchmark {
                     sampler.peakHeapBytes(),
                     sampler.peakNativeBytes(),
                     NativeMetrics.recordsIn() - nativeRecordsBefore,
-                    engine == Engine.NATIVE ? NativeLib.jniCrossings() - crossingsBefore : 0,
-                    NativeMetrics.inputBatches() - inputBatchesBefore);
+                    arm.engine == Engine.NATIVE ? NativeLib.jniCrossings() - crossingsBefore : 0,
+                    NativeMetrics.inputBatches() - inputBatchesBefore,
+                    profiled);
         } finally {
             deleteRecursively(output);
         }

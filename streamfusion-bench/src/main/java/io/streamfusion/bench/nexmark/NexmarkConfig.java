@@ -16,14 +16,19 @@ import java.util.Map;
 final class NexmarkConfig {
     static final String USAGE =
             "usage: ./sf bench nexmark [--queries q0,q5|all] [--events N] [--parallelism P]"
-                + " [--warmups W] [--warmup-events N] [--trials T] [--state heap|rocksdb]"
-                + " [--minibatch on|off] [--out DIR] [--check-events N] [--tps N] [--check-tps N]"
-                + " [--managed-memory SIZE] [--job-timeout SECONDS] [--set KEY=VALUE]...";
+                    + " [--warmups W] [--warmup-events N] [--trials T] [--state heap,rocksdb]"
+                    + " [--minibatch off,on] [--out DIR] [--resume] [--check-events N] [--tps N]"
+                    + " [--check-tps N] [--managed-memory SIZE] [--job-timeout SECONDS]"
+                    + " [--query-timeout SECONDS] [--compare-islands] [--profile]"
+                    + " [--set KEY=VALUE]...";
 
     List<String> queries = new ArrayList<>(NexmarkQueries.ALL);
 
-    /** Events per timed job. */
-    long events = 10_000_000L;
+    /**
+     * Events per timed job. With the other defaults, one configuration of the whole suite (22
+     * queries) takes about half an hour on 2 cores on heap; see docs/benchmarks.md "Sizes".
+     */
+    long events = 2_000_000L;
 
     /** Event-time rate of the timed jobs (the reference's TPS). */
     long tps = 10_000_000L;
@@ -41,7 +46,7 @@ final class NexmarkConfig {
     int parallelism = 2;
     int warmups = 1;
 
-    /** Events per warmup job; 0 means as many as a timed job. */
+    /** Events per warmup job; 0 means a quarter of a timed job's. */
     long warmupEvents = 0;
 
     int trials = 3;
@@ -51,8 +56,34 @@ final class NexmarkConfig {
      */
     long jobTimeoutSeconds = 3600;
 
+    /**
+     * A query (its results check, warmups and trials together) still running after this long is
+     * cancelled and reported as TIMEOUT; the suite goes on with the next query.
+     */
+    long queryTimeoutSeconds = 600;
+
+    /** The state backends of the matrix, in turn; a run has one per configuration. */
+    List<String> states = List.of("heap");
+
+    /** The mini-batch settings of the matrix, in turn. */
+    List<Boolean> miniBatches = List.of(false);
+
+    /** This configuration's state backend and mini-batch setting (one cell of the matrix). */
     String state = "heap";
+
     boolean miniBatch = false;
+
+    /** Skip the queries results.jsonl already has for the same revision and options. */
+    boolean resume = false;
+
+    /**
+     * Also time StreamFusion with {@code streamfusion.islands=false} for queries whose plan has
+     * islands, in the same alternating trials.
+     */
+    boolean compareIslands = false;
+
+    /** Record CPU profiles (async-profiler) of the first trial of each engine. */
+    boolean profile = false;
 
     /** Managed memory of each MiniCluster's TaskManager (RocksDB lives in it). */
     String managedMemory = "512m";
@@ -62,10 +93,19 @@ final class NexmarkConfig {
     /** Table options of every job given with --set (e.g. streamfusion.window.state=FLINK). */
     final Map<String, String> extraOptions = new LinkedHashMap<>();
 
+    /** The options that take no value. */
+    private static final List<String> FLAGS = List.of("--resume", "--compare-islands", "--profile");
+
     static NexmarkConfig parse(String[] args) {
         NexmarkConfig c = new NexmarkConfig();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
+            if (FLAGS.contains(arg)) {
+                c.resume |= arg.equals("--resume");
+                c.compareIslands |= arg.equals("--compare-islands");
+                c.profile |= arg.equals("--profile");
+                continue;
+            }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("missing value of " + arg + "\n" + USAGE);
             }
@@ -101,12 +141,21 @@ final class NexmarkConfig {
                 case "--trials":
                     c.trials = Integer.parseInt(value);
                     break;
+                case "--query-timeout":
+                    c.queryTimeoutSeconds = Long.parseLong(value);
+                    break;
                 case "--state":
-                    c.state = oneOf(arg, value, "heap", "rocksdb");
+                    c.states = listOf(arg, value, "heap", "rocksdb");
                     break;
                 case "--minibatch":
-                    c.miniBatch = oneOf(arg, value, "on", "off").equals("on");
-                    break;
+                    {
+                        List<Boolean> settings = new ArrayList<>();
+                        for (String v : listOf(arg, value, "off", "on")) {
+                            settings.add(v.equals("on"));
+                        }
+                        c.miniBatches = settings;
+                        break;
+                    }
                 case "--managed-memory":
                     c.managedMemory = value;
                     break;
@@ -133,11 +182,67 @@ final class NexmarkConfig {
                 || c.events < 1
                 || c.checkEvents < 1
                 || c.warmupEvents < 0
-                || c.jobTimeoutSeconds < 1) {
+                || c.jobTimeoutSeconds < 1
+                || c.queryTimeoutSeconds < 1) {
             throw new IllegalArgumentException(
                     "trials, parallelism and event counts must be positive\n" + USAGE);
         }
+        c.state = c.states.get(0);
+        c.miniBatch = c.miniBatches.get(0);
         return c;
+    }
+
+    /**
+     * One configuration per cell of the matrix (state backends × mini-batch settings), in turn.
+     * With one cell it writes into {@code --out}; with several, each into its own directory named
+     * by {@link #name()} under {@code --out}.
+     */
+    List<NexmarkConfig> configurations() {
+        List<NexmarkConfig> cells = new ArrayList<>();
+        boolean several = states.size() * miniBatches.size() > 1;
+        for (String s : states) {
+            for (Boolean m : miniBatches) {
+                NexmarkConfig cell = copy();
+                cell.state = s;
+                cell.miniBatch = m;
+                cell.states = List.of(s);
+                cell.miniBatches = List.of(m);
+                cell.out = several ? out.resolve(cell.name()) : out;
+                cells.add(cell);
+            }
+        }
+        return cells;
+    }
+
+    private NexmarkConfig copy() {
+        NexmarkConfig c = new NexmarkConfig();
+        c.queries = new ArrayList<>(queries);
+        c.events = events;
+        c.tps = tps;
+        c.checkEvents = checkEvents;
+        c.checkTps = checkTps;
+        c.parallelism = parallelism;
+        c.warmups = warmups;
+        c.warmupEvents = warmupEvents;
+        c.trials = trials;
+        c.jobTimeoutSeconds = jobTimeoutSeconds;
+        c.queryTimeoutSeconds = queryTimeoutSeconds;
+        c.states = states;
+        c.miniBatches = miniBatches;
+        c.state = state;
+        c.miniBatch = miniBatch;
+        c.resume = resume;
+        c.compareIslands = compareIslands;
+        c.profile = profile;
+        c.managedMemory = managedMemory;
+        c.out = out;
+        c.extraOptions.putAll(extraOptions);
+        return c;
+    }
+
+    /** This configuration's name, e.g. "heap-minibatch-off". */
+    String name() {
+        return state + "-minibatch-" + (miniBatch ? "on" : "off");
     }
 
     private static List<String> queries(String value) {
@@ -161,12 +266,20 @@ final class NexmarkConfig {
         return queries;
     }
 
-    private static String oneOf(String arg, String value, String a, String b) {
-        if (!value.equals(a) && !value.equals(b)) {
-            throw new IllegalArgumentException(
-                    arg + " must be " + a + " or " + b + ", not " + value);
+    /** A comma-separated list of {@code a} and {@code b}, each at most once, in the given order. */
+    private static List<String> listOf(String arg, String value, String a, String b) {
+        List<String> values = new ArrayList<>();
+        for (String v : value.split(",")) {
+            String item = v.trim();
+            if (!item.equals(a) && !item.equals(b)) {
+                throw new IllegalArgumentException(
+                        arg + " takes " + a + " and/or " + b + " (comma-separated), not " + value);
+            }
+            if (!values.contains(item)) {
+                values.add(item);
+            }
         }
-        return value;
+        return values;
     }
 
     /** The MiniCluster configuration of every job. */
@@ -210,13 +323,17 @@ final class NexmarkConfig {
     }
 
     long warmupEvents() {
-        return warmupEvents == 0 ? events : warmupEvents;
+        return warmupEvents == 0 ? Math.max(1, events / 4) : warmupEvents;
     }
 
-    /** Everything that shaped the run, for results.json. */
-    Map<String, Object> describe() {
+    /**
+     * The options that shape a query's measurement: {@code --resume} skips a query only when a
+     * record of the same revision has exactly these. The query list, output directory and time
+     * limits are not among them.
+     */
+    Map<String, Object> identity() {
         Map<String, Object> d = new LinkedHashMap<>();
-        d.put("queries", queries);
+        d.put("configuration", name());
         d.put("events", events);
         d.put("tps", tps);
         d.put("check_events", checkEvents);
@@ -225,12 +342,21 @@ final class NexmarkConfig {
         d.put("warmups", warmups);
         d.put("warmup_events", warmupEvents());
         d.put("trials", trials);
-        d.put("job_timeout_s", jobTimeoutSeconds);
         d.put("state", state);
         d.put("minibatch", miniBatch);
         d.put("managed_memory", managedMemory);
-        d.put("cluster", cluster().toMap());
         d.put("table_options", tableOptions());
+        d.put("compare_islands", compareIslands);
+        d.put("profile", profile);
+        return d;
+    }
+
+    /** Everything else that shaped the run, kept on every record beside {@link #identity()}. */
+    Map<String, Object> describe() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("job_timeout_s", jobTimeoutSeconds);
+        d.put("query_timeout_s", queryTimeoutSeconds);
+        d.put("cluster", cluster().toMap());
         d.put("check_cluster", checkCluster().toMap());
         d.put("native_fallback", "allow");
         d.put(
@@ -239,7 +365,6 @@ final class NexmarkConfig {
                     + " fresh MiniCluster; wall_s adds planning and MiniCluster start-up; cpu_s is"
                     + " the process CPU time over wall_s; trials alternate which engine runs"
                     + " first");
-        d.put("out", out.toAbsolutePath().toString());
         return d;
     }
 }

@@ -4,7 +4,9 @@ import io.streamfusion.bench.Trials;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** What one {@code ./sf bench nexmark} run measured, query by query. */
 final class NexmarkResults {
@@ -32,6 +34,9 @@ final class NexmarkResults {
         /** Batches of rows that entered native operators from Flink during this job. */
         final long nativeInputBatches;
 
+        /** True when async-profiler sampled this trial (--profile). */
+        final boolean profiled;
+
         Trial(
                 int index,
                 boolean ranFirst,
@@ -42,7 +47,8 @@ final class NexmarkResults {
                 long peakNativeBytes,
                 long nativeRecordsIn,
                 long jniCrossings,
-                long nativeInputBatches) {
+                long nativeInputBatches,
+                boolean profiled) {
             this.index = index;
             this.ranFirst = ranFirst;
             this.netRuntimeSeconds = netRuntimeSeconds;
@@ -53,6 +59,7 @@ final class NexmarkResults {
             this.nativeRecordsIn = nativeRecordsIn;
             this.jniCrossings = jniCrossings;
             this.nativeInputBatches = nativeInputBatches;
+            this.profiled = profiled;
         }
     }
 
@@ -137,7 +144,13 @@ final class NexmarkResults {
         /** Set when a job failed; the query then has no speedup. */
         String error;
 
+        /** Set when the query ran past --query-timeout and was cancelled. */
+        boolean timedOut;
+
         ResultsCheck.Comparison check;
+
+        /** Set with --compare-islands when the plan has islands: stock against islands off. */
+        ResultsCheck.Comparison noIslandsCheck;
 
         /** Set when the check failed: a second stock run against the first. */
         ResultsCheck.Comparison stockSelfCheck;
@@ -145,8 +158,20 @@ final class NexmarkResults {
         int nativeOperators;
         int totalOperators;
         List<String> fallbackReasons = List.of();
+
+        /** The native plan's islands of two or more operators (operator names). */
+        List<List<String>> islands = List.of();
+
         final EngineRuns stock = new EngineRuns();
         final EngineRuns nativeRuns = new EngineRuns();
+
+        /**
+         * StreamFusion with streamfusion.islands=false (--compare-islands, queries with islands).
+         */
+        final EngineRuns noIslands = new EngineRuns();
+
+        /** The CPU profile of each arm's profiled trial (--profile), by arm name. */
+        final Map<String, Profiles.Summary> profiles = new LinkedHashMap<>();
 
         QueryResult(String query) {
             this.query = query;
@@ -162,16 +187,20 @@ final class NexmarkResults {
 
         /**
          * "ok", "FAILED" (results differ), "UNVERIFIED" (they differ, but so do two stock runs: the
-         * query's results are not fixed by its input on this check), "error" or "skipped".
+         * query's results are not fixed by its input on this check), "TIMEOUT", "error" or
+         * "skipped".
          */
         String status() {
             if (skipped()) {
                 return "skipped";
             }
+            if (timedOut) {
+                return "TIMEOUT";
+            }
             if (error != null) {
                 return "error";
             }
-            if (resultsMatch()) {
+            if (resultsMatch() && (noIslandsCheck == null || noIslandsCheck.match)) {
                 return "ok";
             }
             return stockSelfCheck != null && !stockSelfCheck.match ? "UNVERIFIED" : "FAILED";

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
@@ -14,32 +13,65 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The Nexmark runner end to end on tiny runs, and its results check. */
 class NexmarkBenchmarkTest {
     @TempDir Path temp;
 
+    /** The records of a results.jsonl, by query (the last record of a query wins). */
+    private static Map<String, JsonNode> records(Path dir) throws Exception {
+        Map<String, JsonNode> byQuery = new LinkedHashMap<>();
+        for (JsonNode r : ResultsLog.read(dir.resolve(ResultsLog.FILE))) {
+            byQuery.put(r.get("query").asText(), r);
+        }
+        return byQuery;
+    }
+
+    private static List<String> queriesIn(Path dir) throws Exception {
+        List<String> queries = new ArrayList<>();
+        for (JsonNode r : ResultsLog.read(dir.resolve(ResultsLog.FILE))) {
+            queries.add(r.get("query").asText());
+        }
+        return queries;
+    }
+
+    private static NexmarkConfig tiny(Path out, String queries, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--queries", queries,
+                                "--events", "2000",
+                                "--check-events", "3000",
+                                "--parallelism", "2",
+                                "--warmups", "1",
+                                "--warmup-events", "500",
+                                "--trials", "1",
+                                "--out", out.toString()));
+        args.addAll(List.of(more));
+        return NexmarkConfig.parse(args.toArray(new String[0]));
+    }
+
     /**
-     * Three queries plus the skipped q6, 2k events, one 500-event warmup, one trial; the native
-     * rows of q2 gain a row no bid produces before the check. results.json must have the documented
-     * shape, q2 must be FAILED without a speedup, and the others must match.
+     * Three queries plus the skipped q6, 2k events, one 500-event warmup, one trial, q5 with
+     * islands off too and profiled; the native rows of q2 gain a row no bid produces before the
+     * check. results.jsonl must have one whole record per query in the documented shape, q2 must be
+     * FAILED without a speedup, and the others must match.
      */
     @Test
-    void shortRunWritesTheDocumentedResultsAndCatchesAWrongResult() throws Exception {
+    void shortRunAppendsTheDocumentedRecordsAndCatchesAWrongResult() throws Exception {
         NexmarkConfig config =
-                NexmarkConfig.parse(
-                        new String[] {
-                            "--queries", "q0,q2,q5,q6",
-                            "--events", "2000",
-                            "--check-events", "10000",
-                            "--parallelism", "2",
-                            "--warmups", "1",
-                            "--warmup-events", "500",
-                            "--trials", "1",
-                            "--out", temp.toString()
-                        });
+                tiny(
+                        temp,
+                        "q0,q2,q5,q6",
+                        "--check-events",
+                        "10000",
+                        "--compare-islands",
+                        "--profile");
         NexmarkBenchmark benchmark = new NexmarkBenchmark(config);
         benchmark.nativeResultsHook =
                 (query, rows) -> {
@@ -52,21 +84,22 @@ class NexmarkBenchmarkTest {
                 };
         benchmark.run();
 
-        JsonNode doc = new ObjectMapper().readTree(temp.resolve("results.json").toFile());
-        assertEquals(2000, doc.get("config").get("events").asLong());
-        assertEquals(500, doc.get("config").get("warmup_events").asLong());
-        assertEquals(2, doc.get("config").get("parallelism").asInt());
-        assertEquals("heap", doc.get("config").get("state").asText());
-        assertTrue(doc.get("machine").get("nproc").asInt() > 0);
-        assertTrue(doc.get("machine").has("cpu_model"));
-        assertTrue(doc.get("machine").has("memory_bytes"));
-        assertTrue(doc.get("machine").get("jvm").asText().length() > 0);
-        assertTrue(doc.get("revision").isTextual());
-
-        JsonNode queries = doc.get("queries");
-        assertEquals(4, queries.size());
-        for (JsonNode q : queries) {
+        assertEquals(List.of("q0", "q2", "q5", "q6"), queriesIn(temp));
+        Map<String, JsonNode> records = records(temp);
+        for (JsonNode q : records.values()) {
             String name = q.get("query").asText();
+            assertEquals(ResultsLog.FORMAT, q.get("format").asInt());
+            assertEquals(2000, q.get("options").get("events").asLong(), name);
+            assertEquals(500, q.get("options").get("warmup_events").asLong());
+            assertEquals(2, q.get("options").get("parallelism").asInt());
+            assertEquals("heap", q.get("options").get("state").asText());
+            assertEquals("heap-minibatch-off", q.get("configuration").asText());
+            assertTrue(q.get("machine").get("nproc").asInt() > 0);
+            assertTrue(q.get("machine").has("cpu_model"));
+            assertTrue(q.get("machine").has("memory_bytes"));
+            assertTrue(q.get("machine").get("jvm").asText().length() > 0);
+            assertTrue(q.get("revision").isTextual());
+            assertTrue(q.get("finished_at").isTextual());
             if (name.equals("q6")) {
                 assertEquals("skipped", q.get("status").asText());
                 assertEquals(NexmarkQueries.SKIPPED.get("q6"), q.get("skip_reason").asText());
@@ -77,6 +110,7 @@ class NexmarkBenchmarkTest {
                             "results_match",
                             "native_operators",
                             "total_operators",
+                            "islands",
                             "fallback_reasons",
                             "stock",
                             "native",
@@ -90,7 +124,12 @@ class NexmarkBenchmarkTest {
                 JsonNode e = q.get(engine);
                 assertEquals(1, e.get("trials_s").size(), name + " " + engine);
                 for (String field :
-                        List.of("median_s", "events_per_s", "cpu_s", "events_per_cpu_s")) {
+                        List.of(
+                                "median_s",
+                                "events_per_s",
+                                "cpu_s",
+                                "cpu_s_per_million_events",
+                                "events_per_cpu_s")) {
                     assertTrue(e.get(field).asDouble() > 0, name + " " + engine + " " + field);
                 }
                 assertEquals(1, e.get("trials").size());
@@ -111,10 +150,110 @@ class NexmarkBenchmarkTest {
             }
         }
 
+        // q5's window aggregation forms islands: it ran with islands off too, checked and timed,
+        // and each arm's first trial was profiled.
+        JsonNode q5 = records.get("q5");
+        assertFalse(q5.get("islands").isEmpty(), "q5 has islands");
+        assertTrue(q5.get("results_check").get("islands_off_match").asBoolean());
+        assertEquals(1, q5.get("native_islands_off").get("trials").size());
+        for (String arm : List.of("stock", "native", "native_islands_off")) {
+            JsonNode p = q5.get("profiles").get(arm);
+            assertTrue(p.get("samples").asLong() > 0, arm + " profiled");
+            double sum = 0;
+            for (String category : Profiles.CATEGORIES) {
+                sum += p.get("shares").get(category).asDouble();
+            }
+            assertEquals(1.0, sum, 1e-9, arm + " shares add up");
+            assertTrue(Files.isRegularFile(temp.resolve(p.get("collapsed").asText())));
+            assertTrue(q5.get(arm).get("trials").get(0).get("profiled").asBoolean());
+        }
+
         String html = Files.readString(temp.resolve("report.html"), StandardCharsets.UTF_8);
         assertTrue(html.contains("<svg"));
         assertTrue(html.contains("FAILED"));
+        assertTrue(html.contains("Profiles of q5"));
+        assertTrue(Files.isRegularFile(temp.resolve("flames/heap-minibatch-off-q5-native.svg")));
         assertFalse(html.contains("http://") && html.contains("<script src"), "self-contained");
+    }
+
+    /**
+     * A matrix writes each configuration into its own directory; --resume then measures only what
+     * is missing there, and a torn last line (a run killed while writing) is skipped.
+     */
+    @Test
+    void matrixRunsEachConfigurationIntoItsOwnDirectoryAndResumes() throws Exception {
+        assertTrue(NexmarkBenchmark.run(args(tiny(temp, "q0"), "--state", "heap,rocksdb")));
+        Path heap = temp.resolve("heap-minibatch-off");
+        Path rocksdb = temp.resolve("rocksdb-minibatch-off");
+        assertEquals(List.of("q0"), queriesIn(heap));
+        assertEquals(List.of("q0"), queriesIn(rocksdb));
+        assertEquals("rocksdb", records(rocksdb).get("q0").get("options").get("state").asText());
+        Files.writeString(
+                heap.resolve(ResultsLog.FILE),
+                "{\"format\":1,\"query\":\"q1\",\"sta",
+                StandardCharsets.UTF_8,
+                StandardOpenOption.APPEND);
+
+        assertTrue(
+                NexmarkBenchmark.run(
+                        args(tiny(temp, "q0,q1"), "--state", "heap,rocksdb", "--resume")));
+        assertEquals(List.of("q0", "q1"), queriesIn(heap), "q0 not measured again");
+        assertEquals(List.of("q0", "q1"), queriesIn(rocksdb));
+
+        // Other options are another measurement: resume does not count q0 as done for them.
+        NexmarkConfig moreEvents = tiny(temp, "q0", "--events", "3000", "--resume");
+        new NexmarkBenchmark(moreEvents).run();
+        assertEquals(List.of("q0"), queriesIn(temp));
+
+        SuiteReport report = SuiteReport.of(List.of(temp), r -> true);
+        assertEquals(3, report.configurations.size(), "heap, rocksdb, and heap at 3,000 events");
+        assertTrue(Files.isRegularFile(temp.resolve("report.html")), "the matrix's own report");
+    }
+
+    /** The arguments of a tiny configuration, with more after them. */
+    private static String[] args(NexmarkConfig c, String... more) {
+        List<String> a =
+                new ArrayList<>(
+                        List.of(
+                                "--queries", String.join(",", c.queries),
+                                "--events", String.valueOf(c.events),
+                                "--check-events", String.valueOf(c.checkEvents),
+                                "--parallelism", String.valueOf(c.parallelism),
+                                "--warmups", String.valueOf(c.warmups),
+                                "--warmup-events", String.valueOf(c.warmupEvents),
+                                "--trials", String.valueOf(c.trials),
+                                "--out", c.out.toString()));
+        a.addAll(List.of(more));
+        return a.toArray(new String[0]);
+    }
+
+    /**
+     * A query past --query-timeout is recorded as TIMEOUT and the suite goes on: q1 is held before
+     * its first warmup job until its deadline has passed, so that job is cancelled as soon as it is
+     * submitted; q0 then gets its own 20 s, ample for six jobs of 2,000 events.
+     */
+    @Test
+    void aQueryPastItsTimeLimitIsMarkedTimeoutAndTheSuiteGoesOn() throws Exception {
+        NexmarkBenchmark benchmark =
+                new NexmarkBenchmark(tiny(temp, "q1,q0", "--query-timeout", "20"));
+        benchmark.beforeTimedJob =
+                (query, arm) -> {
+                    if (query.equals("q1")) {
+                        try {
+                            Thread.sleep(21_000);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                };
+        List<NexmarkResults.QueryResult> results = benchmark.run();
+        assertEquals("TIMEOUT", results.get(0).status());
+        Map<String, JsonNode> records = records(temp);
+        assertEquals(List.of("q1", "q0"), queriesIn(temp));
+        assertEquals("TIMEOUT", records.get("q1").get("status").asText());
+        assertTrue(records.get("q1").get("speedup").isNull());
+        assertTrue(records.get("q1").get("error").asText().contains("--query-timeout"));
+        assertEquals("ok", records.get("q0").get("status").asText());
     }
 
     @Test
