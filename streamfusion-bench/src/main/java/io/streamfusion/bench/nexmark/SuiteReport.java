@@ -440,7 +440,7 @@ final class SuiteReport {
             }
             m.append('\n');
             List<String> profileRows = new ArrayList<>();
-            for (Entry e : c.queries.values()) {
+            for (Entry e : lowestProfiled(c, PROFILED_IN_MARKDOWN)) {
                 JsonNode profiles = e.r.path("profiles");
                 for (String arm : List.of("stock", "native")) {
                     JsonNode p = profiles.path(arm);
@@ -477,7 +477,9 @@ final class SuiteReport {
                 }
             }
             if (!profileRows.isEmpty()) {
-                m.append("CPU profile shares (async-profiler, whole process, first trial):\n\n");
+                m.append(
+                        "CPU profiles of the queries with the lowest speedup (async-profiler,"
+                                + " whole process, first trial; shares of samples):\n\n");
                 m.append("| query | engine | samples | ")
                         .append(String.join(" | ", Profiles.CATEGORIES))
                         .append(" | flame graph |\n|---|---|---|");
@@ -487,6 +489,18 @@ final class SuiteReport {
             }
         }
         return m.toString();
+    }
+
+    /** How many profiled queries per configuration the Markdown block shows. */
+    static final int PROFILED_IN_MARKDOWN = 5;
+
+    /** The profiled queries whose results match, lowest speedup first, at most {@code n}. */
+    static List<Entry> lowestProfiled(Configuration c, int n) {
+        return c.queries.values().stream()
+                .filter(e -> e.speedup() != null && e.r.path("profiles").size() > 0)
+                .sorted(Comparator.comparingDouble(Entry::speedup))
+                .limit(n)
+                .collect(Collectors.toList());
     }
 
     /** Replaces the block between {@link #BEGIN} and {@link #END} of {@code file}. */
