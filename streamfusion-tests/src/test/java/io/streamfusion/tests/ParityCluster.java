@@ -61,28 +61,74 @@ public final class ParityCluster
                                 .build());
     }
 
+    /** The cluster of the test class running now, for recoveries within a test. */
+    private static volatile ParityCluster active;
+
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         cluster.beforeAll(context);
         DEATHS.drain();
+        active = this;
+    }
+
+    /**
+     * Called by the harnesses when a job failed, so that a test that fails jobs on purpose and then
+     * runs more does not meet a TaskManager that FLINK-39330 killed meanwhile (each test recovers
+     * only before it starts). A TaskManager death of any other cause fails the test, with the job's
+     * failure attached.
+     */
+    public static void afterFailedJob(Throwable jobFailure) {
+        ParityCluster cluster = active;
+        if (cluster == null) {
+            return;
+        }
+        try {
+            cluster.recover();
+        } catch (AssertionError death) {
+            death.addSuppressed(jobFailure);
+            throw death;
+        } catch (Exception e) {
+            jobFailure.addSuppressed(e);
+        }
     }
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
+        recover();
+        TestStreamEnvironment.setAsContext(cluster.getMiniCluster(), SLOTS);
+    }
+
+    /**
+     * Waits for the previous jobs to end, replaces each TaskManager that FLINK-39330 killed since
+     * the last call, fails on any other death, and waits until every slot is free.
+     */
+    void recover() throws Exception {
         MiniCluster mini = cluster.getMiniCluster();
         awaitNoRunningJobs(mini);
-        List<Throwable> deaths = DEATHS.drain();
-        for (Throwable death : deaths) {
-            if (!isFlink39330(death)) {
-                throw new AssertionError("a TaskManager of the test cluster died", death);
+        // A TaskManager the bug kills may be logged only after its job is reported failed: the
+        // deaths are read again while waiting for the slots.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        ResourceOverview overview;
+        while (true) {
+            for (Throwable death : DEATHS.drain()) {
+                if (!isFlink39330(death)) {
+                    throw new AssertionError("a TaskManager of the test cluster died", death);
+                }
+                System.err.println(
+                        "ParityCluster: a TaskManager died of FLINK-39330 (collect sink closed"
+                                + " before it was initialized, after a job failed fast); starting a"
+                                + " new one");
+                mini.startTaskManager();
             }
-            System.err.println(
-                    "ParityCluster: a TaskManager died of FLINK-39330 (collect sink closed before"
-                            + " it was initialized, after a job failed fast); starting a new one");
-            mini.startTaskManager();
+            overview = mini.getResourceOverview().get(10, TimeUnit.SECONDS);
+            if (overview.getNumberFreeSlots() >= SLOTS || System.nanoTime() > deadline) {
+                break;
+            }
+            Thread.sleep(20);
         }
-        awaitFreeSlots(mini);
-        TestStreamEnvironment.setAsContext(mini, SLOTS);
+        if (overview.getNumberTaskManagers() == 0) {
+            throw new AssertionError("the test cluster has no TaskManager and no death was logged");
+        }
     }
 
     @Override
@@ -92,6 +138,7 @@ public final class ParityCluster
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
+        active = null;
         cluster.afterAll(context);
     }
 
@@ -127,18 +174,6 @@ public final class ParityCluster
             Thread.sleep(20);
         }
         // A job a test left running keeps its slots; the slot check below names the effect.
-    }
-
-    private static void awaitFreeSlots(MiniCluster mini) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        ResourceOverview overview = mini.getResourceOverview().get(10, TimeUnit.SECONDS);
-        while (overview.getNumberFreeSlots() < SLOTS && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-            overview = mini.getResourceOverview().get(10, TimeUnit.SECONDS);
-        }
-        if (overview.getNumberTaskManagers() == 0) {
-            throw new AssertionError("the test cluster has no TaskManager and no death was logged");
-        }
     }
 
     /** Records the throwables of "TaskManager #n failed." that the MiniCluster logs at ERROR. */

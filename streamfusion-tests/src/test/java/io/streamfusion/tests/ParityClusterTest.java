@@ -1,20 +1,20 @@
 package io.streamfusion.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.logging.log4j.LogManager;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.concurrent.TimeUnit;
+
 /**
- * The test cluster replaces a TaskManager killed by FLINK-39330 and only that: the first test kills
- * the only TaskManager the way the bug does, the second must still get slots.
+ * The test cluster replaces a TaskManager killed by FLINK-39330 and only that. Each test kills or
+ * reports within itself and calls the recovery that runs before every test of a parity class, so no
+ * test depends on another having run first.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ParityClusterTest {
     @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
@@ -37,22 +37,33 @@ class ParityClusterTest {
     }
 
     @Test
-    @Order(1)
     void aTaskManagerKilledByTheCollectSinkBugIsReplaced() throws Exception {
         MiniCluster mini = MINI_CLUSTER.miniCluster();
         // What MiniCluster's fatal error handler does when the bug strikes: log, then terminate.
         LogManager.getLogger(MiniCluster.class).error("TaskManager #0 failed.", collectSinkNpe());
         mini.terminateTaskManager(0).get();
-    }
 
-    @Test
-    @Order(2)
-    void theNextTestStillRunsJobs() {
+        MINI_CLUSTER.recover();
         ParityHarness harness = new ParityHarness();
         assertThat(ParityHarness.run(harness.stock(), "SELECT id FROM t").rows)
                 .hasSize(TestData.rows().size());
-        assertThat(MINI_CLUSTER.miniCluster().getResourceOverview().join().getNumberTaskManagers())
-                .isEqualTo(1);
+        // The dead TaskManager leaves the resource manager asynchronously.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (mini.getResourceOverview().join().getNumberTaskManagers() != 1
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(mini.getResourceOverview().join().getNumberTaskManagers()).isEqualTo(1);
+    }
+
+    @Test
+    void anyOtherTaskManagerDeathFailsTheRecovery() {
+        LogManager.getLogger(MiniCluster.class)
+                .error("TaskManager #0 failed.", new IllegalStateException("a fatal error"));
+        assertThatThrownBy(MINI_CLUSTER::recover)
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("a TaskManager of the test cluster died")
+                .hasRootCauseMessage("a fatal error");
     }
 
     @Test

@@ -12,7 +12,6 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
-import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -140,11 +139,11 @@ public final class ParityHarness {
     public static Result run(StreamTableEnvironment tEnv, String sql) {
         Table table = tEnv.sqlQuery(sql);
         String schema = table.getResolvedSchema().toString();
-        TableResult result = table.execute();
         List<Row> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = result.collect()) {
+        try (CloseableIterator<Row> it = table.execute().collect()) {
             it.forEachRemaining(rows::add);
         } catch (Exception e) {
+            ParityCluster.afterFailedJob(e);
             throw new RuntimeException(e);
         }
         rows.sort(Comparator.comparing(ParityHarness::sortKey));

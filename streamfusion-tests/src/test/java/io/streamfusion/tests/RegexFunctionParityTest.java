@@ -1,6 +1,5 @@
 package io.streamfusion.tests;
 
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -387,17 +386,51 @@ class RegexFunctionParityTest {
     }
 
     /**
-     * SIMILAR TO a pattern nested 2,000 deep: Flink's pattern compilation fails with a
-     * PatternSyntaxException; the native engine refuses the pattern (no crash) and the fallback
-     * fails as Flink does.
+     * SIMILAR TO a pattern nested 10,000 deep. The native engine refuses it, with the depth as the
+     * reason (such patterns crashed the JVM once). What Flink does with it is not the code's alone:
+     * {@code java.util.regex} compiles the pattern recursively, and whether that overflows (Flink
+     * then fails with a PatternSyntaxException) depends on the thread's stack size and on what the
+     * JIT has compiled; at 2,000 levels a warm JVM compiled it in one fresh-clone run. At 10,000
+     * levels a thread of the default 1 MiB stack overflows warm or cold, and the test does not rely
+     * even on that: it asserts the refusal, and that the fallback does what stock Flink does in the
+     * same run (the same failure, or the same rows).
      */
     @Test
-    void deeplyNestedSimilarToFailsAsFlinkDoes() {
-        String sql = "SELECT id, s SIMILAR TO '" + nested("(", 2000) + "' FROM rx";
-        for (boolean nativeEngine : new boolean[] {false, true}) {
-            StreamTableEnvironment tEnv = environment(nativeEngine, "allow");
-            assertThatThrownBy(() -> ParityHarness.run(tEnv, sql))
-                    .hasStackTraceContaining("PatternSyntaxException");
+    void deeplyNestedSimilarToIsRefusedAndFallsBackAsFlinkDoes() {
+        String sql = "SELECT id, s SIMILAR TO '" + nested("(", 10_000) + "' FROM rx";
+        StreamTableEnvironment nativeEnv = environment(true, "allow");
+        String explain = nativeEnv.explainSql(sql);
+        assertTrue(explain.contains("nested deeper than 100 groups"), explain);
+
+        Outcome stock = outcome(environment(false, "allow"), sql);
+        Outcome fallback = outcome(nativeEnv, sql);
+        assertEquals(0, StreamFusion.planner(nativeEnv).lastReport().nativeCount());
+        assertEquals(stock.failure, fallback.failure, "stock and fallback fail alike");
+        assertEquals(stock.rows, fallback.rows);
+    }
+
+    /** Rows of a run, or the deepest cause's class when it failed. */
+    private static final class Outcome {
+        final String failure;
+        final List<Row> rows;
+
+        Outcome(String failure, List<Row> rows) {
+            this.failure = failure;
+            this.rows = rows;
+        }
+    }
+
+    private static Outcome outcome(StreamTableEnvironment tEnv, String sql) {
+        try {
+            return new Outcome(null, ParityHarness.run(tEnv, sql).rows);
+        } catch (RuntimeException e) {
+            Throwable cause = e;
+            while (cause.getCause() != null && cause.getCause() != cause) {
+                cause = cause.getCause();
+            }
+            // The class only: where the compilation overflowed ("near index n") depends on the
+            // stack already in use, which differs between the two jobs.
+            return new Outcome(cause.getClass().getName(), null);
         }
     }
 

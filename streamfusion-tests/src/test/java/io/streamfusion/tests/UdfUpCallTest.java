@@ -28,6 +28,7 @@ import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.util.InstantiationUtil;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -43,6 +44,14 @@ class UdfUpCallTest {
     static final AtomicInteger EVALS = new AtomicInteger();
     static final AtomicInteger OPENS = new AtomicInteger();
     static final AtomicInteger CLOSES = new AtomicInteger();
+
+    /** The counters start at zero in every run, also when a run repeats in the same JVM. */
+    @BeforeEach
+    void resetCounters() {
+        EVALS.set(0);
+        OPENS.set(0);
+        CLOSES.set(0);
+    }
 
     public static final class PlusOne extends ScalarFunction {
         @Override

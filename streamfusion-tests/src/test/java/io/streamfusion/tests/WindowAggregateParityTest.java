@@ -889,18 +889,25 @@ class WindowAggregateParityTest {
 
     private static final long TRICKLE_ROWS = 1_500;
 
-    /** Ids 1..TRICKLE_ROWS 2 ms apart (3 s), then one more after 4 s. */
+    /**
+     * How long the last row waits: longer than a HOP window (2 s) and its timer, with 4 s to spare
+     * for a busy machine (the wait runs from when the source emits the last counted row, not from
+     * when the window operator receives it).
+     */
+    private static final long LINGER_MS = 6_000;
+
+    /** Ids 1..TRICKLE_ROWS 2 ms apart (3 s), then one more after {@link #LINGER_MS}. */
     private static Long trickleThenLinger(Long index) throws InterruptedException {
-        Thread.sleep(index == TRICKLE_ROWS ? 4_000 : 2);
+        Thread.sleep(index == TRICKLE_ROWS ? LINGER_MS : 2);
         return index + 1;
     }
 
     private static final long PROCTIME_ROWS = 50_000;
 
-    /** Ids 1..PROCTIME_ROWS, then one more after 4 s (longer than a HOP window and its timer). */
+    /** Ids 1..PROCTIME_ROWS, then one more after {@link #LINGER_MS}. */
     private static Long rowThenLinger(Long index) throws InterruptedException {
         if (index == PROCTIME_ROWS) {
-            Thread.sleep(4_000);
+            Thread.sleep(LINGER_MS);
         }
         return index + 1;
     }

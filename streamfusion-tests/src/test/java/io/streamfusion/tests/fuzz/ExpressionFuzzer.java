@@ -4,6 +4,7 @@ import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.NativeMetrics;
+import io.streamfusion.tests.ParityCluster;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -351,6 +352,7 @@ final class ExpressionFuzzer {
                     }
                 }
             } catch (Throwable e) {
+                ParityCluster.afterFailedJob(e);
                 return new Outcome(out, e);
             } finally {
                 runNanos += System.nanoTime() - t0;
