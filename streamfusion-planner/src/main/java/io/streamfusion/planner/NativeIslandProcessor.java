@@ -463,6 +463,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                         && node instanceof StreamExecNativeGroupAggregate
                         && NativePlans.callsUdfs(plan)) {
                     plan = null;
+                    report.addNote(original(calc), udfsKeepOutOf(node));
                 }
                 if (plan != null) {
                     calc.joinConsumerIsland();
@@ -481,6 +482,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                     calc.joinProducerIsland();
                     ((NativeExecNodeBase) source).joinIslandBefore(calc, plan);
                     island = true;
+                } else if (plan != null) {
+                    report.addNote(original(calc), udfsKeepOutOf(source));
                 }
             }
             if (island) {
@@ -499,6 +502,19 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         for (ExecNode<?> host : hosts) {
             report.addIsland(islands.get(host));
         }
+    }
+
+    /**
+     * Why a native Calc that calls user-defined functions runs as an island of its own instead of
+     * in the island of {@code aggregation}: that shell has no bridge to call them.
+     */
+    private static String udfsKeepOutOf(ExecNode<?> aggregation) {
+        String operator = original(aggregation);
+        int arguments = operator.indexOf('(');
+        return "not in one island with the "
+                + (arguments > 0 ? operator.substring(0, arguments) : operator)
+                + " next to it: it calls user-defined functions, which that operator's shell cannot"
+                + " call; its rows cross into and out of native code once more";
     }
 
     /** Puts {@code flink} back where {@code replaced} stands in the graph of {@code nodes}. */

@@ -50,6 +50,21 @@ public final class SupportReport {
     }
 
     /**
+     * Adds {@code note} to the native decision of {@code operator} (after its note, if it has one).
+     */
+    void addNote(String operator, String note) {
+        for (int i = 0; i < decisions.size(); i++) {
+            Decision d = decisions.get(i);
+            if (d.isNative && d.operator.equals(operator)) {
+                String notes = d.note == null ? note : d.note + "\n          " + note;
+                decisions.set(i, new Decision(operator, true, null, d.plan, notes));
+                return;
+            }
+        }
+        throw new IllegalStateException("No native decision for " + operator);
+    }
+
+    /**
      * Turns the native decision of {@code operator} into a fallback for {@code reason} (an operator
      * that runs natively only in an island, and is in none).
      */

@@ -1,6 +1,7 @@
 package io.streamfusion.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -280,5 +281,31 @@ class UdfParityTest {
         String refused = tEnv.explainSql("SELECT id, random_udf(i32) FROM t");
         assertTrue(refused.contains("0 of 1 operators native"), refused);
         assertTrue(refused.contains("not deterministic"), refused);
+    }
+
+    /**
+     * A Calc that calls a user-defined function after a group aggregation stays out of the
+     * aggregation's island (its shell has no bridge to the function), and EXPLAIN says so on the
+     * Calc; without the function the Calc joins the island.
+     */
+    @Test
+    void explainSaysWhyACalcWithAFunctionIsNotInTheAggregationsIsland() {
+        StreamTableEnvironment tEnv = withUdfs(HARNESS.nativeEnv());
+        String explain =
+                tEnv.explainSql(
+                        "SELECT k, count_char(CAST(c AS STRING), '1') FROM (SELECT i32 % 3 AS k,"
+                                + " COUNT(*) AS c FROM t GROUP BY i32 % 3)");
+        assertTrue(
+                explain.contains(
+                        "not in one island with the GroupAggregate next to it: it calls"
+                                + " user-defined functions"),
+                explain);
+        assertFalse(explain.contains("island 1:"), explain);
+        String joined =
+                tEnv.explainSql(
+                        "SELECT k, c + 1 FROM (SELECT i32 % 3 AS k, COUNT(*) AS c FROM t GROUP BY"
+                                + " i32 % 3)");
+        assertTrue(joined.contains("island 1: GroupAggregate("), joined);
+        assertFalse(joined.contains("user-defined functions"), joined);
     }
 }
