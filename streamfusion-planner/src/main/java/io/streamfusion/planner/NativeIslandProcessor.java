@@ -578,12 +578,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         }
         members.add(original(assigner));
         if (whole != null) {
-            ExecNode<?> first = head != null ? head : assigner;
-            ExecNode<?> firstInput = first.getInputEdges().get(0).getSource();
             tail.runProducersInIsland(
-                    whole,
-                    head != null ? head.inputType() : assigner.inputType(),
-                    consumers.get(firstInput) == 1);
+                    whole, head != null ? head.inputType() : assigner.inputType());
             if (head != null) {
                 head.joinConsumerIsland();
                 joined.add(head);
@@ -636,9 +632,10 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
     private static void markSoleConsumers(List<ExecNode<?>> roots) {
         Map<ExecNode<?>, Integer> consumers = consumers(roots);
         for (ExecNode<?> node : consumers.keySet()) {
-            if (node instanceof StreamExecNativeCalc) {
+            if (node instanceof StreamExecNativeCalc
+                    || node instanceof StreamExecNativeWatermarkAssigner) {
                 ExecNode<?> input = node.getInputEdges().get(0).getSource();
-                ((StreamExecNativeCalc) node).setSoleConsumerOfInput(consumers.get(input) == 1);
+                ((NativeExecNodeBase) node).setSoleConsumerOfInput(consumers.get(input) == 1);
             }
         }
     }

@@ -3,8 +3,11 @@ package io.streamfusion.planner.nodes;
 import io.streamfusion.planner.NativeIslandProcessor;
 import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.island.IslandPlaceholderOperator;
 import io.streamfusion.runtime.island.ShellSpec;
+import io.streamfusion.runtime.transpose.IslandInputTypeInfo;
 
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
@@ -23,6 +26,8 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * A one-input native node replacing a Flink ExecNode: it keeps the original's id, node type (so
  * generated operator uids stay Flink's), configuration, input edges and output type, and runs a
@@ -36,6 +41,12 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
 
     protected final byte[] plan;
     protected final RowType inputType;
+
+    /** Inputs handed over without Flink's chaining copy (see {@link IslandInputTypeInfo}). */
+    private static final AtomicLong UNCOPIED_INPUTS = new AtomicLong();
+
+    /** Whether this node is the only consumer of its input node (set by the planner). */
+    private boolean soleConsumerOfInput;
 
     /** The native Calc this node's island runs after it and that island's plan; null if none. */
     private StreamExecNativeCalc islandTail;
@@ -58,6 +69,93 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     @Override
     public byte[] plan() {
         return plan;
+    }
+
+    /**
+     * Set by the planner when this node is the only consumer of its input node: the input's rows
+     * may then reach its island without Flink's defensive copy.
+     */
+    public void setSoleConsumerOfInput(boolean soleConsumerOfInput) {
+        this.soleConsumerOfInput = soleConsumerOfInput;
+    }
+
+    protected boolean soleConsumerOfInput() {
+        return soleConsumerOfInput;
+    }
+
+    /**
+     * Hands {@code input}'s rows (of {@code rowType}) to the island without Flink's chaining copy:
+     * the input then emits {@link IslandInputTypeInfo}, unless someone has read its type already.
+     */
+    protected static void readWithoutCopy(Transformation<RowData> input, RowType rowType) {
+        if (withoutChainingCopy(input, rowType)) {
+            UNCOPIED_INPUTS.incrementAndGet();
+        }
+    }
+
+    private static boolean withoutChainingCopy(Transformation<RowData> input, RowType rowType) {
+        try {
+            input.setOutputType(new IslandInputTypeInfo(rowType));
+            return true;
+        } catch (IllegalStateException typeAlreadyRead) {
+            // Someone has read the input's type already: keep Flink's copying edge.
+            return false;
+        }
+    }
+
+    /** How many island inputs were translated without the chaining copy (for tests). */
+    public static long uncopiedInputs() {
+        return UNCOPIED_INPUTS.get();
+    }
+
+    /**
+     * This node's place in the job graph when an island runs its operator: an {@link
+     * IslandPlaceholderOperator} after {@code input}, emitting {@code type}, so that the job graph
+     * has stock Flink's shape and Flink's operator ids (see the operator's doc). {@code
+     * transformationName}: that of the Flink operator this node stands in for, part of the uid
+     * Flink generates for it when it generates uids ({@code table.exec.uid.generation}).
+     */
+    private Transformation<RowData> placeholder(
+            Transformation<RowData> input,
+            TypeInformation<RowData> type,
+            ExecNodeConfig config,
+            String transformationName) {
+        return ExecNodeUtil.createOneInputTransformation(
+                input,
+                createTransformationMeta(transformationName, config),
+                new IslandPlaceholderOperator(),
+                type,
+                input.getParallelism(),
+                false);
+    }
+
+    /**
+     * The placeholder of a node whose operator the island before it runs ({@code input}, whose only
+     * consumer this node is): the island's rows ({@code rowType}) enter it without a copy and leave
+     * it with Flink's usual one.
+     */
+    protected Transformation<RowData> placeholderAfterIsland(
+            Transformation<RowData> input,
+            RowType rowType,
+            ExecNodeConfig config,
+            String transformationName) {
+        withoutChainingCopy(input, rowType);
+        return placeholder(input, InternalTypeInfo.of(rowType), config, transformationName);
+    }
+
+    /**
+     * The placeholder of a node whose operator the island after it runs, on this node's input rows
+     * ({@code rowType}), which pass through it to the island without a copy.
+     */
+    protected Transformation<RowData> placeholderBeforeIsland(
+            Transformation<RowData> input,
+            RowType rowType,
+            ExecNodeConfig config,
+            String transformationName) {
+        if (soleConsumerOfInput) {
+            readWithoutCopy(input, rowType);
+        }
+        return placeholder(input, new IslandInputTypeInfo(rowType), config, transformationName);
     }
 
     /** The type of the rows this node's operator reads. */

@@ -2,7 +2,6 @@ package io.streamfusion.planner.nodes;
 
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.NativeIslandOperator;
-import io.streamfusion.runtime.transpose.IslandInputTypeInfo;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.data.RowData;
@@ -13,8 +12,6 @@ import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * Replaces a {@link StreamExecCalc} by a native island running the same projection and filter.
  * Created by {@link io.streamfusion.planner.NativeIslandProcessor} only; never part of a compiled
@@ -22,10 +19,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public class StreamExecNativeCalc extends NativeExecNodeBase {
 
-    /** Inputs handed over without Flink's chaining copy (see {@link IslandInputTypeInfo}). */
-    private static final AtomicLong UNCOPIED_INPUTS = new AtomicLong();
-
-    private boolean soleConsumerOfInput;
+    /**
+     * The transformation name of Flink's Calc (CommonExecCalc.CALC_TRANSFORMATION), part of the uid
+     * Flink generates for it: an island or a placeholder in the Calc's place gets the Calc's.
+     */
+    private static final String TRANSFORMATION = "calc";
 
     /** Set when the operator consuming this Calc runs it in its own island. */
     private boolean inIslandOfConsumer;
@@ -46,14 +44,6 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     }
 
     /**
-     * Set by the planner when this island is the only consumer of its input node: the input's rows
-     * may then reach it without Flink's defensive copy.
-     */
-    public void setSoleConsumerOfInput(boolean soleConsumerOfInput) {
-        this.soleConsumerOfInput = soleConsumerOfInput;
-    }
-
-    /**
      * Called by the planner when the native operator consuming this Calc (its only consumer, on a
      * forward edge) runs this Calc in its own island: this node then translates to its input, and
      * the consumer's island reads that input.
@@ -65,7 +55,7 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
     /**
      * Called by the planner when the native operator feeding this Calc (whose only consumer it is,
      * on a forward edge) runs this Calc in its own island: this node then translates to its input,
-     * which already emits this Calc's rows.
+     * which already emits this Calc's rows, and a placeholder.
      */
     public void joinProducerIsland() {
         this.inIslandOfProducer = true;
@@ -75,12 +65,11 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
      * Runs the native operators before this Calc in its island (a watermark assigner, and possibly
      * the Calc before it; each its input's only consumer, whose translations then pass their input
      * through): {@code plan} holds them and then this Calc, and reads {@code chainInputType}, the
-     * input of the first. {@code soleConsumer}: whether the first is its input's only consumer.
+     * input of the first.
      */
-    public void runProducersInIsland(byte[] plan, RowType chainInputType, boolean soleConsumer) {
+    public void runProducersInIsland(byte[] plan, RowType chainInputType) {
         this.chainPlan = plan;
         this.chainInputType = chainInputType;
-        this.soleConsumerOfInput = soleConsumer;
     }
 
     /** The plan this Calc's island runs: the Calc, after the operators it runs before it. */
@@ -95,43 +84,22 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
         return chainInputType != null ? chainInputType : inputType;
     }
 
-    /**
-     * The island that absorbed this Calc reads {@code input} (this Calc's input) instead: without
-     * Flink's chaining copy when this Calc was its input's only consumer.
-     */
-    void handOverInput(Transformation<RowData> input) {
-        if (soleConsumerOfInput) {
-            readWithoutCopy(input);
-        }
-    }
-
-    private void readWithoutCopy(Transformation<RowData> input) {
-        try {
-            input.setOutputType(new IslandInputTypeInfo(inputType()));
-            UNCOPIED_INPUTS.incrementAndGet();
-        } catch (IllegalStateException typeAlreadyRead) {
-            // Someone has read the input's type already: keep Flink's copying edge.
-        }
-    }
-
-    /** How many island inputs were translated without the chaining copy (for tests). */
-    public static long uncopiedInputs() {
-        return UNCOPIED_INPUTS.get();
-    }
-
     @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        if (inIslandOfConsumer || inIslandOfProducer) {
-            // Computed by the consumer's or the producer's island (see joinConsumerIsland and
-            // joinProducerIsland).
-            return input;
-        }
-        if (soleConsumerOfInput) {
-            readWithoutCopy(input);
-        }
         RowType outputType = (RowType) getOutputType();
+        if (inIslandOfConsumer) {
+            // Computed by the consumer's island (see joinConsumerIsland) from this Calc's input.
+            return placeholderBeforeIsland(input, inputType(), config, TRANSFORMATION);
+        }
+        if (inIslandOfProducer) {
+            // Computed by the producer's island (see joinProducerIsland), which emits its rows.
+            return placeholderAfterIsland(input, outputType, config, TRANSFORMATION);
+        }
+        if (soleConsumerOfInput()) {
+            readWithoutCopy(input, inputType());
+        }
         NativeIslandOperator operator =
                 new NativeIslandOperator(
                         shellSpec(
@@ -143,7 +111,7 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
                                 .build());
         return ExecNodeUtil.createOneInputTransformation(
                 input,
-                createTransformationMeta("native-calc", config),
+                createTransformationMeta(TRANSFORMATION, config),
                 operator,
                 InternalTypeInfo.of(outputType),
                 input.getParallelism(),

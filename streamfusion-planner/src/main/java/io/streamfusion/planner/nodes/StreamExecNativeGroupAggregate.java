@@ -90,9 +90,6 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        if (islandHead != null) {
-            islandHead.handOverInput(input);
-        }
         long stateRetentionTime =
                 keyed ? StateMetadata.getStateTtlForOneInputOperator(config, stateMetadataList) : 0;
         byte[] runPlan = islandPlan != null ? islandPlan : planWithTail();

@@ -65,14 +65,13 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
         if (inIslandOfConsumer) {
-            // Computed by the consumer's island (see joinConsumerIsland).
-            return input;
+            // Computed by the consumer's island (see joinConsumerIsland) from this node's input.
+            return placeholderBeforeIsland(input, inputType(), config, TRANSFORMATION);
         }
         if (islandHead == null) {
             throw new IllegalStateException(
                     "A native watermark assigner outside any island: " + getDescription());
         }
-        islandHead.handOverInput(input);
         RowType outputType = (RowType) getOutputType();
         NativeIslandOperator operator =
                 new NativeIslandOperator(

@@ -104,9 +104,6 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        if (islandHead != null) {
-            islandHead.handOverInput(input);
-        }
         RowType outputType = emittedType();
         // Rows are buffered as in Flink's window buffer, not per island batch.
         int batchSize =
