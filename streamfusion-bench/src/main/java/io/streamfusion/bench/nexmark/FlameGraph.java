@@ -17,7 +17,7 @@ import java.util.Map;
  * out, which keeps the SVG small enough to commit.
  */
 final class FlameGraph {
-    static final double MIN_SHARE = 0.002;
+    static final double MIN_SHARE = 0.01;
     private static final int WIDTH = 1200;
     private static final int ROW = 15;
     private static final int MAX_DEPTH = 90;
@@ -72,7 +72,8 @@ final class FlameGraph {
                                 Locale.ROOT,
                                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
                                         + " height=\"%d\" viewBox=\"0 0 %d %d\""
-                                        + " font-family=\"sans-serif\" font-size=\"10\">\n",
+                                        + " font-family=\"sans-serif\" font-size=\"10\">\n"
+                                        + "<style>rect{stroke:#fff;stroke-width:0.5}</style>\n",
                                 WIDTH,
                                 height,
                                 WIDTH,
@@ -110,9 +111,8 @@ final class FlameGraph {
         r.append(
                 String.format(
                         Locale.ROOT,
-                        "<g><title>%s (%.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
-                                + " height=\"%d\" fill=\"%s\" stroke=\"#fff\""
-                                + " stroke-width=\"0.5\"/>",
+                        "<g><title>%s (%.1f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+                                + " height=\"%d\" fill=\"%s\"/>",
                         SvgCharts.escape(label),
                         100.0 * node.samples / total,
                         x,

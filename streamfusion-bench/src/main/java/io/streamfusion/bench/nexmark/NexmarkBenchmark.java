@@ -295,8 +295,12 @@ public final class NexmarkBenchmark {
         return result;
     }
 
-    /** The watchdog's action at a query's deadline: cancel whatever job the query runs. */
-    private synchronized void timeOut() {
+    /**
+     * The watchdog's action at a query's deadline: cancel whatever job the query runs. A test calls
+     * it to reach the deadline without waiting for it.
+     */
+    @VisibleForTesting
+    synchronized void timeOut() {
         timedOut = true;
         if (currentJob != null) {
             currentJob.cancel();

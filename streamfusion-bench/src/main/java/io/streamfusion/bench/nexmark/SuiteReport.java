@@ -144,15 +144,18 @@ final class SuiteReport {
 
         /** The geometric mean of {@link #speedups()}, null without any. */
         Double geomean() {
-            List<Double> s = speedups();
-            if (s.isEmpty()) {
-                return null;
+            return geometricMean(speedups());
+        }
+
+        /** Islands off median over islands on median, per query that ran both and matches. */
+        List<Double> islandsGains() {
+            List<Double> s = new ArrayList<>();
+            for (Entry e : queries.values()) {
+                if (e.status().equals("ok") && e.islandsGain() != null) {
+                    s.add(e.islandsGain());
+                }
             }
-            double log = 0;
-            for (double v : s) {
-                log += Math.log(v);
-            }
-            return Math.exp(log / s.size());
+            return s;
         }
 
         long count(String status) {
@@ -175,6 +178,17 @@ final class SuiteReport {
 
     private SuiteReport(List<Configuration> configurations) {
         this.configurations = configurations;
+    }
+
+    static Double geometricMean(List<Double> values) {
+        if (values.isEmpty()) {
+            return null;
+        }
+        double log = 0;
+        for (double v : values) {
+            log += Math.log(v);
+        }
+        return Math.exp(log / values.size());
     }
 
     /** The suite order of a query name: q0..q23, then x1..x8, then anything else. */
@@ -332,6 +346,25 @@ final class SuiteReport {
                 c.statuses());
     }
 
+    /**
+     * What the islands bring, when this configuration ran with --compare-islands; null otherwise.
+     */
+    private static String islandsLine(Configuration c) {
+        List<Double> gains = c.islandsGains();
+        if (gains.isEmpty()) {
+            return null;
+        }
+        return String.format(
+                Locale.ROOT,
+                "islands: StreamFusion with streamfusion.islands=false is %.2fx slower"
+                        + " (geometric mean of islands-off median / islands-on median over the %d"
+                        + " matching queries that have islands; range %.2fx-%.2fx)",
+                geometricMean(gains),
+                gains.size(),
+                gains.stream().mapToDouble(Double::doubleValue).min().getAsDouble(),
+                gains.stream().mapToDouble(Double::doubleValue).max().getAsDouble());
+    }
+
     // --- console -------------------------------------------------------------------------------
 
     void printTables(PrintStream out) {
@@ -383,6 +416,9 @@ final class SuiteReport {
                 }
             }
             out.println(geomeanLine(c));
+            if (islandsLine(c) != null) {
+                out.println(islandsLine(c));
+            }
             out.println();
         }
     }
@@ -401,7 +437,9 @@ final class SuiteReport {
                     .append(String.join(", ", c.revisions))
                     .append("; ")
                     .append(geomeanLine(c))
-                    .append(".\n\n");
+                    .append(".")
+                    .append(islandsLine(c) == null ? "" : " " + capitalized(islandsLine(c)) + ".")
+                    .append("\n\n");
             m.append(
                     "| query | stock s, median [range] | native s, median [range] | speedup |"
                             + " islands off: native s | islands gain | native operators | islands |"
@@ -501,6 +539,10 @@ final class SuiteReport {
                 .sorted(Comparator.comparingDouble(Entry::speedup))
                 .limit(n)
                 .collect(Collectors.toList());
+    }
+
+    private static String capitalized(String s) {
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     /** Replaces the block between {@link #BEGIN} and {@link #END} of {@code file}. */
@@ -716,10 +758,11 @@ final class SuiteReport {
             }
             t.append("</td></tr>\n");
         }
-        return t.append("</table>\n<p>")
-                .append(SvgCharts.escape(geomeanLine(c)))
-                .append("</p>\n")
-                .toString();
+        t.append("</table>\n<p>").append(SvgCharts.escape(geomeanLine(c))).append("</p>\n");
+        if (islandsLine(c) != null) {
+            t.append("<p>").append(SvgCharts.escape(islandsLine(c))).append("</p>\n");
+        }
+        return t.toString();
     }
 
     private static String profilesHtml(Configuration c, Path flamesDir) throws IOException {

@@ -47,6 +47,18 @@ class SuiteReportTest {
     /** A record: stock and native medians give the speedup, as the runner computes it. */
     private static String record(
             String query, String state, String status, double stock, double nat, String at) {
+        return record(query, state, status, stock, nat, 0, at);
+    }
+
+    /** As above, with StreamFusion's islands off taking {@code off} s (0: not run). */
+    private static String record(
+            String query,
+            String state,
+            String status,
+            double stock,
+            double nat,
+            double off,
+            String at) {
         Double speedup = status.equals("ok") ? stock / nat : null;
         return String.format(
                 Locale.ROOT,
@@ -56,7 +68,7 @@ class SuiteReportTest {
                         + "\"results_check\":{\"stock_changes\":4,\"stock_final_rows\":4,"
                         + "\"differences\":[]},\"native_operators\":2,\"total_operators\":3,"
                         + "\"islands\":[[\"Calc\",\"WindowAggregate\"]],\"fallback_reasons\":[],"
-                        + "\"stock\":%s,\"native\":%s,\"native_islands_off\":null,"
+                        + "\"stock\":%s,\"native\":%s,\"native_islands_off\":%s,"
                         + "\"speedup\":%s,\"profiles\":{}}\n",
                 query,
                 state,
@@ -65,6 +77,7 @@ class SuiteReportTest {
                 status,
                 arm(stock, 2 * stock),
                 arm(nat, 2 * nat),
+                off == 0 ? "null" : arm(off, 2 * off),
                 speedup == null ? "null" : String.valueOf(speedup));
     }
 
@@ -75,7 +88,7 @@ class SuiteReportTest {
         Files.writeString(
                 heap.resolve(ResultsLog.FILE),
                 record("q1", "heap", "ok", 4.0, 4.0, "2026-01-01T00:00:00Z")
-                        + record("q0", "heap", "ok", 2.0, 1.0, "2026-01-01T00:00:01Z")
+                        + record("q0", "heap", "ok", 2.0, 1.0, 1.5, "2026-01-01T00:00:01Z")
                         // A later record of q1 replaces the first.
                         + record("q1", "heap", "ok", 8.0, 1.0, "2026-01-01T00:00:02Z")
                         + record("q2", "heap", "FAILED", 5.0, 1.0, "2026-01-01T00:00:03Z"),
@@ -95,7 +108,9 @@ class SuiteReportTest {
         // FAILED q2 is left out: sqrt(2 * 8) = 4.
         assertEquals(List.of(2.0, 8.0), h.speedups());
         assertEquals(4.0, h.geomean(), 1e-9);
+        assertEquals(List.of(1.5), h.islandsGains());
         SuiteReport.Configuration r = report.configurations.get(1);
+        assertTrue(r.islandsGains().isEmpty(), "no islands-off arm ran");
         assertEquals(3.0, r.geomean(), 1e-9, "the TIMEOUT query has no speedup");
         assertEquals(1, r.count("TIMEOUT"));
         assertNull(r.queries.get("q6").speedup());
@@ -105,6 +120,7 @@ class SuiteReportTest {
         String table = console.toString(StandardCharsets.UTF_8);
         assertTrue(table.contains("4.00x (3 queries recorded: FAILED 1, ok 2)"), table);
         assertTrue(table.contains("TIMEOUT"), table);
+        assertTrue(table.contains("islands=false is 1.50x slower"), table);
 
         Path markdown = temp.resolve("benchmarks.md");
         Files.writeString(
