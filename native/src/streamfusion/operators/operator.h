@@ -27,11 +27,9 @@
 // a bug. Either fails the task; the operator is not called again, and Flink restores the job from
 // its last checkpoint.
 //
-// Migration (issue 23): Calc, the watermark assigner, the local window phase, the group
-// aggregation, the window aggregation with native-owned state and the session window aggregation
-// run on this contract. The window TVF aggregation over Flink state and the legacy group windows
-// still run through their own handle (jni_entry.cc); they move onto it and the state port (with
-// its namespaces and timers, as the session windows use them) next.
+// Every native operator runs on this contract: Calc, the watermark assigner, the local window
+// phase, the group aggregation, and the window TVF, legacy group and session window aggregations
+// over Flink state (through the state port, with its namespaces and timers) or native-owned state.
 
 #include <cstdint>
 #include <memory>
