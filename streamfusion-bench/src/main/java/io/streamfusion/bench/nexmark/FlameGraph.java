@@ -67,17 +67,8 @@ final class FlameGraph {
         draw(root, 0, 0, WIDTH, root.samples, rects, depth);
         int height = (depth[0] + 1) * ROW + 40;
         StringBuilder s =
-                new StringBuilder(
-                        String.format(
-                                Locale.ROOT,
-                                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
-                                        + " height=\"%d\" viewBox=\"0 0 %d %d\""
-                                        + " font-family=\"sans-serif\" font-size=\"10\">\n"
-                                        + "<style>rect{stroke:#fff;stroke-width:0.5}</style>\n",
-                                WIDTH,
-                                height,
-                                WIDTH,
-                                height));
+                SvgCharts.start(WIDTH, height, 10)
+                        .append("<style>rect{stroke:#fff;stroke-width:0.5}</style>\n");
         s.append(
                 String.format(
                         Locale.ROOT,

@@ -318,6 +318,20 @@ final class SuiteReport {
         return total == 0 ? "-" : e.r.path("native_operators").asInt() + "/" + total;
     }
 
+    /**
+     * The cells the Markdown and HTML tables share: stock, native, speedup, islands off, islands
+     * gain, native operators.
+     */
+    private static List<String> timings(Entry e) {
+        return List.of(
+                range(e.arm("stock")),
+                range(e.arm("native")),
+                ratio(e.speedup()),
+                range(e.arm("native_islands_off")),
+                ratio(e.islandsGain()),
+                coverage(e));
+    }
+
     private static String islands(Entry e) {
         int n = e.r.path("islands").size();
         return n == 0 ? "-" : String.valueOf(n);
@@ -455,17 +469,7 @@ final class SuiteReport {
                 m.append("| ")
                         .append(e.r.path("query").asText())
                         .append(" | ")
-                        .append(range(e.arm("stock")))
-                        .append(" | ")
-                        .append(range(e.arm("native")))
-                        .append(" | ")
-                        .append(ratio(e.speedup()))
-                        .append(" | ")
-                        .append(range(e.arm("native_islands_off")))
-                        .append(" | ")
-                        .append(ratio(e.islandsGain()))
-                        .append(" | ")
-                        .append(coverage(e))
+                        .append(String.join(" | ", timings(e)))
                         .append(" | ")
                         .append(islands(e))
                         .append(" | ")
@@ -730,19 +734,7 @@ final class SuiteReport {
             for (JsonNode d : e.r.path("results_check").path("differences")) {
                 t.append("<br>").append(SvgCharts.escape(d.asText()));
             }
-            t.append("</td><td>")
-                    .append(range(e.arm("stock")))
-                    .append("</td><td>")
-                    .append(range(e.arm("native")))
-                    .append("</td><td>")
-                    .append(ratio(e.speedup()))
-                    .append("</td><td>")
-                    .append(range(e.arm("native_islands_off")))
-                    .append("</td><td>")
-                    .append(ratio(e.islandsGain()))
-                    .append("</td><td>")
-                    .append(coverage(e))
-                    .append("</td><td>");
+            t.append("</td><td>").append(String.join("</td><td>", timings(e))).append("</td><td>");
             for (JsonNode island : e.r.path("islands")) {
                 List<String> ops = new ArrayList<>();
                 island.forEach(o -> ops.add(o.asText()));

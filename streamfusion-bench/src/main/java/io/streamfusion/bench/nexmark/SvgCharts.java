@@ -51,17 +51,7 @@ final class SvgCharts {
         int height = 220;
         int legend = 18 * series.size() + 10;
         int width = left + slot * Math.max(1, groups.size()) + 10;
-        StringBuilder s =
-                new StringBuilder(
-                        String.format(
-                                Locale.ROOT,
-                                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
-                                        + " height=\"%d\" viewBox=\"0 0 %d %d\""
-                                        + " font-family=\"sans-serif\" font-size=\"11\">\n",
-                                width,
-                                height + 40 + legend,
-                                width,
-                                height + 40 + legend));
+        StringBuilder s = start(width, height + 40 + legend, 11);
         s.append(line(left, height, width - 10, height, "#444", null))
                 .append(line(left, 10, left, height, "#444", null));
         for (int i = 0; i <= 4; i++) {
@@ -120,6 +110,21 @@ final class SvgCharts {
                     .append(text(left + 18, ly + 10, series.get(k).name, "start"));
         }
         return s.append("</svg>\n").toString();
+    }
+
+    /** The opening tag of an SVG of {@code width} × {@code height} pixels, sans-serif text. */
+    static StringBuilder start(int width, int height, int fontSize) {
+        return new StringBuilder(
+                String.format(
+                        Locale.ROOT,
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                                + " viewBox=\"0 0 %d %d\" font-family=\"sans-serif\""
+                                + " font-size=\"%d\">\n",
+                        width,
+                        height,
+                        width,
+                        height,
+                        fontSize));
     }
 
     private static double y(double value, double max, int height) {
