@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -133,10 +134,16 @@ final class SuiteReport {
 
         /** The speedups of the queries whose results match. */
         List<Double> speedups() {
+            return ofMatchingQueries(Entry::speedup);
+        }
+
+        /** {@code value} of each query whose results match, where it has one. */
+        private List<Double> ofMatchingQueries(Function<Entry, Double> value) {
             List<Double> s = new ArrayList<>();
             for (Entry e : queries.values()) {
-                if (e.status().equals("ok") && e.speedup() != null) {
-                    s.add(e.speedup());
+                Double v = e.status().equals("ok") ? value.apply(e) : null;
+                if (v != null) {
+                    s.add(v);
                 }
             }
             return s;
@@ -149,13 +156,7 @@ final class SuiteReport {
 
         /** Islands off median over islands on median, per query that ran both and matches. */
         List<Double> islandsGains() {
-            List<Double> s = new ArrayList<>();
-            for (Entry e : queries.values()) {
-                if (e.status().equals("ok") && e.islandsGain() != null) {
-                    s.add(e.islandsGain());
-                }
-            }
-            return s;
+            return ofMatchingQueries(Entry::islandsGain);
         }
 
         long count(String status) {
