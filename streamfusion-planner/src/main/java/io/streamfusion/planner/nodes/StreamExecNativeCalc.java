@@ -97,7 +97,9 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
             // Computed by the producer's island (see joinProducerIsland), which emits its rows.
             return placeholderAfterIsland(input, outputType, config, TRANSFORMATION);
         }
-        if (soleConsumerOfInput()) {
+        // With operators before it in its island, the input is their placeholder, which already
+        // hands its rows over without a copy.
+        if (soleConsumerOfInput() && chainPlan == null) {
             readWithoutCopy(input, inputType());
         }
         NativeIslandOperator operator =
