@@ -17,6 +17,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
                                                  expression::UdfCaller* udf_caller) {
   std::unique_ptr<Pipeline> pipeline(new Pipeline());
   pipeline->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
+  // The island's one budget: each operator's pool is a child of the island's.
+  memory::AccountingPool* pool = pipeline->pool_.get();
   SF_ASSIGN_OR_RAISE(pipeline->input_type_, type::FromProto(plan.input_type()));
   const type::RowType* current = &pipeline->input_type_;
   // The declared type of the rows entering each operator (a one-operator plan of its own for
@@ -77,13 +79,13 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
             if (pipeline->StateOwner() != nullptr) {
               return InternalError("An island with two operators owning state");
             }
-            SF_ASSIGN_OR_RAISE(auto owned,
-                               operators::OwnedWindowOperator::Make(single, memory_budget_bytes));
+            SF_ASSIGN_OR_RAISE(auto owned, operators::OwnedWindowOperator::Make(
+                                               single, memory_budget_bytes, pool));
             pipeline->operators_.push_back(std::move(owned));
             break;
           }
           SF_ASSIGN_OR_RAISE(auto local, operators::LocalWindowAggregateOperator::Make(
-                                             single, memory_budget_bytes));
+                                             single, memory_budget_bytes, pool));
           pipeline->operators_.push_back(std::move(local));
           break;
         }
@@ -99,25 +101,28 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
         }
         pipeline->port_ = std::make_unique<state::StatePort>();
         if (legacy_window) {
-          SF_ASSIGN_OR_RAISE(auto group, operators::GroupWindowOperator::Make(
-                                             single, memory_budget_bytes, pipeline->port_.get()));
+          SF_ASSIGN_OR_RAISE(auto group,
+                             operators::GroupWindowOperator::Make(single, memory_budget_bytes,
+                                                                  pipeline->port_.get(), pool));
           pipeline->operators_.push_back(std::move(group));
           break;
         }
         if (slice_window) {
-          SF_ASSIGN_OR_RAISE(auto slices, operators::SliceWindowOperator::Make(
-                                              single, memory_budget_bytes, pipeline->port_.get()));
+          SF_ASSIGN_OR_RAISE(auto slices,
+                             operators::SliceWindowOperator::Make(single, memory_budget_bytes,
+                                                                  pipeline->port_.get(), pool));
           pipeline->operators_.push_back(std::move(slices));
           break;
         }
         if (op.kind_case() == Operator::kSessionWindowAggregate) {
-          SF_ASSIGN_OR_RAISE(auto session, operators::SessionWindowOperator::Make(
-                                               single, memory_budget_bytes, pipeline->port_.get()));
+          SF_ASSIGN_OR_RAISE(auto session,
+                             operators::SessionWindowOperator::Make(single, memory_budget_bytes,
+                                                                    pipeline->port_.get(), pool));
           pipeline->operators_.push_back(std::move(session));
           break;
         }
         SF_ASSIGN_OR_RAISE(auto agg, operators::GroupAggregateOperator::Make(
-                                         single, memory_budget_bytes, pipeline->port_.get()));
+                                         single, memory_budget_bytes, pipeline->port_.get(), pool));
         pipeline->operators_.push_back(std::move(agg));
         break;
       }
@@ -370,7 +375,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::TakeOutput(
 }
 
 int64_t Pipeline::memory_bytes() const {
-  int64_t bytes = pool_->bytes_allocated();
+  // The operators' pools are children of the island's, and each operator counts its own.
+  int64_t bytes = pool_->own_bytes();
   for (const auto& op : operators_) bytes += op->MemoryBytes();
   return bytes;
 }

@@ -89,7 +89,8 @@ class Pipeline {
     return source_rows_identity_ ? nullptr : &source_rows_;
   }
 
-  // Bytes held: the island's pool and what its operators hold beyond it.
+  // Bytes held: the island's pool (its operators' pools are children of it, counted once) and
+  // what its operators hold beyond it.
   int64_t memory_bytes() const;
 
   const type::RowType& input_type() const { return input_type_; }

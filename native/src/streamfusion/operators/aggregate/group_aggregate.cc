@@ -19,13 +19,14 @@ GroupAggregate::GroupAggregate() = default;
 GroupAggregate::~GroupAggregate() = default;
 
 Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& plan,
-                                                             int64_t memory_budget_bytes) {
+                                                             int64_t memory_budget_bytes,
+                                                             memory::AccountingPool* island_pool) {
   if (plan.operators_size() != 1 || !plan.operators(0).has_group_aggregate()) {
     return InternalError("A group aggregation plan has exactly one GroupAggregateNode");
   }
   const plan::GroupAggregateNode& node = plan.operators(0).group_aggregate();
   std::unique_ptr<GroupAggregate> agg(new GroupAggregate());
-  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
+  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes, island_pool);
   SF_ASSIGN_OR_RAISE(agg->input_type_, type::FromProto(plan.input_type()));
   SF_ASSIGN_OR_RAISE(agg->output_type_, type::FromProto(plan.output_type()));
   agg->grouping_.assign(node.grouping().begin(), node.grouping().end());

@@ -83,8 +83,9 @@ constexpr int8_t kClearDistinctMaps = 4;
 class GroupAggregate {
  public:
   // `plan` holds one GroupAggregateNode; its input and output types are the node's.
-  static Result<std::unique_ptr<GroupAggregate>> Make(const plan::Plan& plan,
-                                                      int64_t memory_budget_bytes);
+  static Result<std::unique_ptr<GroupAggregate>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes,
+      memory::AccountingPool* island_pool = nullptr);
   ~GroupAggregate();
 
   // Step 1. `offsets` has num_rows + 1 entries into `rows`.

@@ -42,9 +42,10 @@ Result<int32_t> SplitValueList(std::string_view list, batch::BinaryRowBuffer* ou
 }  // namespace
 
 Result<std::unique_ptr<GroupAggregateOperator>> GroupAggregateOperator::Make(
-    const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port) {
+    const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+    memory::AccountingPool* island_pool) {
   if (port == nullptr) return InternalError("A group aggregation needs a state port");
-  SF_ASSIGN_OR_RAISE(auto agg, GroupAggregate::Make(plan, memory_budget_bytes));
+  SF_ASSIGN_OR_RAISE(auto agg, GroupAggregate::Make(plan, memory_budget_bytes, island_pool));
   agg->set_encode_images(false);
   SF_ASSIGN_OR_RAISE(auto output_type, type::FromProto(plan.output_type()));
   std::unique_ptr<GroupAggregateOperator> op(

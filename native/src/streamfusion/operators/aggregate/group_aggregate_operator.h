@@ -31,9 +31,9 @@ namespace streamfusion::operators {
 class GroupAggregateOperator : public SingleOutputOperator {
  public:
   // `plan` holds one GroupAggregateNode; `port` (owned by the island) serves its state.
-  static Result<std::unique_ptr<GroupAggregateOperator>> Make(const plan::Plan& plan,
-                                                              int64_t memory_budget_bytes,
-                                                              state::StatePort* port);
+  static Result<std::unique_ptr<GroupAggregateOperator>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+      memory::AccountingPool* island_pool = nullptr);
 
   const type::RowType& output_type() const override { return output_type_; }
   Status AddInput(Batch input) override;

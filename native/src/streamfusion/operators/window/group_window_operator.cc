@@ -4,16 +4,16 @@
 
 namespace streamfusion::operators {
 
-Result<std::unique_ptr<GroupWindowOperator>> GroupWindowOperator::Make(const plan::Plan& plan,
-                                                                       int64_t memory_budget_bytes,
-                                                                       state::StatePort* port) {
+Result<std::unique_ptr<GroupWindowOperator>> GroupWindowOperator::Make(
+    const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+    memory::AccountingPool* island_pool) {
   if (port == nullptr) return InternalError("A group window aggregation needs a state port");
   const plan::WindowAggregateNode& node = plan.operators(0).window_aggregate();
   if (!node.legacy() || node.mode() != plan::WindowAggregateNode::ONE_PHASE ||
       node.window() == plan::WindowAggregateNode::CUMULATE) {
     return InternalError("Not a legacy TUMBLE or HOP group window");
   }
-  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes));
+  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes, island_pool));
   agg->set_encode_fired_images(false);
   std::vector<int32_t> lanes;
   for (int32_t m = 0; m < agg->num_maps(); ++m) lanes.push_back(agg->lanes(m));

@@ -40,9 +40,9 @@ namespace streamfusion::operators {
 class GroupWindowOperator : public TimerWindowOperator {
  public:
   // `plan` holds one legacy WindowAggregateNode; `port` (owned by the island) serves its state.
-  static Result<std::unique_ptr<GroupWindowOperator>> Make(const plan::Plan& plan,
-                                                           int64_t memory_budget_bytes,
-                                                           state::StatePort* port);
+  static Result<std::unique_ptr<GroupWindowOperator>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+      memory::AccountingPool* island_pool = nullptr);
 
   const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries its rows' arrival times (Batch::times), all in one pane.

@@ -6,12 +6,12 @@
 namespace streamfusion::operators {
 
 Result<std::unique_ptr<LocalWindowAggregateOperator>> LocalWindowAggregateOperator::Make(
-    const plan::Plan& plan, int64_t memory_budget_bytes) {
+    const plan::Plan& plan, int64_t memory_budget_bytes, memory::AccountingPool* island_pool) {
   if (plan.operators_size() != 1 || !plan.operators(0).has_window_aggregate() ||
       plan.operators(0).window_aggregate().mode() != plan::WindowAggregateNode::LOCAL) {
     return InternalError("An island runs a window aggregation only in its LOCAL phase");
   }
-  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes));
+  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes, island_pool));
   const int64_t buffer_rows = plan.operators(0).window_aggregate().buffer_rows();
   return std::unique_ptr<LocalWindowAggregateOperator>(
       new LocalWindowAggregateOperator(std::move(agg), buffer_rows));

@@ -22,8 +22,9 @@ class LocalWindowAggregateOperator final : public SingleOutputOperator {
  public:
   // `plan` holds one WindowAggregateNode of mode LOCAL; its input and output types are the
   // node's.
-  static Result<std::unique_ptr<LocalWindowAggregateOperator>> Make(const plan::Plan& plan,
-                                                                    int64_t memory_budget_bytes);
+  static Result<std::unique_ptr<LocalWindowAggregateOperator>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes,
+      memory::AccountingPool* island_pool = nullptr);
 
   const type::RowType& output_type() const override { return agg_->output_type(); }
   Status AddInput(Batch input) override;

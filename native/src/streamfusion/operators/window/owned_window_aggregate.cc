@@ -80,11 +80,14 @@ class SectionReader {
 
 }  // namespace
 
-OwnedWindowAggregate::~OwnedWindowAggregate() = default;
+OwnedWindowAggregate::~OwnedWindowAggregate() {
+  if (charged_ > 0) agg_->pool()->Release(charged_);
+}
 
 Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
-    const plan::Plan& plan, int64_t memory_budget_bytes, int32_t max_parallelism) {
-  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes));
+    const plan::Plan& plan, int64_t memory_budget_bytes, int32_t max_parallelism,
+    memory::AccountingPool* island_pool) {
+  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes, island_pool));
   if (agg->mode_ == Node::LOCAL) {
     return InternalError("A LOCAL window aggregation has no state to own");
   }
@@ -155,10 +158,23 @@ void OwnedWindowAggregate::EraseIfIdle(KeyState* key) {
   keys_.erase(*key->image);
 }
 
-Status OwnedWindowAggregate::CheckBudget() const {
-  if (budget_ <= 0) return Status::OK();
-  const int64_t used = state_bytes_ + agg_->memory_bytes();
-  if (used <= budget_) return Status::OK();
+Status OwnedWindowAggregate::CheckBudget() {
+  memory::AccountingPool* pool = agg_->pool();
+  const int64_t held = state_bytes_ + agg_->memory_bytes() - pool->bytes_allocated();
+  if (held <= charged_) {
+    pool->Release(charged_ - held);
+    charged_ = held;
+    return Status::OK();
+  }
+  Status charged = pool->Reserve(held - charged_);
+  if (charged.ok()) {
+    charged_ = held;
+    return Status::OK();
+  }
+  if (!charged.IsOutOfMemory()) return charged;
+  memory::AccountingPool* island = pool;
+  while (island->parent() != nullptr) island = island->parent();
+  const int64_t used = island->bytes_allocated() + held - charged_;
   return arrow::Status::OutOfMemory(
       "StreamFusion native memory budget exceeded (streamfusion.memory.budget): the native window"
       " state holds ",
@@ -389,7 +405,8 @@ Status OwnedWindowAggregate::Restore(int32_t key_group, const uint8_t* data, int
 }
 
 int64_t OwnedWindowAggregate::memory_bytes() const {
-  return agg_->memory_bytes() + state_bytes_ +
+  // The pool's bytes include what CheckBudget charged for the state.
+  return agg_->memory_bytes() - charged_ + state_bytes_ +
          static_cast<int64_t>(fire_keys_.bytes.capacity() + fire_accs_.bytes.capacity() +
                               group_accs_.bytes.capacity() + output_.bytes.capacity() +
                               snapshot_.capacity());

@@ -34,6 +34,7 @@
 
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
+#include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/plan.pb.h"
 
 namespace streamfusion::operators {
@@ -43,9 +44,9 @@ class WindowAggregate;
 class OwnedWindowAggregate {
  public:
   // `plan` holds one event-time WindowAggregateNode that is ONE_PHASE or GLOBAL, in UTC.
-  static Result<std::unique_ptr<OwnedWindowAggregate>> Make(const plan::Plan& plan,
-                                                            int64_t memory_budget_bytes,
-                                                            int32_t max_parallelism);
+  static Result<std::unique_ptr<OwnedWindowAggregate>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes, int32_t max_parallelism,
+      memory::AccountingPool* island_pool = nullptr);
   ~OwnedWindowAggregate();
 
   // Combines `num_rows` input row images into state at watermark `watermark`.
@@ -99,7 +100,9 @@ class OwnedWindowAggregate {
   Status FireCumulativeWindow(KeyState* key, int64_t window_end);
   void QueueFire(KeyState* key, int64_t window_end, const std::string* const* accs, int32_t n);
   Status DrainFires();
-  Status CheckBudget() const;
+  // Charges the state and the aggregation's reusable buffers (held outside Arrow buffers) to the
+  // aggregation's pool, so the island's one budget bounds them with everything else it holds.
+  Status CheckBudget();
   // Add's work once agg_ has prepared the rows.
   Status CombinePrepared(int64_t watermark);
   void EraseIfIdle(KeyState* key);
@@ -111,6 +114,8 @@ class OwnedWindowAggregate {
   std::unordered_map<std::string, KeyState> keys_;
   std::set<Timer> timers_;
   int64_t state_bytes_ = 0;
+  // What CheckBudget last charged to the pool.
+  int64_t charged_ = 0;
 
   // Fires queued by Advance: keys, window ends, slice accumulators (slices_per_window each);
   // CUMULATE: each fire's key and first slice, and whether its merged accumulator is kept.

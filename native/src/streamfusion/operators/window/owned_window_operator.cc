@@ -6,12 +6,13 @@
 namespace streamfusion::operators {
 
 Result<std::unique_ptr<OwnedWindowOperator>> OwnedWindowOperator::Make(
-    const plan::Plan& plan, int64_t memory_budget_bytes) {
+    const plan::Plan& plan, int64_t memory_budget_bytes, memory::AccountingPool* island_pool) {
   const int32_t key_groups = plan.operators(0).window_aggregate().owned_state_key_groups();
   if (key_groups <= 0) {
     return InternalError("A window aggregation over Flink state does not run in an island");
   }
-  SF_ASSIGN_OR_RAISE(auto agg, OwnedWindowAggregate::Make(plan, memory_budget_bytes, key_groups));
+  SF_ASSIGN_OR_RAISE(
+      auto agg, OwnedWindowAggregate::Make(plan, memory_budget_bytes, key_groups, island_pool));
   agg->set_arrow_output(true);
   return std::unique_ptr<OwnedWindowOperator>(new OwnedWindowOperator(std::move(agg)));
 }

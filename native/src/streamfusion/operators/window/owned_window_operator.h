@@ -17,8 +17,9 @@ class OwnedWindowOperator : public Operator {
  public:
   // `plan` holds one WindowAggregateNode with owned_state_key_groups > 0; its state is bounded
   // by `memory_budget_bytes`.
-  static Result<std::unique_ptr<OwnedWindowOperator>> Make(const plan::Plan& plan,
-                                                           int64_t memory_budget_bytes);
+  static Result<std::unique_ptr<OwnedWindowOperator>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes,
+      memory::AccountingPool* island_pool = nullptr);
 
   const type::RowType& output_type() const override { return agg_->output_type(); }
   Status AddInput(Batch input) override;

@@ -63,14 +63,14 @@ SessionWindowAggregate::SessionWindowAggregate() = default;
 SessionWindowAggregate::~SessionWindowAggregate() = default;
 
 Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
-    const plan::Plan& plan, int64_t memory_budget_bytes) {
+    const plan::Plan& plan, int64_t memory_budget_bytes, memory::AccountingPool* island_pool) {
   if (plan.operators_size() != 1 || !plan.operators(0).has_session_window_aggregate()) {
     return InternalError("A session window aggregation plan has exactly one node");
   }
   const plan::SessionWindowAggregateNode& node = plan.operators(0).session_window_aggregate();
   const plan::GroupAggregateNode& aggregate = node.aggregate();
   std::unique_ptr<SessionWindowAggregate> agg(new SessionWindowAggregate());
-  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
+  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes, island_pool);
   SF_ASSIGN_OR_RAISE(agg->input_type_, type::FromProto(plan.input_type()));
   SF_ASSIGN_OR_RAISE(agg->output_type_, type::FromProto(plan.output_type()));
   agg->grouping_.assign(aggregate.grouping().begin(), aggregate.grouping().end());

@@ -74,8 +74,9 @@ class SessionWindowAggregate {
   static constexpr int kClearedWidth = 3;
 
   // `plan` holds one SessionWindowAggregateNode; its input and output types are the node's.
-  static Result<std::unique_ptr<SessionWindowAggregate>> Make(const plan::Plan& plan,
-                                                              int64_t memory_budget_bytes);
+  static Result<std::unique_ptr<SessionWindowAggregate>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes,
+      memory::AccountingPool* island_pool = nullptr);
   ~SessionWindowAggregate();
 
   // Step 1. `offsets` has num_rows + 1 entries into `rows`.

@@ -12,9 +12,11 @@ using Width = SessionWindowAggregate;
 }  // namespace
 
 Result<std::unique_ptr<SessionWindowOperator>> SessionWindowOperator::Make(
-    const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port) {
+    const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+    memory::AccountingPool* island_pool) {
   if (port == nullptr) return InternalError("A session window aggregation needs a state port");
-  SF_ASSIGN_OR_RAISE(auto agg, SessionWindowAggregate::Make(plan, memory_budget_bytes));
+  SF_ASSIGN_OR_RAISE(auto agg,
+                     SessionWindowAggregate::Make(plan, memory_budget_bytes, island_pool));
   agg->set_encode_fired_images(false);
   std::vector<int32_t> lanes;
   for (int32_t m = 0; m < agg->num_maps(); ++m) lanes.push_back(agg->lanes(m));

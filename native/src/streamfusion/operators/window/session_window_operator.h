@@ -47,9 +47,9 @@ namespace streamfusion::operators {
 class SessionWindowOperator : public TimerWindowOperator {
  public:
   // `plan` holds one SessionWindowAggregateNode; `port` (owned by the island) serves its state.
-  static Result<std::unique_ptr<SessionWindowOperator>> Make(const plan::Plan& plan,
-                                                             int64_t memory_budget_bytes,
-                                                             state::StatePort* port);
+  static Result<std::unique_ptr<SessionWindowOperator>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+      memory::AccountingPool* island_pool = nullptr);
 
   const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries each row's arrival time (Batch::times).

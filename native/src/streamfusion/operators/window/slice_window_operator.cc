@@ -26,15 +26,15 @@ batch::BinaryRowBuffer AnsweredImages(const state::StatePort& port,
 
 }  // namespace
 
-Result<std::unique_ptr<SliceWindowOperator>> SliceWindowOperator::Make(const plan::Plan& plan,
-                                                                       int64_t memory_budget_bytes,
-                                                                       state::StatePort* port) {
+Result<std::unique_ptr<SliceWindowOperator>> SliceWindowOperator::Make(
+    const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+    memory::AccountingPool* island_pool) {
   if (port == nullptr) return InternalError("A window aggregation over Flink state needs a port");
   const Node& node = plan.operators(0).window_aggregate();
   if (node.legacy() || node.mode() == Node::LOCAL || node.owned_state_key_groups() != 0) {
     return InternalError("Not a window TVF aggregation over Flink state");
   }
-  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes));
+  SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes, island_pool));
   agg->set_encode_fired_images(false);
   std::vector<int32_t> lanes;
   for (int32_t m = 0; m < agg->num_maps(); ++m) lanes.push_back(agg->lanes(m));

@@ -54,9 +54,9 @@ class SliceWindowOperator : public TimerWindowOperator {
  public:
   // `plan` holds one ONE_PHASE or GLOBAL WindowAggregateNode without native-owned state; `port`
   // (owned by the island) serves its state.
-  static Result<std::unique_ptr<SliceWindowOperator>> Make(const plan::Plan& plan,
-                                                           int64_t memory_budget_bytes,
-                                                           state::StatePort* port);
+  static Result<std::unique_ptr<SliceWindowOperator>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
+      memory::AccountingPool* island_pool = nullptr);
 
   const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries its rows' arrival times (Batch::times), shifted to the

@@ -34,15 +34,15 @@ bool WindowAggregate::IsWindowFired(int64_t window_end, int64_t progress) {
 WindowAggregate::WindowAggregate() = default;
 WindowAggregate::~WindowAggregate() = default;
 
-Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(const plan::Plan& plan,
-                                                               int64_t memory_budget_bytes) {
+Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Make(
+    const plan::Plan& plan, int64_t memory_budget_bytes, memory::AccountingPool* island_pool) {
   if (plan.operators_size() != 1 || !plan.operators(0).has_window_aggregate()) {
     return InternalError("A window aggregation plan has exactly one WindowAggregateNode");
   }
   const Node& node = plan.operators(0).window_aggregate();
   const plan::GroupAggregateNode& aggregate = node.aggregate();
   std::unique_ptr<WindowAggregate> agg(new WindowAggregate());
-  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
+  agg->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes, island_pool);
   SF_ASSIGN_OR_RAISE(agg->input_type_, type::FromProto(plan.input_type()));
   SF_ASSIGN_OR_RAISE(agg->output_type_, type::FromProto(plan.output_type()));
   agg->grouping_.assign(aggregate.grouping().begin(), aggregate.grouping().end());

@@ -78,8 +78,9 @@ class WindowAggregate {
   static bool IsWindowFired(int64_t window_end, int64_t progress);
 
   // `plan` holds one WindowAggregateNode; its input and output types are the node's.
-  static Result<std::unique_ptr<WindowAggregate>> Make(const plan::Plan& plan,
-                                                       int64_t memory_budget_bytes);
+  static Result<std::unique_ptr<WindowAggregate>> Make(
+      const plan::Plan& plan, int64_t memory_budget_bytes,
+      memory::AccountingPool* island_pool = nullptr);
   ~WindowAggregate();
 
   // Step 1. `offsets` has num_rows + 1 entries into `rows`. `time` is the current watermark

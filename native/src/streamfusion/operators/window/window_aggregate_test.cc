@@ -662,8 +662,8 @@ TEST(WindowAggregateTest, LocalEmitsOneAccumulatorRowPerKeyAndSlice) {
 // The same LOCAL aggregation in an island behind a Calc (plan::Pipeline): the Calc's Arrow
 // output is combined directly, without row images between them, with the same result as the
 // images path for the rows the Calc keeps; the accumulator rows descend from no input row.
-TEST(WindowAggregateTest, LocalRunsInAnIslandBehindACalc) {
-  const auto local = MakePlan(Node::TUMBLE, 1'000, 1'000, Node::LOCAL);
+// An island of a Calc (WHERE v <> 2) and the LOCAL phase of `local`.
+plan::Plan CalcThenLocal(const plan::Plan& local) {
   plan::Plan island;
   *island.mutable_input_type() = local.input_type();
   *island.mutable_output_type() = local.output_type();
@@ -678,6 +678,12 @@ TEST(WindowAggregateTest, LocalRunsInAnIslandBehindACalc) {
   *calc->mutable_calc()->add_projections() = expression::testing::Ref(1, Ts3());
   *calc->mutable_calc()->add_projections() = expression::testing::Ref(2, BigInt());
   *island.add_operators() = local.operators(0);
+  return island;
+}
+
+TEST(WindowAggregateTest, LocalRunsInAnIslandBehindACalc) {
+  const auto local = MakePlan(Node::TUMBLE, 1'000, 1'000, Node::LOCAL);
+  plan::Plan island = CalcThenLocal(local);
   auto pipeline = plan::Pipeline::Make(island, 1 << 20);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status().ToString();
   const batch::BinaryRowBuffer images =
@@ -718,6 +724,62 @@ TEST(WindowAggregateTest, LocalRunsInAnIslandBehindACalc) {
   // An operator of an island that is not the last must declare the type it emits.
   island.mutable_operators(0)->clear_output_type();
   EXPECT_FALSE(plan::Pipeline::Make(island, 1 << 20).ok());
+}
+
+// One budget bounds an island: the pool of the aggregation inside it is a child of the island's
+// pool, so the Calc's batches the local buffer keeps and the copy the aggregation makes of them
+// count together. Measured first without a budget: the kept batches; then with a budget of
+// one and a half times that, combining them (which needs a second copy) is refused with the
+// budget's name, and with three times that it fits and the island's pool saw both copies.
+TEST(WindowAggregateTest, AnIslandHasOneMemoryBudget) {
+  auto local = MakePlan(Node::TUMBLE, 1'000, 1'000, Node::LOCAL);
+  local.mutable_operators(0)->mutable_window_aggregate()->set_buffer_rows(1'000'000);
+  const plan::Plan island = CalcThenLocal(local);
+  std::vector<Row> rows;
+  for (int32_t i = 0; i < 20'000; ++i) rows.push_back({i % 97, 10 * i, i % 5 == 2 ? 2 : i});
+  const batch::BinaryRowBuffer images = Images(rows);
+  auto input = batch::DecodeBinaryRows(InputType(), images.bytes.data(), images.offsets.data(),
+                                       images.num_rows(), arrow::default_memory_pool());
+  ASSERT_TRUE(input.ok()) << input.status().ToString();
+  auto keep_four = [&](plan::Pipeline* pipeline) {
+    for (int i = 0; i < 4; ++i) {
+      auto kept = pipeline->Process(*input);
+      ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+      ASSERT_EQ((*kept)->num_rows(), 0);
+    }
+  };
+  int64_t kept_bytes = 0;
+  {
+    auto unbounded = plan::Pipeline::Make(island, 0);
+    ASSERT_TRUE(unbounded.ok()) << unbounded.status().ToString();
+    keep_four(unbounded->get());
+    kept_bytes = (*unbounded)->pool()->bytes_allocated();
+    ASSERT_GT(kept_bytes, 100'000);
+  }
+  const int64_t global_before = memory::AccountingPool::GlobalBytesInUse();
+  {
+    auto tight = plan::Pipeline::Make(island, kept_bytes * 3 / 2);
+    ASSERT_TRUE(tight.ok()) << tight.status().ToString();
+    keep_four(tight->get());
+    auto combined = (*tight)->Flush();
+    ASSERT_TRUE(combined.status().IsOutOfMemory()) << combined.status().ToString();
+    EXPECT_NE(combined.status().message().find("streamfusion.memory.budget"), std::string::npos);
+    EXPECT_LE((*tight)->pool()->max_memory(), kept_bytes * 3 / 2);
+  }
+  {
+    auto roomy = plan::Pipeline::Make(island, kept_bytes * 3);
+    ASSERT_TRUE(roomy.ok()) << roomy.status().ToString();
+    keep_four(roomy->get());
+    auto combined = (*roomy)->Flush();
+    ASSERT_TRUE(combined.ok()) << combined.status().ToString();
+    EXPECT_GT((*combined)->num_rows(), 0);
+    EXPECT_GT((*roomy)->pool()->max_memory(), kept_bytes * 3 / 2);
+    EXPECT_LE((*roomy)->pool()->max_memory(), kept_bytes * 3);
+    // Counted once in the process-wide figure.
+    EXPECT_EQ(memory::AccountingPool::GlobalBytesInUse() - global_before,
+              (*roomy)->pool()->bytes_allocated());
+  }
+  EXPECT_EQ(memory::AccountingPool::GlobalBytesInUse(), global_before);
 }
 
 TEST(WindowAggregateTest, TwoPhaseRefusesSumsOfDoubles) {
