@@ -8,6 +8,7 @@ Batch SliceRows(const Batch& batch, int64_t offset, int64_t length) {
   Batch slice;
   slice.rows = batch.rows->Slice(offset, length);
   slice.times = batch.times;
+  slice.timestamped = batch.timestamped;
   if (batch.identity) {
     slice.identity = offset == 0;
     if (!slice.identity) {
@@ -71,6 +72,7 @@ Status StatelessOperator::AddInput(Batch input) {
   Batch out;
   out.rows = std::move(rows);
   out.times = std::move(input.times);
+  out.timestamped = input.timestamped && KeepsTimestamps();
   if (identity) {
     out.source_rows = std::move(input.source_rows);
     out.identity = input.identity;

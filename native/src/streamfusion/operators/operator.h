@@ -49,13 +49,18 @@ struct Batch {
   // Schema type::ToArrowSchema(row type), with the "$row_kind" column (Flink's RowKind bytes).
   std::shared_ptr<arrow::RecordBatch> rows;
 
-  // For each row, the row of the island's input batch it descends from, so that the JVM side
-  // gives each output record its input record's timestamp (as Flink's Calc and GroupAggFunction
-  // keep the timestamp of the record they process). Empty with `identity` set when output row i
-  // is input row i; empty with `identity` unset when the rows descend from no input row (fired
-  // windows, a mini-batch bundle), which Flink emits without a timestamp.
+  // For each row, the row of the island's input batch it descends from: the JVM side gives each
+  // output record its input record's timestamp where `timestamped` (as GroupAggFunction and the
+  // watermark assigner keep the timestamp of the record they process), and operators on
+  // processing time read the row's `times`. Empty with `identity` set when output row i is input
+  // row i; empty with `identity` unset when the rows descend from no input row (fired windows, a
+  // mini-batch bundle), which Flink emits without a timestamp.
   std::vector<int64_t> source_rows;
   bool identity = true;
+  // Whether the rows' records still carry their input records' timestamps. Unset once an
+  // operator emitted them in records of its own, without a timestamp (Flink's generated Calc
+  // does: its output record is not its input record), while source_rows still name the rows.
+  bool timestamped = true;
 
   // Per row of the island's input batch, indexed as source_rows: a time the shell passed with
   // it (each row's arrival, for an operator on processing time that takes it per record, as
@@ -161,6 +166,8 @@ class StatelessOperator : public SingleOutputOperator {
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Compute(
       const std::shared_ptr<arrow::RecordBatch>& input, std::vector<int64_t>* kept,
       bool* identity) = 0;
+  // Whether its output records keep the timestamps of its input records.
+  virtual bool KeepsTimestamps() const { return true; }
 };
 
 }  // namespace streamfusion::operators

@@ -353,7 +353,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::TakeOutput(
     SF_ASSIGN_OR_RAISE(auto empty, arrow::RecordBatch::MakeEmpty(schema, pool_.get()));
     return empty;
   }
-  if (batches.size() == 1 && batches[0].identity) {
+  if (batches.size() == 1 && batches[0].identity && batches[0].timestamped) {
     return std::move(batches[0].rows);
   }
   // Per output row: its island input row, or -1 when it descends from none.
@@ -362,7 +362,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::TakeOutput(
   for (auto& batch : batches) {
     const int64_t n = batch.rows->num_rows();
     for (int64_t i = 0; i < n; ++i) {
-      source_rows_.push_back(batch.identity ? i
+      source_rows_.push_back(!batch.timestamped ? -1
+                             : batch.identity   ? i
                              : batch.source_rows.empty()
                                  ? -1
                                  : batch.source_rows[static_cast<size_t>(i)]);

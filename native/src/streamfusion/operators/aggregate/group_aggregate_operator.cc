@@ -398,6 +398,7 @@ Status GroupAggregateOperator::Finish() {
   if (out.rows == nullptr) return InternalError("A group aggregation batch ended without output");
   out.identity = false;
   // GroupAggFunction's output keeps its input record's timestamp; a bundle's has none.
+  out.timestamped = input_.timestamped;
   if (agg_->mode_ == plan::GroupAggregateNode::GROUP_AGG) {
     const std::vector<int32_t>& sources = agg_->source_rows();
     out.source_rows.resize(sources.size());

@@ -28,6 +28,9 @@ class CalcOperator final : public StatelessOperator {
       const std::shared_ptr<arrow::RecordBatch>& input, std::vector<int64_t>* kept,
       bool* identity) override;
 
+  // Flink's generated Calc emits each row in a record of its own, without a timestamp.
+  bool KeepsTimestamps() const override { return false; }
+
  private:
   CalcOperator() = default;
 

@@ -43,7 +43,7 @@ public final class BoundaryProfile {
                     long t0 = System.nanoTime();
                     for (long i = start; i < Math.min(rows, start + batchSize); i++) {
                         RowData row = GenericRowData.of(i + 1, (int) (i + 1));
-                        batch.add(row, RowImageBatch.NO_TIMESTAMP);
+                        batch.addUntimed(row);
                     }
                     long t1 = System.nanoTime();
                     long result =

@@ -57,7 +57,7 @@ class EntryTransposeTest {
                             GenericRowData.of(StringData.fromString(s + s), (long) -i));
             // Not encoded yet, as a source builds it.
             assertThat(((BinaryStringData) row.getString(0)).getBinarySection()).isNull();
-            batch.add(row, RowImageBatch.NO_TIMESTAMP);
+            batch.addUntimed(row);
             GenericRowData fresh =
                     GenericRowData.of(
                             StringData.fromString(s),

@@ -91,7 +91,7 @@ class KeyGroupParityTest {
                     expected[i] =
                             KeyGroupRangeAssignment.assignToKeyGroup(
                                     selector.getKey(row), maxParallelism);
-                    batch.add(row, RowImageBatch.NO_TIMESTAMP);
+                    batch.addUntimed(row);
                 }
                 int[] actual = new int[BATCH];
                 NativeLib.keyGroups(

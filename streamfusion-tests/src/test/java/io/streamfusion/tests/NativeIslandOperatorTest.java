@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.streamfusion.plan.DataType;
+import io.streamfusion.plan.Expr;
+import io.streamfusion.plan.Field;
+import io.streamfusion.plan.Operator;
+import io.streamfusion.plan.Plan;
+import io.streamfusion.plan.WatermarkAssignerNode;
 import io.streamfusion.runtime.island.NativeIslandOperator;
 import io.streamfusion.runtime.island.ShellSpec;
 
@@ -12,9 +18,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 
@@ -22,9 +30,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The operator shell in Flink's operator test harness: each output record keeps the timestamp (or
- * the absence of one) of the input record it came from, as Flink's Calc does, rows keep their
- * RowKind, and a watermark is forwarded only after the rows before it.
+ * The operator shell in Flink's operator test harness: each output record carries the timestamp
+ * stock Flink's operators give it (none after a Calc; its input record's, Long.MIN_VALUE included,
+ * through a watermark assigner), rows keep their RowKind, and a watermark is forwarded only after
+ * the rows before it.
  */
 class NativeIslandOperatorTest {
 
@@ -63,9 +72,82 @@ class NativeIslandOperatorTest {
                                     + (record.hasTimestamp() ? record.getTimestamp() : "none"));
                 }
             }
+            // Flink's generated Calc emits its rows in records without a timestamp.
             assertEquals(
-                    List.of("+I 12 @200", "-D 43 @300", "+I 21 @none", "watermark 250"), output);
+                    List.of("+I 12 @none", "-D 43 @none", "+I 21 @none", "watermark 250"), output);
         }
+    }
+
+    /**
+     * Flink's WatermarkAssignerOperator forwards each record as it came: a timestamp, none, or
+     * Long.MIN_VALUE (what a FLIP-27 source without a timestamp assigner stamps), which the island
+     * must not turn into none. Row images once used Long.MIN_VALUE to mean "no timestamp".
+     */
+    @Test
+    void aWatermarkAssignerKeepsEveryRecordsTimestamp() throws Exception {
+        RowType input = RowType.of(new IntType(), new TimestampType(3));
+        NativeIslandOperator operator =
+                new NativeIslandOperator(
+                        ShellSpec.builder(assignerPlan(), input, 1).batches(4, 60_000).build());
+        try (OneInputStreamOperatorTestHarness<RowData, RowData> harness =
+                new OneInputStreamOperatorTestHarness<>(operator, new RowDataSerializer(input))) {
+            harness.open();
+            TimestampData ts = TimestampData.fromEpochMillis(1_000);
+            harness.processElement(new StreamRecord<>(GenericRowData.of(1, ts), 100L));
+            harness.processElement(new StreamRecord<>(GenericRowData.of(2, ts), Long.MIN_VALUE));
+            harness.processElement(new StreamRecord<>(GenericRowData.of(3, ts)));
+            harness.processElement(new StreamRecord<>(GenericRowData.of(4, ts), Long.MAX_VALUE));
+            harness.endInput();
+
+            List<String> output = new ArrayList<>();
+            for (Object element : harness.getOutput()) {
+                if (element instanceof StreamRecord) {
+                    StreamRecord<?> record = (StreamRecord<?>) element;
+                    output.add(
+                            ((RowData) record.getValue()).getInt(0)
+                                    + " @"
+                                    + (record.hasTimestamp() ? record.getTimestamp() : "none"));
+                }
+            }
+            assertEquals(
+                    List.of("1 @100", "2 @" + Long.MIN_VALUE, "3 @none", "4 @" + Long.MAX_VALUE),
+                    output);
+        }
+    }
+
+    /** WATERMARK FOR ts AS ts over (a INT, ts TIMESTAMP(3)). */
+    private static byte[] assignerPlan() {
+        DataType timestamp =
+                DataType.newBuilder()
+                        .setKind(DataType.Kind.TIMESTAMP)
+                        .setPrecision(3)
+                        .setNullable(true)
+                        .build();
+        io.streamfusion.plan.RowType row =
+                io.streamfusion.plan.RowType.newBuilder()
+                        .addFields(
+                                Field.newBuilder()
+                                        .setName("a")
+                                        .setType(
+                                                DataType.newBuilder()
+                                                        .setKind(DataType.Kind.INT)
+                                                        .setNullable(true)))
+                        .addFields(Field.newBuilder().setName("ts").setType(timestamp))
+                        .build();
+        return Plan.newBuilder()
+                .setInputType(row)
+                .setOutputType(row)
+                .addOperators(
+                        Operator.newBuilder()
+                                .setWatermarkAssigner(
+                                        WatermarkAssignerNode.newBuilder()
+                                                .setRowtimeIndex(1)
+                                                .setWatermark(
+                                                        Expr.newBuilder()
+                                                                .setType(timestamp)
+                                                                .setInputRef(1))))
+                .build()
+                .toByteArray();
     }
 
     /**

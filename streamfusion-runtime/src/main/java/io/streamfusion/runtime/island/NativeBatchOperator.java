@@ -172,9 +172,11 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
-        batch.add(
-                element.getValue(),
-                element.hasTimestamp() ? element.getTimestamp() : RowImageBatch.NO_TIMESTAMP);
+        if (element.hasTimestamp()) {
+            batch.add(element.getValue(), element.getTimestamp());
+        } else {
+            batch.addUntimed(element.getValue());
+        }
         if (batch.numRows() >= batchSize) {
             flushGuarded();
         } else if (!flushTimerPending && flushesOnTimer()) {
@@ -224,8 +226,10 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
 
     /**
      * Emits {@code rows} output row images. When {@code sources} is given, output row i keeps the
-     * timestamp of input row sources[i] (as Flink's Calc and GroupAggFunction do), none where
-     * sources[i] is -1; otherwise the records carry none.
+     * timestamp of input row sources[i], Long.MIN_VALUE included (as Flink's GroupAggFunction and
+     * watermark assigner do), none where sources[i] is -1 or that row had none (the native side
+     * gives -1 after a Calc, whose generated code emits records without a timestamp); otherwise the
+     * records carry none.
      */
     protected void emit(MemorySegment bytes, int[] offsets, int rows, @Nullable int[] sources)
             throws Exception {
@@ -277,7 +281,6 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
             emitWatermarksBefore(watermarks, next);
             return;
         }
-        long[] timestamps = batch.timestamps();
         emitter.emit(
                 bytes,
                 offsets,
@@ -285,11 +288,10 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
                 row -> {
                     emitWatermarksBefore(watermarks, next);
                     int source = sources[next[0]++];
-                    long timestamp = source < 0 ? RowImageBatch.NO_TIMESTAMP : timestamps[source];
-                    if (timestamp == RowImageBatch.NO_TIMESTAMP) {
+                    if (source < 0 || !batch.hasTimestamp(source)) {
                         outRecord.eraseTimestamp();
                     } else {
-                        outRecord.setTimestamp(timestamp);
+                        outRecord.setTimestamp(batch.timestamp(source));
                     }
                     output.collect(outRecord.replace(row));
                 });

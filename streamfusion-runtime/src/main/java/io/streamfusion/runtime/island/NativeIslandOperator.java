@@ -17,13 +17,15 @@ import org.apache.flink.table.functions.FunctionContext;
  * NativeBatchOperator#openPipeline}).
  *
  * <p>Rows are collected into a batch (entry transpose) and run through the native pipeline; the
- * native output is emitted as BinaryRowData (exit transpose), each row with the timestamp of the
- * input row it descends from, or none (a local window aggregation's accumulator rows). A batch is
- * processed when it is full, before a watermark or watermark status is forwarded, before a
- * checkpoint barrier ({@link #prepareSnapshotPreBarrier}), at end of input, and, unless the island
- * ends in a local window aggregation (whose batches end where Flink's local window buffer is
- * flushed), when its oldest row has waited {@code maxDelayMillis} of processing time, so no record
- * is ever held back.
+ * native output is emitted as BinaryRowData (exit transpose), each row with the timestamp its
+ * records would carry on stock Flink: its input row's where every operator on the way keeps it (the
+ * watermark assigner, GroupAggFunction), none after a Calc (Flink's generated Calc emits records of
+ * its own, without one) and for rows that descend from no input row (a local window aggregation's
+ * accumulator rows). A batch is processed when it is full, before a watermark or watermark status
+ * is forwarded, before a checkpoint barrier ({@link #prepareSnapshotPreBarrier}), at end of input,
+ * and, unless the island ends in a local window aggregation (whose batches end where Flink's local
+ * window buffer is flushed), when its oldest row has waited {@code maxDelayMillis} of processing
+ * time, so no record is ever held back.
  *
  * <p>User-defined functions of the plan are instantiated, opened and closed here, as Flink's
  * generated Calc does; the pipeline calls them back once per batch.
@@ -108,8 +110,8 @@ public class NativeIslandOperator extends NativeBatchOperator {
             }
             throw new RuntimeException(failure);
         }
-        // Each output record keeps the timestamp of the input record it came from, as Flink's Calc
-        // does (none for rows that come from no single input record).
+        // Each output record carries the timestamp stock Flink's operators would give it (see the
+        // class comment).
         finishBatch(emitOutput(pipeline, result, batch.anyTimestamp()));
     }
 

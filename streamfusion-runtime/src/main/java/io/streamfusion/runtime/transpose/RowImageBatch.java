@@ -27,6 +27,7 @@ public final class RowImageBatch {
     private MemorySegment segment;
     private int[] offsets;
     private long[] timestamps;
+    private boolean[] hasTimestamp;
     private boolean anyTimestamp;
     private int numRows;
     private int numBytes;
@@ -40,21 +41,39 @@ public final class RowImageBatch {
         this.segment = MemorySegmentFactory.wrap(bytes);
         this.offsets = new int[expectedRows + 1];
         this.timestamps = new long[expectedRows];
+        this.hasTimestamp = new boolean[expectedRows];
     }
 
     /**
-     * Adds a row and its record's timestamp ({@link #NO_TIMESTAMP} for a record without one), which
-     * the exit transpose gives back to the output rows made from it.
+     * Adds a row and its record's timestamp (any long, Long.MIN_VALUE included), which the exit
+     * transpose gives back to the output records made from it.
      */
     public void add(RowData row, long timestamp) {
+        growRowArrays();
+        timestamps[numRows] = timestamp;
+        hasTimestamp[numRows] = true;
+        anyTimestamp = true;
+        append(row);
+    }
+
+    /** Adds a row whose record has no timestamp. */
+    public void addUntimed(RowData row) {
+        growRowArrays();
+        hasTimestamp[numRows] = false;
+        append(row);
+    }
+
+    private void growRowArrays() {
         if (numRows + 2 > offsets.length) {
             offsets = Arrays.copyOf(offsets, offsets.length * 2);
         }
         if (numRows + 1 > timestamps.length) {
             timestamps = Arrays.copyOf(timestamps, timestamps.length * 2);
+            hasTimestamp = Arrays.copyOf(hasTimestamp, hasTimestamp.length * 2);
         }
-        timestamps[numRows] = timestamp;
-        anyTimestamp |= timestamp != NO_TIMESTAMP;
+    }
+
+    private void append(RowData row) {
         if (row instanceof BinaryRowData) {
             BinaryRowData binary = (BinaryRowData) row;
             int size = binary.getSizeInBytes();
@@ -85,16 +104,19 @@ public final class RowImageBatch {
         }
     }
 
-    /** Marks a record without a timestamp. */
-    public static final long NO_TIMESTAMP = Long.MIN_VALUE;
-
     /** Whether any row of this batch came with a record timestamp. */
     public boolean anyTimestamp() {
         return anyTimestamp;
     }
 
-    public long[] timestamps() {
-        return timestamps;
+    /** Whether row {@code row}'s record had a timestamp. */
+    public boolean hasTimestamp(int row) {
+        return hasTimestamp[row];
+    }
+
+    /** Row {@code row}'s record timestamp, if {@link #hasTimestamp(int)}. */
+    public long timestamp(int row) {
+        return timestamps[row];
     }
 
     public int numRows() {

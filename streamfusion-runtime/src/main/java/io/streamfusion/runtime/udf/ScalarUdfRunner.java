@@ -125,7 +125,7 @@ final class ScalarUdfRunner {
             }
             Object external = (Object) eval.invokeExact(values);
             resultRow.setField(0, external == null ? null : result.toInternal(external));
-            results.add(resultRow, RowImageBatch.NO_TIMESTAMP);
+            results.addUntimed(resultRow);
         }
         System.arraycopy(results.offsets(), 0, resultOffsets, 0, numRows + 1);
         return results.bytes();
