@@ -1,5 +1,6 @@
 package io.streamfusion.planner;
 
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.ExplainFormat;
 import org.apache.flink.table.api.TableConfig;
@@ -11,7 +12,13 @@ import org.apache.flink.table.module.ModuleManager;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.planner.delegation.StreamPlanner;
+import org.apache.flink.table.planner.plan.ExecNodeGraphInternalPlan;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
+import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext;
+import org.apache.flink.table.planner.plan.nodes.exec.visitor.AbstractExecNodeExactlyOnceVisitor;
 
 import scala.collection.JavaConverters;
 import scala.collection.Seq;
@@ -49,6 +56,38 @@ public class NativeStreamPlanner extends StreamPlanner {
         } finally {
             processor.setSuspended(false);
         }
+    }
+
+    /**
+     * EXECUTE PLAN (and {@code executePlan}): Flink translates a compiled plan's ExecNode graph as
+     * it was deserialized, without the graph processors that run when a query is planned, so the
+     * processor runs here; a compiled plan (stock Flink JSON, see {@link #compilePlan}) thus runs
+     * natively as the query it was compiled from would. The native nodes keep the ExecNode ids of
+     * the plan, from which Flink derives the operators' uids.
+     */
+    @Override
+    public List<Transformation<?>> translatePlan(InternalPlan plan) {
+        ExecNodeGraph graph = ((ExecNodeGraphInternalPlan) plan).getExecNodeGraph();
+        ExecNodeGraph processed = processor.process(graph, new ProcessorContext(this));
+        // Flink marks the nodes it deserialized as compiled, which under the default uid setting
+        // (PLAN_ONLY) is what makes them set uids; the native nodes that replaced some of them
+        // are compiled too, or their operators would lose the plan's uids (and a savepoint its
+        // state).
+        AbstractExecNodeExactlyOnceVisitor compiled =
+                new AbstractExecNodeExactlyOnceVisitor() {
+                    @Override
+                    protected void visitNode(ExecNode<?> node) {
+                        if (node instanceof ExecNodeBase) {
+                            ((ExecNodeBase<?>) node).setCompiled(true);
+                        }
+                        visitInputs(node);
+                    }
+                };
+        processed.getRootNodes().forEach(compiled::visit);
+        beforeTranslation();
+        List<Transformation<?>> transformations = translateToPlan(processed);
+        afterTranslation();
+        return transformations;
     }
 
     /** Flink's EXPLAIN, followed by the native operators and every fallback reason. */

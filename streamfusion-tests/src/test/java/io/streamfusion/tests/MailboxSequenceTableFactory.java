@@ -36,6 +36,14 @@ public final class MailboxSequenceTableFactory implements DynamicTableSourceFact
     private static final ConfigOption<Long> ROWS_PER_SECOND =
             ConfigOptions.key("rows-per-second").longType().defaultValue(0L);
 
+    /**
+     * Whether each id passes through {@link StateJobs.FailOnce} as the source reads it, so that a
+     * test can hold the job mid-way (or fail it) without a user-defined function in its Calc, which
+     * would keep that Calc out of the native islands.
+     */
+    private static final ConfigOption<Boolean> FAIL_ONCE =
+            ConfigOptions.key("fail-once").booleanType().defaultValue(false);
+
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;
@@ -48,7 +56,7 @@ public final class MailboxSequenceTableFactory implements DynamicTableSourceFact
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(ROWS_PER_SECOND);
+        return Set.of(ROWS_PER_SECOND, FAIL_ONCE);
     }
 
     @Override
@@ -57,18 +65,24 @@ public final class MailboxSequenceTableFactory implements DynamicTableSourceFact
         helper.validate();
         ReadableConfig options = helper.getOptions();
         DataType rowType = context.getPhysicalRowDataType();
-        return new Source(rowType, options.get(NUMBER_OF_ROWS), options.get(ROWS_PER_SECOND));
+        return new Source(
+                rowType,
+                options.get(NUMBER_OF_ROWS),
+                options.get(ROWS_PER_SECOND),
+                options.get(FAIL_ONCE));
     }
 
     private static final class Source implements ScanTableSource {
         private final DataType rowType;
         private final long rows;
         private final long rowsPerSecond;
+        private final boolean failOnce;
 
-        Source(DataType rowType, long rows, long rowsPerSecond) {
+        Source(DataType rowType, long rows, long rowsPerSecond, boolean failOnce) {
             this.rowType = rowType;
             this.rows = rows;
             this.rowsPerSecond = rowsPerSecond;
+            this.failOnce = failOnce;
         }
 
         @Override
@@ -85,9 +99,14 @@ public final class MailboxSequenceTableFactory implements DynamicTableSourceFact
                     rowsPerSecond > 0
                             ? RateLimiterStrategy.perSecond(rowsPerSecond)
                             : RateLimiterStrategy.noOp();
+            boolean throughFailOnce = failOnce;
             return SourceProvider.of(
                     new DataGeneratorSource<RowData>(
-                            index -> GenericRowData.of(index + 1),
+                            index ->
+                                    GenericRowData.of(
+                                            throughFailOnce
+                                                    ? new StateJobs.FailOnce().eval(index + 1)
+                                                    : index + 1),
                             rows,
                             rate,
                             context.createTypeInformation(rowType)));
@@ -95,7 +114,7 @@ public final class MailboxSequenceTableFactory implements DynamicTableSourceFact
 
         @Override
         public DynamicTableSource copy() {
-            return new Source(rowType, rows, rowsPerSecond);
+            return new Source(rowType, rows, rowsPerSecond, failOnce);
         }
 
         @Override

@@ -11,6 +11,8 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.client.JobStatusMessage;
@@ -19,6 +21,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
+import org.apache.flink.util.ExceptionUtils;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +29,7 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -221,20 +225,52 @@ final class StateJobs {
         FailOnce.reset();
         FailOnce.holdAfter = rows / 4;
         try {
-            JobClient job = tEnv.executeSql(insert).getJobClient().get();
-            awaitHeld(job);
-            String savepoint =
-                    job.stopWithSavepoint(
-                                    false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
-                            .get();
-            assertThat(FailOnce.CALLS.size())
-                    .as("rows read before the savepoint")
-                    .isPositive()
-                    .isLessThan(rows);
-            return savepoint;
+            return stopWithSavepointWhenHeld(
+                    tEnv.executeSql(insert).getJobClient().get(), dir, rows);
         } finally {
             FailOnce.reset();
         }
+    }
+
+    /**
+     * Waits until fail_once holds rows of {@code job} back ({@link FailOnce#holdAfter} set before
+     * it started), then stops it with a savepoint in {@code dir} and returns the savepoint's path,
+     * asserting that the job read some but not all of the source's {@code rows}.
+     */
+    static String stopWithSavepointWhenHeld(JobClient job, Path dir, int rows) throws Exception {
+        awaitHeld(job);
+        String savepoint;
+        while (true) {
+            try {
+                savepoint =
+                        job.stopWithSavepoint(
+                                        false,
+                                        dir.toUri().toString(),
+                                        SavepointFormatType.CANONICAL)
+                                .get();
+                break;
+            } catch (ExecutionException e) {
+                // The source can be held before every task runs (a RocksDB task still opening
+                // its state): Flink refuses the savepoint then; the held job waits for a retry.
+                boolean notAllRunning =
+                        ExceptionUtils.findThrowable(e, CheckpointException.class)
+                                .map(
+                                        c ->
+                                                c.getCheckpointFailureReason()
+                                                        == CheckpointFailureReason
+                                                                .NOT_ALL_REQUIRED_TASKS_RUNNING)
+                                .orElse(false);
+                if (!notAllRunning || job.getJobStatus().get().isTerminalState()) {
+                    throw e;
+                }
+                Thread.sleep(POLL_MILLIS);
+            }
+        }
+        assertThat(FailOnce.CALLS.size())
+                .as("rows read before the savepoint")
+                .isPositive()
+                .isLessThan(rows);
+        return savepoint;
     }
 
     /**
