@@ -4,12 +4,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
  * {@code ./sf cluster start|stop|status|sql}: a local standalone Flink 2.2.1 cluster of the
  * distribution as shipped with the StreamFusion jar dropped into its {@code lib/} ({@link
- * LocalCluster}), and Flink's SQL Client against it.
+ * LocalCluster}), with the project's Nexmark source beside it, and Flink's SQL Client against it.
  *
  * <pre>
  * start [--stock] [--port P] [--taskmanagers N] [--slots S]
@@ -36,6 +37,7 @@ public final class ClusterCommand {
                         home,
                         flinkHome,
                         stock ? null : streamFusionJar(root),
+                        List.of(connectorsJar(root)),
                         port(home, port),
                         taskManagers,
                         slots);
@@ -112,20 +114,32 @@ public final class ClusterCommand {
         return fallback;
     }
 
+    /** The deployable StreamFusion jar (streamfusion-dist, natives inside). */
     static Path streamFusionJar(Path root) throws IOException {
-        Path target = root.resolve("streamfusion-dist/target");
+        return jar(root.resolve("streamfusion-dist/target"), "flink-streamfusion-");
+    }
+
+    /** The jar of the project's connectors (the Nexmark source), for jobs on the cluster. */
+    static Path connectorsJar(Path root) throws IOException {
+        return jar(root.resolve("streamfusion-connectors/target"), "streamfusion-connectors-");
+    }
+
+    private static Path jar(Path target, String prefix) throws IOException {
         try (Stream<Path> files = Files.list(target)) {
             return files.filter(
                             p -> {
                                 String name = p.getFileName().toString();
-                                return name.startsWith("flink-streamfusion-")
-                                        && name.endsWith(".jar");
+                                return name.startsWith(prefix) && name.endsWith(".jar");
                             })
                     .findFirst()
                     .orElseThrow(
                             () ->
                                     new IOException(
-                                            "no StreamFusion jar in " + target + ": ./sf build"));
+                                            "no "
+                                                    + prefix
+                                                    + "*.jar in "
+                                                    + target
+                                                    + ": ./sf build"));
         }
     }
 }

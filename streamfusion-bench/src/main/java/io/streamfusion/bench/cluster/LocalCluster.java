@@ -51,6 +51,7 @@ public final class LocalCluster {
     private final Path home;
     private final Path flinkHome;
     @Nullable private final Path streamFusionJar;
+    private final List<Path> connectorJars;
     private final int restPort;
     private final int taskManagers;
     private final int slots;
@@ -58,17 +59,19 @@ public final class LocalCluster {
 
     /**
      * A cluster living in {@code home}, of the distribution in {@code flinkHome} (its {@code lib/},
-     * {@code opt/}), with {@code streamFusionJar} in its {@code lib/} (null: stock Flink), its REST
-     * API and Web UI on {@code restPort}.
+     * {@code opt/}), with {@code streamFusionJar} in its {@code lib/} (null: stock Flink) and
+     * {@code connectorJars} (e.g. the Nexmark source), its REST API and Web UI on {@code restPort}.
      */
     public LocalCluster(
             Path home,
             Path flinkHome,
             @Nullable Path streamFusionJar,
+            List<Path> connectorJars,
             int restPort,
             int taskManagers,
             int slots) {
         this.home = home.toAbsolutePath();
+        this.connectorJars = List.copyOf(connectorJars);
         this.flinkHome = flinkHome.toAbsolutePath();
         this.streamFusionJar = streamFusionJar == null ? null : streamFusionJar.toAbsolutePath();
         this.restPort = restPort;
@@ -103,13 +106,27 @@ public final class LocalCluster {
                 List.of());
         awaitRest("/overview", body -> true);
         for (int i = 1; i <= taskManagers; i++) {
-            launch(
-                    "taskmanager-" + i,
-                    "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
-                    List.of("-Xmx768m", "-Xms768m", "-XX:MaxDirectMemorySize=512m"),
-                    List.of("-D", "taskmanager.resource-id=tm-" + i));
+            launchTaskManager(i);
         }
         awaitRest("/overview", body -> intField(body, "taskmanagers") >= taskManagers);
+    }
+
+    /** Starts one more TaskManager (e.g. in place of a killed one); returns its number. */
+    public int addTaskManager() throws IOException, InterruptedException {
+        int number = 1;
+        while (Files.exists(home.resolve("pids/taskmanager-" + number + ".pid"))) {
+            number++;
+        }
+        launchTaskManager(number);
+        return number;
+    }
+
+    private void launchTaskManager(int number) throws IOException {
+        launch(
+                "taskmanager-" + number,
+                "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                List.of("-Xmx768m", "-Xms768m", "-XX:MaxDirectMemorySize=512m"),
+                List.of("-D", "taskmanager.resource-id=tm-" + number));
     }
 
     private void writeConf() throws IOException {
@@ -147,7 +164,9 @@ public final class LocalCluster {
                         "execution.checkpointing.savepoint-dir: file://"
                                 + home.resolve("savepoints"),
                         "restart-strategy.type: fixed-delay",
-                        "restart-strategy.fixed-delay.attempts: 3",
+                        // Enough attempts to outlast the heartbeat timeout after a TaskManager
+                        // died: until then its slots still look free.
+                        "restart-strategy.fixed-delay.attempts: 30",
                         "restart-strategy.fixed-delay.delay: 1 s",
                         "heartbeat.timeout: 10000",
                         "heartbeat.interval: 2000",
@@ -188,6 +207,9 @@ public final class LocalCluster {
         }
         if (streamFusionJar != null) {
             Files.copy(streamFusionJar, lib.resolve(streamFusionJar.getFileName()));
+        }
+        for (Path jar : connectorJars) {
+            Files.copy(jar, lib.resolve(jar.getFileName()));
         }
     }
 
