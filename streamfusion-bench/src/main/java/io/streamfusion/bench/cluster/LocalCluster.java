@@ -137,6 +137,8 @@ public final class LocalCluster {
                         "\n",
                         "# Written by StreamFusion's LocalCluster: a session cluster on loopback.",
                         "jobmanager.rpc.address: localhost",
+                        // A free port, not Flink's 6123: a test cluster beside a user's.
+                        "jobmanager.rpc.port: " + freePort(),
                         "jobmanager.bind-host: localhost",
                         "taskmanager.bind-host: localhost",
                         "taskmanager.host: localhost",
@@ -168,6 +170,8 @@ public final class LocalCluster {
                         // died: until then its slots still look free.
                         "restart-strategy.fixed-delay.attempts: 30",
                         "restart-strategy.fixed-delay.delay: 1 s",
+                        // The Web UI and REST API fetch metrics every second (default 10 s).
+                        "metrics.fetcher.update-interval: 1000",
                         "heartbeat.timeout: 10000",
                         "heartbeat.interval: 2000",
                         "");
@@ -408,6 +412,12 @@ public final class LocalCluster {
                         + "; see "
                         + home.resolve("log"),
                 last);
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     /** A top-level integer field of a JSON object ("taskmanagers": 2). */

@@ -172,7 +172,9 @@ class ClusterInstallTest {
         Path out = home.resolve("killed");
         String job = jobId(sql("killed", tables(out, true, false, 20_000) + QUERY + ";\n").output);
         awaitCompletedCheckpoint(job);
-        assertThat(operatorMetric(job, "NativeWindowAggregate", "streamfusionNativeMemoryBytes"))
+        assertThat(
+                        awaitOperatorMetric(
+                                job, "NativeWindowAggregate", "streamfusionNativeMemoryBytes"))
                 .as("the native window aggregation's memory metric")
                 .isNotNull();
         ProcessHandle victim = cluster.taskManager(2).orElseThrow();
@@ -342,6 +344,24 @@ class ClusterInstallTest {
             Thread.sleep(200);
         }
         throw new AssertionError("job " + job + " did not end");
+    }
+
+    /**
+     * The value of operator metric {@code metric} in the vertex named {@code vertex...} once the
+     * JobManager has fetched it (every second, LocalCluster's setting) while the job runs; null if
+     * it never appears.
+     */
+    private static String awaitOperatorMetric(String job, String vertex, String metric)
+            throws Exception {
+        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
+        while (System.currentTimeMillis() < deadline && state(job).equals("RUNNING")) {
+            String value = operatorMetric(job, vertex, metric);
+            if (value != null) {
+                return value;
+            }
+            Thread.sleep(200);
+        }
+        return null;
     }
 
     /**
