@@ -35,23 +35,23 @@ class RecordTimestampParityTest {
                         + kind
                         + "')");
         String sink = "ts_" + kind.replace('-', '_') + (nativeEngine ? "_native" : "_stock");
-        RecordTimestampTables.clear(sink);
+        RowLogTables.clear(sink);
         String columns = query.contains("f0, COUNT") ? "v BIGINT, c BIGINT" : "v BIGINT";
         tEnv.executeSql(
                 "CREATE TEMPORARY TABLE out_sink ("
                         + columns
                         + ") WITH ('connector' = '"
-                        + RecordTimestampTables.IDENTIFIER
+                        + RowLogTables.IDENTIFIER
                         + "', 'name' = '"
                         + sink
-                        + "')");
+                        + "', 'record-timestamps' = 'true')");
         try {
             tEnv.executeSql("INSERT INTO out_sink " + query).await();
         } catch (Exception e) {
             ParityCluster.afterFailedJob(e);
             throw new RuntimeException(e);
         }
-        return RecordTimestampTables.records(sink);
+        return RowLogTables.rows(sink);
     }
 
     /** {@code stamped}: whether stock's records carry real timestamps (no Calc on the way). */

@@ -32,6 +32,14 @@ public final class RowLogTables implements DynamicTableSinkFactory {
     private static final ConfigOption<String> NAME =
             ConfigOptions.key("name").stringType().noDefaultValue();
 
+    /**
+     * Whether each entry also shows the timestamp of the record that carried the row, as a Sink V2
+     * writer sees it ({@link SinkWriter.Context#timestamp()}: null for a record without one and for
+     * Long.MIN_VALUE): "+I[1, 2] @ 2000".
+     */
+    private static final ConfigOption<Boolean> RECORD_TIMESTAMPS =
+            ConfigOptions.key("record-timestamps").booleanType().defaultValue(false);
+
     private static final Map<String, List<String>> LOGS = new ConcurrentHashMap<>();
 
     /** The rows written to log {@code name} so far, in the order they came. */
@@ -61,22 +69,27 @@ public final class RowLogTables implements DynamicTableSinkFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of();
+        return Set.of(RECORD_TIMESTAMPS);
     }
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
         helper.validate();
-        return new TableSink(helper.getOptions().get(NAME), context.getPhysicalRowDataType());
+        return new TableSink(
+                helper.getOptions().get(NAME),
+                helper.getOptions().get(RECORD_TIMESTAMPS),
+                context.getPhysicalRowDataType());
     }
 
     private static final class TableSink implements DynamicTableSink {
         private final String name;
+        private final boolean timestamps;
         private final DataType rowType;
 
-        TableSink(String name, DataType rowType) {
+        TableSink(String name, boolean timestamps, DataType rowType) {
             this.name = name;
+            this.timestamps = timestamps;
             this.rowType = rowType;
         }
 
@@ -88,12 +101,12 @@ public final class RowLogTables implements DynamicTableSinkFactory {
         @Override
         public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
             return SinkV2Provider.of(
-                    new LogSink(name, context.createDataStructureConverter(rowType)));
+                    new LogSink(name, timestamps, context.createDataStructureConverter(rowType)));
         }
 
         @Override
         public DynamicTableSink copy() {
-            return new TableSink(name, rowType);
+            return new TableSink(name, timestamps, rowType);
         }
 
         @Override
@@ -104,10 +117,15 @@ public final class RowLogTables implements DynamicTableSinkFactory {
 
     private static final class LogSink implements Sink<RowData> {
         private final String name;
+        private final boolean timestamps;
         private final DynamicTableSink.DataStructureConverter converter;
 
-        LogSink(String name, DynamicTableSink.DataStructureConverter converter) {
+        LogSink(
+                String name,
+                boolean timestamps,
+                DynamicTableSink.DataStructureConverter converter) {
             this.name = name;
+            this.timestamps = timestamps;
             this.converter = converter;
         }
 
@@ -121,7 +139,9 @@ public final class RowLogTables implements DynamicTableSinkFactory {
                 @Override
                 public void write(RowData row, Context context) {
                     // Row's text: its RowKind, then its values.
-                    String entry = String.valueOf(converter.toExternal(row));
+                    String entry =
+                            converter.toExternal(row)
+                                    + (timestamps ? " @ " + context.timestamp() : "");
                     synchronized (log) {
                         log.add(entry);
                     }

@@ -132,7 +132,7 @@ public final class ClusterBenchmark {
             throw new IllegalStateException(
                     query + " on " + engine(nat) + " failed:\n" + result.output);
         }
-        String job = lastJob(cluster.rest("/jobs/overview"));
+        String job = cluster.lastJobId();
         String detail = cluster.rest("/jobs/" + job);
         if (!detail.contains("\"state\":\"FINISHED\"")) {
             throw new IllegalStateException(query + " did not finish: " + detail);
@@ -146,22 +146,6 @@ public final class ClusterBenchmark {
             throw new IllegalStateException("no duration in " + detail);
         }
         return Long.parseLong(duration.group(1));
-    }
-
-    private static String lastJob(String overview) {
-        Matcher m =
-                Pattern.compile("\"jid\":\"([0-9a-f]+)\"[^}]*?\"start-time\":(\\d+)")
-                        .matcher(overview);
-        String last = null;
-        long lastStart = -1;
-        while (m.find()) {
-            long start = Long.parseLong(m.group(2));
-            if (start > lastStart) {
-                lastStart = start;
-                last = m.group(1);
-            }
-        }
-        return last;
     }
 
     /** Per query and engine: median, min and max of the trials' events/s; native / stock. */

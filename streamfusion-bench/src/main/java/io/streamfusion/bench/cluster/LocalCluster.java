@@ -389,6 +389,23 @@ public final class LocalCluster {
         return response.body();
     }
 
+    /** The id of the job that started last on this cluster, null if none. */
+    public String lastJobId() throws IOException, InterruptedException {
+        Matcher m =
+                Pattern.compile("\"jid\":\"([0-9a-f]+)\"[^}]*?\"start-time\":(\\d+)")
+                        .matcher(rest("/jobs/overview"));
+        String last = null;
+        long lastStart = -1;
+        while (m.find()) {
+            long start = Long.parseLong(m.group(2));
+            if (start > lastStart) {
+                lastStart = start;
+                last = m.group(1);
+            }
+        }
+        return last;
+    }
+
     private void awaitRest(String path, java.util.function.Predicate<String> ready)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();

@@ -147,7 +147,19 @@ class ClusterInstallTest {
         LocalCluster.SqlResult nat =
                 sql(
                         "native",
-                        tables(out, true, true, 0) + "EXPLAIN " + QUERY + ";\n" + QUERY + ";\n");
+                        tables(out, true, true, 0)
+                                + "EXPLAIN "
+                                + QUERY
+                                + ";\n"
+                                + QUERY
+                                + ";\nSET 'streamfusion.enabled' = 'false';\nEXPLAIN "
+                                + QUERY
+                                + ";\n");
+        // The second EXPLAIN, after SET 'streamfusion.enabled' = 'false' in the same session,
+        // plans stock operators.
+        String disabled =
+                nat.output.substring(nat.output.lastIndexOf("== Optimized Execution Plan =="));
+        assertThat(disabled).contains("WindowAggregate(").doesNotContain("Native");
         assertThat(nat.output).contains("== StreamFusion ==");
         Matcher count = Pattern.compile("(\\d+) of (\\d+) operators native").matcher(nat.output);
         assertThat(count.find()).as(nat.output).isTrue();
@@ -293,21 +305,9 @@ class ClusterInstallTest {
 
     /** The id of the job that started last. */
     private static String lastJobId() throws Exception {
-        String overview = cluster.rest("/jobs/overview");
-        Matcher m =
-                Pattern.compile("\"jid\":\"([0-9a-f]+)\"[^}]*?\"start-time\":(\\d+)")
-                        .matcher(overview);
-        String last = null;
-        long lastStart = -1;
-        while (m.find()) {
-            long start = Long.parseLong(m.group(2));
-            if (start > lastStart) {
-                lastStart = start;
-                last = m.group(1);
-            }
-        }
-        assertThat(last).as(overview).isNotNull();
-        return last;
+        String job = cluster.lastJobId();
+        assertThat(job).as("a job on the cluster").isNotNull();
+        return job;
     }
 
     private static final long TIMEOUT_MILLIS = 180_000;
