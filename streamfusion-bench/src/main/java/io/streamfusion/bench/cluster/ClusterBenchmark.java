@@ -47,8 +47,7 @@ public final class ClusterBenchmark {
         LocalCluster cluster =
                 new LocalCluster(
                         root.resolve(".cache/bench-cluster"),
-                        root.resolve(
-                                ".cache/flink-" + System.getProperty("flink.version", "2.2.1")),
+                        ClusterCommand.flinkHome(root),
                         ClusterCommand.streamFusionJar(root),
                         List.of(ClusterCommand.connectorsJar(root)),
                         Integer.parseInt(option(argv, "--port", "8091")),

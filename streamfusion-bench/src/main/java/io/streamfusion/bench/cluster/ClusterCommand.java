@@ -24,8 +24,7 @@ public final class ClusterCommand {
     public static void main(String[] args) throws Exception {
         Path root = Path.of(System.getProperty("streamfusion.root", ".")).toAbsolutePath();
         Path home = root.resolve(".cache/cluster");
-        Path flinkHome =
-                root.resolve(".cache/flink-" + System.getProperty("flink.version", "2.2.1"));
+        Path flinkHome = flinkHome(root);
         String command = args.length == 0 ? "status" : args[0];
         String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
         int port = Integer.parseInt(option(rest, "--port", "8081"));
@@ -112,6 +111,11 @@ public final class ClusterCommand {
             }
         }
         return fallback;
+    }
+
+    /** The Flink distribution's jars ./sf installs (setup_flink_dist). */
+    static Path flinkHome(Path root) {
+        return root.resolve(".cache/flink-" + System.getProperty("flink.version", "2.2.1"));
     }
 
     /** The deployable StreamFusion jar (streamfusion-dist, natives inside). */

@@ -431,7 +431,8 @@ public final class LocalCluster {
                 last);
     }
 
-    private static int freePort() throws IOException {
+    /** A port nothing listens on now (for a cluster beside others). */
+    static int freePort() throws IOException {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             return socket.getLocalPort();
         }

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,18 +38,13 @@ class ClusterInstallTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
         cluster =
                 new LocalCluster(
                         home.resolve("cluster"),
-                        ROOT.resolve(
-                                ".cache/flink-" + System.getProperty("flink.version", "2.2.1")),
+                        ClusterCommand.flinkHome(ROOT),
                         ClusterCommand.streamFusionJar(ROOT),
                         List.of(ClusterCommand.connectorsJar(ROOT)),
-                        port,
+                        LocalCluster.freePort(),
                         2,
                         1);
         cluster.start();
