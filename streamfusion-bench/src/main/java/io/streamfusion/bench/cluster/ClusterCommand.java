@@ -90,17 +90,22 @@ public final class ClusterCommand {
         return given;
     }
 
+    /**
+     * The script the SQL Client runs: the file given with -f or the statement given with -e, after
+     * a SET of the tableau result mode, the only one the SQL Client accepts for a SELECT outside
+     * its interactive mode (a script may SET another).
+     */
     private static Path script(String[] args, Path home) throws IOException {
         String file = option(args, "-f", null);
-        if (file != null) {
-            return Path.of(file);
-        }
-        String sql = option(args, "-e", null);
+        String sql = file != null ? Files.readString(Path.of(file)) : option(args, "-e", null);
         if (sql == null) {
             throw new IllegalArgumentException("usage: ./sf cluster sql -f FILE | -e SQL");
         }
         Path script = home.resolve("statement.sql");
-        Files.writeString(script, sql.strip().endsWith(";") ? sql + "\n" : sql + ";\n");
+        Files.writeString(
+                script,
+                "SET 'sql-client.execution.result-mode' = 'tableau';\n"
+                        + (sql.strip().endsWith(";") ? sql + "\n" : sql + ";\n"));
         return script;
     }
 
