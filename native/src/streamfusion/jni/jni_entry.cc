@@ -6,8 +6,8 @@
 //     and the kind (user error, internal error, out of memory); nothing escapes into the JVM;
 //   * native objects cross as jlong handles, each owned by one AutoCloseable Java object;
 //   * plans cross as serialized plan.proto messages; rows cross as BinaryRowData images (the
-//     transposes to and from Arrow run here, in C++), Arrow batches through the C Data
-//     Interface.
+//     transposes to and from Arrow run here, in C++);
+//   * production entry points only: what tests need beyond them is a tool (native/tools).
 
 #include <jni.h>
 
@@ -22,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "arrow/c/bridge.h"
 #include "arrow/record_batch.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "streamfusion/batch/binary_row.h"
@@ -33,7 +32,6 @@
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/plan/pipeline.h"
-#include "streamfusion/state/key_group.h"
 #include "streamfusion/type/logical_type.h"
 
 namespace streamfusion::jni {
@@ -79,7 +77,7 @@ class CriticalArray {
 // Calls a pipeline's user-defined functions through its Java UdfBridge object:
 //   byte[] invoke(int udf, byte[] argumentRows, int[] argumentOffsets, int numRows,
 //                 int[] resultOffsets)
-// The JNIEnv is the one of the task thread that is inside processRows/processArrow (set for the
+// The JNIEnv is the one of the task thread that is inside a pipeline call (set for the
 // duration of that call by EnvScope); a UDF is never called from any other thread.
 class JvmUdfCaller final : public expression::UdfCaller {
  public:
@@ -479,7 +477,6 @@ Status CallJvmParseTimestamps(std::string_view pattern, const std::vector<std::s
 struct PipelineHandle {
   std::unique_ptr<JvmUdfCaller> udfs;  // null when the plan has no UDF
   std::unique_ptr<plan::Pipeline> pipeline;
-  std::shared_ptr<arrow::Schema> input_schema;
   batch::BinaryRowBuffer output;
 };
 
@@ -738,10 +735,6 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
   g_vm = nullptr;
 }
 
-JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_version(JNIEnv* env, jclass) {
-  return env->NewStringUTF("streamfusion-native 0.1.0");
-}
-
 // The native function registry, one function per line: name TAB signature TAB doc.
 JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_listFunctions(JNIEnv* env,
                                                                                    jclass) {
@@ -775,7 +768,6 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_createPipelin
     auto made = plan::Pipeline::Make(plan, memory_budget_bytes, handle->udfs.get());
     if (!made.ok() && handle->udfs) handle->udfs->Release(env);
     SF_ASSIGN_OR_RAISE(handle->pipeline, std::move(made));
-    handle->input_schema = type::ToArrowSchema(handle->pipeline->input_type());
     return reinterpret_cast<jlong>(handle.release());
   });
 }
@@ -1017,55 +1009,6 @@ JNIEXPORT jobject JNICALL Java_io_streamfusion_runtime_jni_NativeLib_copyOutput(
       SF_RETURN_NOT_OK(CopyToJava(env, source_rows, sources, "copyOutput source rows"));
     }
     return borrowed;
-  });
-}
-
-// The key group of each of `num_rows` BinaryRowData images of `row_type` (a serialized
-// plan.RowType) whose key is `key_fields`: decoded into Arrow, the key columns encoded as
-// Flink's key selector builds the key row, then hashed as Flink assigns key groups. Written to
-// `key_groups`. The same path native state and keyed exchanges take.
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_keyGroups(
-    JNIEnv* env, jclass, jbyteArray row_type_bytes, jbyteArray rows, jintArray offsets,
-    jint num_rows, jintArray key_fields, jint max_parallelism, jintArray key_groups) {
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(auto proto, ParseMessage<plan::RowType>(env, row_type_bytes, "row type"));
-    SF_ASSIGN_OR_RAISE(auto row_type, type::FromProto(proto));
-    std::vector<int32_t> fields(static_cast<size_t>(env->GetArrayLength(key_fields)));
-    env->GetIntArrayRegion(key_fields, 0, static_cast<jsize>(fields.size()), fields.data());
-    SF_ASSIGN_OR_RAISE(auto input, DecodeJavaRows(env, row_type, rows, offsets, num_rows,
-                                                  arrow::default_memory_pool(), "keyGroups"));
-    batch::BinaryRowBuffer scratch;
-    std::vector<int32_t> groups;
-    SF_RETURN_NOT_OK(
-        state::KeyGroups(row_type, *input, fields, max_parallelism, &scratch, &groups));
-    SF_RETURN_NOT_OK(CopyToJava(env, key_groups, groups, "key groups"));
-    return true;
-  });
-}
-
-// Runs one Arrow batch given through the C Data Interface (ownership of `in_array` moves to
-// native code) and exports the result into `out_array`/`out_schema` (the caller releases them).
-JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processArrow(
-    JNIEnv* env, jclass, jlong handle, jlong in_array, jlong in_schema, jlong out_array,
-    jlong out_schema) {
-  CountCrossing();
-  Guard<bool>(env, false, [&]() -> Result<bool> {
-    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
-    SF_ASSIGN_OR_RAISE(auto input,
-                       arrow::ImportRecordBatch(reinterpret_cast<ArrowArray*>(in_array),
-                                                reinterpret_cast<ArrowSchema*>(in_schema)));
-    if (!input->schema()->Equals(*h->input_schema, /*check_metadata=*/false)) {
-      return InternalError("processArrow: batch schema ", input->schema()->ToString(),
-                           " differs from the plan's input ", h->input_schema->ToString());
-    }
-    if (h->pipeline->state_port() != nullptr) {
-      return InternalError("processArrow: the island keeps keyed state; use processRows");
-    }
-    JvmUdfCaller::EnvScope udf_env(h->udfs.get(), env);
-    SF_ASSIGN_OR_RAISE(auto output, h->pipeline->Process(input));
-    SF_RETURN_NOT_OK(arrow::ExportRecordBatch(*output, reinterpret_cast<ArrowArray*>(out_array),
-                                              reinterpret_cast<ArrowSchema*>(out_schema)));
-    return true;
   });
 }
 

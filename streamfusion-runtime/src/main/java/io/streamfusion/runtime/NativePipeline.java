@@ -142,10 +142,6 @@ public final class NativePipeline implements AutoCloseable {
         return NativeLib.copyOutput(checkedHandle(), null, offsets, sourceRows);
     }
 
-    public void processArrow(long inArray, long inSchema, long outArray, long outSchema) {
-        NativeLib.processArrow(checkedHandle(), inArray, inSchema, outArray, outSchema);
-    }
-
     public long memoryBytes() {
         return handle == 0 ? 0 : NativeLib.pipelineMemoryBytes(handle);
     }

@@ -1,9 +1,9 @@
 package io.streamfusion.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamfusion.planner.convert.TypeConverter;
-import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 
@@ -31,16 +31,27 @@ import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Native key-group assignment against Flink's on a million random keys of mixed types: Flink's own
  * key selector (the generated projection a keyed exchange uses) and KeyGroupRangeAssignment on one
  * side; on the other the same rows through the entry transpose, decoded to Arrow, the key columns
- * encoded and hashed natively. Keys mix NULLs, compact and non-compact DECIMAL and TIMESTAMP, short
- * (inline) and long strings, bytes, and every RowKind (a key ignores it).
+ * encoded and hashed natively (by the engine's code in the {@code streamfusion_keygroups} test tool
+ * beside the build, so that the JNI library holds no test-only entry point). Keys mix NULLs,
+ * compact and non-compact DECIMAL and TIMESTAMP, short (inline) and long strings, bytes, and every
+ * RowKind (a key ignores it).
  */
 class KeyGroupParityTest {
 
@@ -83,38 +94,92 @@ class KeyGroupParityTest {
                             getClass().getClassLoader(), keyFields, InternalTypeInfo.of(ROW));
             int maxParallelism = k % 2 == 0 ? 128 : 32768;
             int rowsForKey = ROWS / KEYS.length;
-            for (int start = 0; start < rowsForKey; start += BATCH) {
-                RowImageBatch batch = new RowImageBatch(ROW, FieldUse.all(), BATCH);
-                int[] expected = new int[BATCH];
-                for (int i = 0; i < BATCH; i++) {
-                    RowData row = randomRow(random);
-                    expected[i] =
-                            KeyGroupRangeAssignment.assignToKeyGroup(
-                                    selector.getKey(row), maxParallelism);
-                    batch.addUntimed(row);
+            try (NativeKeyGroups tool = new NativeKeyGroups(rowType, maxParallelism, keyFields)) {
+                for (int start = 0; start < rowsForKey; start += BATCH) {
+                    RowImageBatch batch = new RowImageBatch(ROW, FieldUse.all(), BATCH);
+                    int[] expected = new int[BATCH];
+                    for (int i = 0; i < BATCH; i++) {
+                        RowData row = randomRow(random);
+                        expected[i] =
+                                KeyGroupRangeAssignment.assignToKeyGroup(
+                                        selector.getKey(row), maxParallelism);
+                        batch.addUntimed(row);
+                    }
+                    int[] actual = tool.keyGroups(batch);
+                    for (int i = 0; i < BATCH; i++) {
+                        assertEquals(
+                                expected[i],
+                                actual[i],
+                                "key fields "
+                                        + java.util.Arrays.toString(keyFields)
+                                        + ", row "
+                                        + (start + i));
+                    }
+                    checked += BATCH;
                 }
-                int[] actual = new int[BATCH];
-                NativeLib.keyGroups(
-                        rowType,
-                        batch.bytes(),
-                        batch.offsets(),
-                        batch.numRows(),
-                        keyFields,
-                        maxParallelism,
-                        actual);
-                for (int i = 0; i < BATCH; i++) {
-                    assertEquals(
-                            expected[i],
-                            actual[i],
-                            "key fields "
-                                    + java.util.Arrays.toString(keyFields)
-                                    + ", row "
-                                    + (start + i));
-                }
-                checked += BATCH;
             }
         }
         assertEquals(ROWS, checked);
+    }
+
+    /**
+     * The {@code streamfusion_keygroups} tool for one key: little-endian int32 framing on its stdin
+     * and stdout (see native/tools/keygroups/keygroups_main.cc).
+     */
+    private static final class NativeKeyGroups implements AutoCloseable {
+        private final Process process;
+        private final DataOutputStream in;
+        private final DataInputStream out;
+
+        NativeKeyGroups(byte[] rowType, int maxParallelism, int[] keyFields) throws IOException {
+            Path tool =
+                    Paths.get(System.getProperty("streamfusion.native.dir"), "..")
+                            .resolve("streamfusion_keygroups")
+                            .normalize();
+            assertTrue(Files.isExecutable(tool), tool + " (run ./sf build)");
+            process =
+                    new ProcessBuilder(tool.toString())
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start();
+            in = new DataOutputStream(new BufferedOutputStream(process.getOutputStream(), 1 << 16));
+            out = new DataInputStream(new BufferedInputStream(process.getInputStream(), 1 << 16));
+            writeInt(rowType.length);
+            in.write(rowType);
+            writeInt(maxParallelism);
+            writeInt(keyFields.length);
+            for (int field : keyFields) {
+                writeInt(field);
+            }
+        }
+
+        int[] keyGroups(RowImageBatch batch) throws IOException {
+            int rows = batch.numRows();
+            writeInt(rows);
+            int[] offsets = batch.offsets();
+            for (int i = 0; i <= rows; i++) {
+                writeInt(offsets[i]);
+            }
+            writeInt(offsets[rows]);
+            in.write(batch.bytes(), 0, offsets[rows]);
+            in.flush();
+            int[] groups = new int[rows];
+            for (int i = 0; i < rows; i++) {
+                groups[i] = Integer.reverseBytes(out.readInt());
+            }
+            return groups;
+        }
+
+        private void writeInt(int value) throws IOException {
+            in.writeInt(Integer.reverseBytes(value));
+        }
+
+        @Override
+        public void close() throws Exception {
+            writeInt(0);
+            in.close();
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the key group tool exits");
+            assertEquals(0, process.exitValue(), "the key group tool's exit status");
+        }
     }
 
     private static RowData randomRow(Random r) {

@@ -43,7 +43,7 @@ class NativeIslandOperatorTest {
         // SELECT a + 1 WHERE a > 10, batches of 3 rows.
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        ShellSpec.builder(ArrowCDataBoundaryTest.plan(), input, 1)
+                        ShellSpec.builder(NativePipelineBoundaryTest.plan(), input, 1)
                                 .batches(3, 60_000)
                                 .build());
         try (OneInputStreamOperatorTestHarness<RowData, RowData> harness =
@@ -162,7 +162,7 @@ class NativeIslandOperatorTest {
         RowType input = RowType.of(new IntType());
         NativeIslandOperator operator =
                 new NativeIslandOperator(
-                        ShellSpec.builder(ArrowCDataBoundaryTest.divisionPlan(), input, 1)
+                        ShellSpec.builder(NativePipelineBoundaryTest.divisionPlan(), input, 1)
                                 .batches(3, 60_000)
                                 .build());
         OneInputStreamOperatorTestHarness<RowData, RowData> harness =

@@ -17,8 +17,6 @@ public final class NativeLib {
     /** Forces the library to load (and fail early with a clear message if it cannot). */
     public static void ensureLoaded() {}
 
-    public static native String version();
-
     /** The native function registry: one line per function, "name TAB signature TAB doc". */
     public static native String listFunctions();
 
@@ -27,8 +25,8 @@ public final class NativeLib {
 
     /**
      * JNI crossings of this process's operator work so far: calls of the natives below (not of this
-     * one, the version, planning and memory gauges) and up-calls into the JVM from a batch (UDFs,
-     * java.lang.Math, Flink's text formats and parsers).
+     * one, the function list, planning and memory gauges) and up-calls into the JVM from a batch
+     * (UDFs, java.lang.Math, Flink's text formats and parsers).
      */
     public static native long jniCrossings();
 
@@ -130,29 +128,8 @@ public final class NativeLib {
     public static native java.nio.ByteBuffer copyOutput(
             long handle, @Nullable byte[] rows, int[] offsets, @Nullable int[] sourceRows);
 
-    /**
-     * Runs one Arrow batch given through the C Data Interface (addresses of ArrowArray and
-     * ArrowSchema structs; the input is consumed) and exports the result into the output structs.
-     */
-    public static native void processArrow(
-            long handle, long inArray, long inSchema, long outArray, long outSchema);
-
     /** Native bytes held by one pipeline (its pool and output buffer). */
     public static native long pipelineMemoryBytes(long handle);
 
     public static native void closePipeline(long handle);
-
-    /**
-     * Writes to {@code keyGroups} the key group of each of {@code numRows} BinaryRowData images of
-     * {@code rowType} (a serialized plan RowType) keyed by {@code keyFields}, computed natively as
-     * Flink's KeyGroupRangeAssignment computes it for the key row its key selector builds.
-     */
-    public static native void keyGroups(
-            byte[] rowType,
-            byte[] rows,
-            int[] offsets,
-            int numRows,
-            int[] keyFields,
-            int maxParallelism,
-            int[] keyGroups);
 }
