@@ -10,10 +10,11 @@ import java.util.stream.Stream;
 /**
  * {@code ./sf cluster start|stop|status|sql}: a local standalone Flink 2.2.1 cluster of the
  * distribution as shipped with the StreamFusion jar dropped into its {@code lib/} ({@link
- * LocalCluster}), with the project's Nexmark source beside it, and Flink's SQL Client against it.
+ * LocalCluster}), with the project's Nexmark source beside it, Flink's SQL Gateway for it, and
+ * Flink's SQL Client against it.
  *
  * <pre>
- * start [--stock] [--port P] [--taskmanagers N] [--slots S]
+ * start [--stock] [--port P] [--gateway-port G] [--taskmanagers N] [--slots S]
  * stop | status
  * sql -f FILE | -e SQL
  * </pre>
@@ -28,6 +29,7 @@ public final class ClusterCommand {
         String command = args.length == 0 ? "status" : args[0];
         String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
         int port = Integer.parseInt(option(rest, "--port", "8081"));
+        int gatewayPort = Integer.parseInt(option(rest, "--gateway-port", "8083"));
         int taskManagers = Integer.parseInt(option(rest, "--taskmanagers", "2"));
         int slots = Integer.parseInt(option(rest, "--slots", "2"));
         boolean stock = Arrays.asList(rest).contains("--stock");
@@ -44,6 +46,7 @@ public final class ClusterCommand {
             case "start":
                 cluster.start();
                 Files.writeString(home.resolve("rest.port"), Integer.toString(port));
+                String gateway = cluster.startSqlGateway(gatewayPort);
                 System.out.println(
                         "Flink "
                                 + (stock ? "(stock)" : "with StreamFusion")
@@ -53,6 +56,8 @@ public final class ClusterCommand {
                                 + slots
                                 + " slots. Web UI: "
                                 + cluster.webUi()
+                                + "  SQL Gateway: "
+                                + gateway
                                 + "  (logs: "
                                 + home.resolve("log")
                                 + ")");

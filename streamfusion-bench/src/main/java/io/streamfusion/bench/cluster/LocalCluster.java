@@ -241,6 +241,18 @@ public final class LocalCluster {
 
     private void launch(String name, String mainClass, List<String> jvm, List<String> args)
             throws IOException {
+        List<String> withConf = new ArrayList<>(List.of("--configDir", conf().toString()));
+        withConf.addAll(args);
+        launch(name, classPath(), mainClass, jvm, withConf);
+    }
+
+    private Path conf() {
+        return home.resolve("conf");
+    }
+
+    private void launch(
+            String name, String classPath, String mainClass, List<String> jvm, List<String> args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.addAll(JAVA_17_OPENS);
@@ -248,10 +260,8 @@ public final class LocalCluster {
         command.add("-Dlog.file=" + home.resolve("log/" + name + ".log"));
         command.add("-Dlog4j.configurationFile=file:" + home.resolve("conf/log4j.properties"));
         command.add("-cp");
-        command.add(classPath());
+        command.add(classPath);
         command.add(mainClass);
-        command.add("--configDir");
-        command.add(home.resolve("conf").toString());
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.redirectErrorStream(true);
@@ -259,6 +269,55 @@ public final class LocalCluster {
         builder.environment().put("FLINK_CONF_DIR", home.resolve("conf").toString());
         Process process = builder.start();
         Files.writeString(home.resolve("pids/" + name + ".pid"), Long.toString(process.pid()));
+    }
+
+    /**
+     * Starts Flink's SQL Gateway (its REST endpoint on {@code port}, {@code opt/}'s gateway jar and
+     * the cluster's {@code lib/} on its class path, as Flink's sql-gateway.sh puts them) for this
+     * cluster, and returns its address once it answers.
+     */
+    public String startSqlGateway(int port) throws IOException, InterruptedException {
+        launch(
+                "sql-gateway",
+                String.join(":", optJar("flink-sql-gateway"), classPath()),
+                "org.apache.flink.table.gateway.SqlGateway",
+                List.of("-Xmx512m"),
+                List.of(
+                        "-Dsql-gateway.endpoint.rest.address=localhost",
+                        "-Dsql-gateway.endpoint.rest.bind-address=localhost",
+                        "-Dsql-gateway.endpoint.rest.port=" + port));
+        String address = "http://localhost:" + port;
+        await(address + "/v1/info", body -> body.contains("productName"));
+        return address;
+    }
+
+    /** Cancels job {@code job} (REST), without waiting for it to end. */
+    public void cancel(String job) throws IOException, InterruptedException {
+        HttpResponse<String> response =
+                http.send(
+                        HttpRequest.newBuilder(
+                                        URI.create(webUi() + "/jobs/" + job + "?mode=cancel"))
+                                .method("PATCH", HttpRequest.BodyPublishers.noBody())
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 202) {
+            throw new IOException(
+                    "cancel " + job + ": HTTP " + response.statusCode() + " " + response.body());
+        }
+    }
+
+    /**
+     * The value of metric {@code name} of TaskManager {@code resourceId} ("tm-1") as the REST API
+     * shows it, or null while the JobManager has not fetched it.
+     */
+    @Nullable
+    public String taskManagerMetric(String resourceId, String name)
+            throws IOException, InterruptedException {
+        Matcher value =
+                Pattern.compile("\"value\":\"([^\"]*)\"")
+                        .matcher(rest("/taskmanagers/" + resourceId + "/metrics?get=" + name));
+        return value.find() ? value.group(1) : null;
     }
 
     private static String javaBinary() {
@@ -376,15 +435,19 @@ public final class LocalCluster {
 
     /** GET of the REST API path {@code path} ("/jobs/overview"), its body. */
     public String rest(String path) throws IOException, InterruptedException {
+        return get(webUi() + path);
+    }
+
+    private String get(String url) throws IOException, InterruptedException {
         HttpResponse<String> response =
                 http.send(
-                        HttpRequest.newBuilder(URI.create(webUi() + path))
+                        HttpRequest.newBuilder(URI.create(url))
                                 .timeout(Duration.ofSeconds(10))
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException(
-                    "GET " + path + ": HTTP " + response.statusCode() + " " + response.body());
+                    "GET " + url + ": HTTP " + response.statusCode() + " " + response.body());
         }
         return response.body();
     }
@@ -408,6 +471,11 @@ public final class LocalCluster {
 
     private void awaitRest(String path, java.util.function.Predicate<String> ready)
             throws IOException, InterruptedException {
+        await(webUi() + path, ready);
+    }
+
+    private void await(String url, java.util.function.Predicate<String> ready)
+            throws IOException, InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         IOException last = null;
         while (System.nanoTime() < deadline) {
@@ -415,7 +483,7 @@ public final class LocalCluster {
                 throw new IOException("the cluster's processes ended; see " + home.resolve("log"));
             }
             try {
-                if (ready.test(rest(path))) {
+                if (ready.test(get(url))) {
                     return;
                 }
             } catch (IOException e) {

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * The drop-in install on a real cluster: Flink 2.2.1's distribution as shipped (its jars from PyPI,
@@ -29,8 +28,6 @@ import java.util.stream.Stream;
  * a savepoint and restored at parallelism 1.
  */
 class ClusterInstallTest {
-    private static final Path ROOT =
-            Path.of(System.getProperty("streamfusion.root", "..")).toAbsolutePath().normalize();
 
     @TempDir static Path home;
 
@@ -38,16 +35,7 @@ class ClusterInstallTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster =
-                new LocalCluster(
-                        home.resolve("cluster"),
-                        ClusterCommand.flinkHome(ROOT),
-                        ClusterCommand.streamFusionJar(ROOT),
-                        List.of(ClusterCommand.connectorsJar(ROOT)),
-                        LocalCluster.freePort(),
-                        2,
-                        1);
-        cluster.start();
+        cluster = TestClusters.start(home.resolve("cluster"), 2, 1);
     }
 
     @AfterAll
@@ -111,28 +99,10 @@ class ClusterInstallTest {
                     .as("the stock job's operators")
                     .contains("WindowAggregate")
                     .doesNotContain("Native");
-            expected = lines(out);
+            expected = TestClusters.csvLines(out);
             assertThat(expected).as("stock's windows").hasSizeGreaterThan(100);
         }
         return expected;
-    }
-
-    /** Every line of the CSV files under {@code dir}, sorted. */
-    private static List<String> lines(Path dir) throws IOException {
-        List<String> lines = new ArrayList<>();
-        if (!Files.exists(dir)) {
-            return lines; // nothing committed yet
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                String name = file.getFileName().toString();
-                if (Files.isRegularFile(file) && !name.startsWith(".")) {
-                    lines.addAll(Files.readAllLines(file));
-                }
-            }
-        }
-        lines.sort(null);
-        return lines;
     }
 
     @Test
@@ -164,7 +134,7 @@ class ClusterInstallTest {
         assertThat(plan).contains("\"state\":\"FINISHED\"");
         // One subtask of the window aggregation on each TaskManager: its input crossed the network.
         assertThat(taskManagersOf(job, "NativeWindowAggregate")).hasSize(2).doesNotHaveDuplicates();
-        assertThat(lines(out)).isEqualTo(stockWindows());
+        assertThat(TestClusters.csvLines(out)).isEqualTo(stockWindows());
     }
 
     /**
@@ -193,7 +163,7 @@ class ClusterInstallTest {
         assertThat(cluster.rest("/jobs/" + job + "/exceptions"))
                 .as("the failure the kill caused")
                 .contains("tm-2");
-        assertThat(lines(out)).isEqualTo(stockWindows());
+        assertThat(TestClusters.csvLines(out)).isEqualTo(stockWindows());
     }
 
     /**
@@ -201,24 +171,12 @@ class ClusterInstallTest {
      * when {@code paced}, and the CSV sink.
      */
     private static String bids(Path out, boolean paced) throws IOException {
-        String ddl;
-        try (var in = ClusterInstallTest.class.getResourceAsStream("/nexmark/ddl_gen.sql")) {
-            ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        ddl =
-                ddl.replace("${TPS}", "20000")
-                        .replace("${EVENTS_NUM}", "200000")
-                        .replace("${PERSON_PROPORTION}", "1")
-                        .replace("${AUCTION_PROPORTION}", "3")
-                        .replace("${BID_PROPORTION}", "46")
-                        .replace(
-                                "'bid.proportion' = '46'",
-                                "'bid.proportion' = '46', 'max-emit-speed' = '" + !paced + "'");
+        String ddl = NexmarkDdl.table(20_000, 200_000, paced);
         return String.join(
                 "\n",
                 "SET 'table.exec.uid.generation' = 'ALWAYS';",
                 "SET 'execution.checkpointing.interval' = '500 ms';",
-                ddl.strip(),
+                ddl,
                 "CREATE TEMPORARY TABLE out_csv (k BIGINT, window_end TIMESTAMP(3), c BIGINT,"
                         + " s BIGINT) WITH ('connector' = 'filesystem', 'path' = 'file://"
                         + out
@@ -252,7 +210,7 @@ class ClusterInstallTest {
                         + bids(expectedOut, false)
                         + BID_QUERY
                         + ";\n");
-        List<String> stock = lines(expectedOut);
+        List<String> stock = TestClusters.csvLines(expectedOut);
         assertThat(stock).as("stock's windows").hasSizeGreaterThan(50);
 
         Path out = home.resolve("rescaled");
@@ -271,7 +229,9 @@ class ClusterInstallTest {
         Matcher savepoint = Pattern.compile("(file:[^\\s|]+)").matcher(stopped.output);
         assertThat(savepoint.find()).as(stopped.output).isTrue();
         assertThat(awaitTerminal(job)).isEqualTo("FINISHED");
-        assertThat(lines(out)).as("windows before the savepoint").hasSizeLessThan(stock.size());
+        assertThat(TestClusters.csvLines(out))
+                .as("windows before the savepoint")
+                .hasSizeLessThan(stock.size());
         sql(
                 "rescaled-2",
                 bids(out, true)
@@ -288,7 +248,7 @@ class ClusterInstallTest {
         assertThat(cluster.rest("/jobs/" + restored + "/checkpoints"))
                 .as("the restored job's checkpoint statistics")
                 .contains("\"restored\":{");
-        assertThat(lines(out)).isEqualTo(stock);
+        assertThat(TestClusters.csvLines(out)).isEqualTo(stock);
     }
 
     private static String jobId(String output) {

@@ -7,6 +7,7 @@ import io.streamfusion.runtime.island.NativeBatchOperator;
 import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
+import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.state.KeyedStatePort;
 import io.streamfusion.runtime.state.StateCodec;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -99,10 +100,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         }
         pipeline = openPipeline(plan, run -> new NativePipeline(run, memoryBudgetBytes));
         openBatches(FieldUse.of(parsed), outputArity);
-        getMetricGroup()
-                .gauge(
-                        "streamfusionNativeMemoryBytes",
-                        () -> pipeline == null ? 0L : pipeline.memoryBytes());
+        MemoryGauges.register(
+                getMetricGroup(), () -> pipeline == null ? 0L : pipeline.memoryBytes());
     }
 
     /** The states, declared as Flink's function and generated aggregation declare them. */

@@ -4,6 +4,7 @@ import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.jni.NativeException;
 import io.streamfusion.runtime.jni.Plans;
+import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.udf.UdfBridge;
 
@@ -80,10 +81,8 @@ public class NativeIslandOperator extends NativeBatchOperator {
                 parsed.getOperatorsList().stream()
                         .anyMatch(op -> op.getWindowAggregate().getBufferRows() > 1);
         openBatches(FieldUse.of(parsed), outputArity);
-        getMetricGroup()
-                .gauge(
-                        "streamfusionNativeMemoryBytes",
-                        () -> pipeline == null ? 0L : pipeline.memoryBytes());
+        MemoryGauges.register(
+                getMetricGroup(), () -> pipeline == null ? 0L : pipeline.memoryBytes());
     }
 
     /** Runs the collected rows through the native pipeline and emits its output. */

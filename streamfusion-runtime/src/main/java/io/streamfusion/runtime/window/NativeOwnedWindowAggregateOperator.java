@@ -5,6 +5,7 @@ import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
+import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -200,7 +201,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         }
         openBatches(FieldUse.of(Plans.parse(plan)), outputArity);
         lateRecordsDroppedRate = lateRecordsDroppedMeter();
-        getMetricGroup().gauge("streamfusionNativeMemoryBytes", () -> agg.memoryBytes());
+        MemoryGauges.register(getMetricGroup(), () -> agg.memoryBytes());
     }
 
     /** As Flink's window buffer, a batch waits for a watermark (or a barrier, end, full buffer). */

@@ -6,6 +6,7 @@ import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
+import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.state.KeyedStatePort;
 import io.streamfusion.runtime.state.StateCodec;
 import io.streamfusion.runtime.transpose.FieldUse;
@@ -137,10 +138,8 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
             // The restored watermark decides which rows are late, as the timer service's does.
             guarded(() -> advance(currentWatermark));
         }
-        getMetricGroup()
-                .gauge(
-                        "streamfusionNativeMemoryBytes",
-                        () -> pipeline == null ? 0L : pipeline.memoryBytes());
+        MemoryGauges.register(
+                getMetricGroup(), () -> pipeline == null ? 0L : pipeline.memoryBytes());
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
