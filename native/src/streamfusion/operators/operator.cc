@@ -105,4 +105,16 @@ Result<std::shared_ptr<arrow::RecordBatch>> StatelessOperator::Process(
   return Compute(input, &kept, &identity);
 }
 
+bool Operator::stateless() const {
+  return false;
+}
+
+bool Operator::may_block() const {
+  return false;
+}
+
+WatermarkSource* Operator::watermark_source() {
+  return nullptr;
+}
+
 }  // namespace streamfusion::operators

@@ -9,7 +9,7 @@
 //
 // Life of an operator, driven by one thread at a time (the Flink task's):
 //
-//   Make (the family's factory, from its plan node)
+//   Make (the family's factory, from its plan node: operators/operator_factory.h)
 //   { AddInput | AdvanceEventTime | AdvanceProcessingTime | Flush }*, each followed by
 //       GetOutput until it returns no batch
 //   MemoryBytes at any time (metrics, budgets)
@@ -82,6 +82,24 @@ struct KeyGroupSections {
   std::vector<int32_t> offsets;
 };
 
+// A watermark an operator emitted: after the first `rows` rows it handed out since the last
+// TakeWatermarks.
+struct WatermarkMark {
+  int64_t rows;
+  int64_t watermark;
+};
+
+// What an island asks of an operator that generates watermarks (Flink's watermark assigner): the
+// island splits the rows after it at the watermarks it emits.
+class WatermarkSource {
+ public:
+  virtual ~WatermarkSource() = default;
+  // The upstream watermark status: while idle, advanced watermarks are not emitted.
+  virtual void SetIdle(bool idle) = 0;
+  // The watermarks emitted since the last call, in order.
+  virtual std::vector<WatermarkMark> TakeWatermarks() = 0;
+};
+
 class Operator {
  public:
   virtual ~Operator() = default;
@@ -133,6 +151,20 @@ class Operator {
 
   // Rows dropped as late since the last call (Flink's numLateRecordsDropped). Default: none.
   virtual int64_t TakeLateRowsDropped();
+
+  // Abilities, which the island checks when it chains the operators it made (plan/pipeline.cc)
+  // instead of knowing their kinds.
+  //
+  // Whether the output for a batch depends on that batch alone: no state, nothing buffered,
+  // nothing time-driven (a Calc). Only such operators run before a watermark source in an
+  // island. Default: false.
+  virtual bool stateless() const;
+  // Whether a call may wait for state reads (blocked()). None follows a watermark source in an
+  // island: its reads would stop a run between two of the source's watermarks. Default: false.
+  virtual bool may_block() const;
+  // The operator's watermark generation when it generates watermarks (an island has at most
+  // one), else null. Default: null.
+  virtual WatermarkSource* watermark_source();
 };
 
 // An operator that has at most one batch to hand out after each call (AddInput, Flush, ...):
@@ -154,6 +186,7 @@ class SingleOutputOperator : public Operator {
 class StatelessOperator : public SingleOutputOperator {
  public:
   Status AddInput(Batch input) final;
+  bool stateless() const final { return true; }
 
   // The output rows of one batch, outside an island (tests, benchmarks).
   Result<std::shared_ptr<arrow::RecordBatch>> Process(

@@ -3,13 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "streamfusion/operators/aggregate/group_aggregate_operator.h"
-#include "streamfusion/operators/calc/calc_operator.h"
-#include "streamfusion/operators/window/group_window_operator.h"
-#include "streamfusion/operators/window/local_window_operator.h"
-#include "streamfusion/operators/window/owned_window_operator.h"
-#include "streamfusion/operators/window/session_window_operator.h"
-#include "streamfusion/operators/window/slice_window_operator.h"
+#include "streamfusion/operators/operator_factory.h"
 
 namespace streamfusion::plan {
 
@@ -17,12 +11,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
                                                  expression::UdfCaller* udf_caller) {
   std::unique_ptr<Pipeline> pipeline(new Pipeline());
   pipeline->pool_ = std::make_unique<memory::AccountingPool>(memory_budget_bytes);
-  // The island's one budget: each operator's pool is a child of the island's.
-  memory::AccountingPool* pool = pipeline->pool_.get();
   SF_ASSIGN_OR_RAISE(pipeline->input_type_, type::FromProto(plan.input_type()));
   const type::RowType* current = &pipeline->input_type_;
-  // The declared type of the rows entering each operator (a one-operator plan of its own for
-  // the operators that are made from one).
+  // The declared type of the rows entering each operator.
   const RowType* current_proto = &plan.input_type();
   for (int i = 0; i < plan.operators_size(); ++i) {
     const Operator& op = plan.operators(i);
@@ -32,104 +23,10 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
                            ") does not declare its output type");
     }
     const RowType& op_output = last ? plan.output_type() : op.output_type();
-    switch (op.kind_case()) {
-      case Operator::kCalc: {
-        SF_ASSIGN_OR_RAISE(auto calc,
-                           operators::CalcOperator::Make(op.calc(), *current, plan.session(),
-                                                         pipeline->pool_.get(), udf_caller));
-        pipeline->operators_.push_back(std::move(calc));
-        break;
-      }
-      case Operator::kWatermarkAssigner: {
-        if (pipeline->assigner_ != nullptr) {
-          return InternalError("An island with two watermark assigners");
-        }
-        for (const auto& before : pipeline->operators_) {
-          if (dynamic_cast<operators::CalcOperator*>(before.get()) == nullptr) {
-            return InternalError("An island runs only Calcs before its watermark assigner");
-          }
-        }
-        SF_ASSIGN_OR_RAISE(auto assigner, operators::WatermarkAssignerOperator::Make(
-                                              op.watermark_assigner(), *current, plan.session(),
-                                              pipeline->pool_.get(), udf_caller));
-        pipeline->assigner_ = assigner.get();
-        pipeline->assigner_index_ = pipeline->operators_.size();
-        pipeline->operators_.push_back(std::move(assigner));
-        break;
-      }
-      case Operator::kWindowAggregate:
-      case Operator::kSessionWindowAggregate:
-      case Operator::kGroupAggregate: {
-        // Made from a one-operator plan of its own.
-        Plan single;
-        *single.mutable_input_type() = *current_proto;
-        *single.mutable_output_type() = op_output;
-        *single.add_operators() = op;
-        single.mutable_operators(0)->clear_output_type();
-        *single.mutable_session() = plan.session();
-        const bool window = op.kind_case() == Operator::kWindowAggregate;
-        // Window aggregations over Flink state: the legacy group windows, the window TVFs
-        // without native-owned state.
-        const bool legacy_window = window && op.window_aggregate().legacy();
-        const bool slice_window = window && !legacy_window &&
-                                  op.window_aggregate().mode() != WindowAggregateNode::LOCAL &&
-                                  op.window_aggregate().owned_state_key_groups() == 0;
-        if (window && !legacy_window && !slice_window) {
-          if (op.window_aggregate().mode() != WindowAggregateNode::LOCAL) {
-            if (pipeline->StateOwner() != nullptr) {
-              return InternalError("An island with two operators owning state");
-            }
-            SF_ASSIGN_OR_RAISE(auto owned, operators::OwnedWindowOperator::Make(
-                                               single, memory_budget_bytes, pool));
-            pipeline->operators_.push_back(std::move(owned));
-            break;
-          }
-          SF_ASSIGN_OR_RAISE(auto local, operators::LocalWindowAggregateOperator::Make(
-                                             single, memory_budget_bytes, pool));
-          pipeline->operators_.push_back(std::move(local));
-          break;
-        }
-        if (pipeline->port_ != nullptr) {
-          return InternalError("An island with two operators over keyed state");
-        }
-        if (pipeline->assigner_ != nullptr &&
-            (op.kind_case() != Operator::kGroupAggregate ||
-             op.group_aggregate().mode() != GroupAggregateNode::LOCAL)) {
-          // Its reads would stop a run between two of the assigner's watermarks.
-          return InternalError(
-              "An island runs only stateless operators after a watermark assigner");
-        }
-        pipeline->port_ = std::make_unique<state::StatePort>();
-        if (legacy_window) {
-          SF_ASSIGN_OR_RAISE(auto group,
-                             operators::GroupWindowOperator::Make(single, memory_budget_bytes,
-                                                                  pipeline->port_.get(), pool));
-          pipeline->operators_.push_back(std::move(group));
-          break;
-        }
-        if (slice_window) {
-          SF_ASSIGN_OR_RAISE(auto slices,
-                             operators::SliceWindowOperator::Make(single, memory_budget_bytes,
-                                                                  pipeline->port_.get(), pool));
-          pipeline->operators_.push_back(std::move(slices));
-          break;
-        }
-        if (op.kind_case() == Operator::kSessionWindowAggregate) {
-          SF_ASSIGN_OR_RAISE(auto session,
-                             operators::SessionWindowOperator::Make(single, memory_budget_bytes,
-                                                                    pipeline->port_.get(), pool));
-          pipeline->operators_.push_back(std::move(session));
-          break;
-        }
-        SF_ASSIGN_OR_RAISE(auto agg, operators::GroupAggregateOperator::Make(
-                                         single, memory_budget_bytes, pipeline->port_.get(), pool));
-        pipeline->operators_.push_back(std::move(agg));
-        break;
-      }
-      default:
-        return InternalError("Plan operator kind not supported in an island: ",
-                             static_cast<int>(op.kind_case()));
-    }
+    SF_ASSIGN_OR_RAISE(auto made,
+                       pipeline->MakeOperator(plan, op, *current_proto, op_output, *current,
+                                              memory_budget_bytes, udf_caller));
+    SF_RETURN_NOT_OK(pipeline->Chain(std::move(made)));
     current = &pipeline->operators_.back()->output_type();
     SF_ASSIGN_OR_RAISE(auto declared, type::FromProto(op_output));
     if (declared.size() != current->size()) {
@@ -140,6 +37,62 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
   }
   pipeline->output_type_ = *current;
   return pipeline;
+}
+
+Result<std::unique_ptr<operators::Operator>> Pipeline::MakeOperator(
+    const Plan& plan, const Operator& op, const RowType& input_proto, const RowType& output_proto,
+    const type::RowType& input_type, int64_t memory_budget_bytes,
+    expression::UdfCaller* udf_caller) {
+  const operators::OperatorFactory* factory = operators::OperatorRegistry::Find(op.kind_case());
+  if (factory == nullptr) {
+    return InternalError("Plan operator kind not supported in an island: ",
+                         static_cast<int>(op.kind_case()));
+  }
+  // The operator alone, as a plan of its own.
+  Plan single;
+  *single.mutable_input_type() = input_proto;
+  *single.mutable_output_type() = output_proto;
+  *single.add_operators() = op;
+  single.mutable_operators(0)->clear_output_type();
+  *single.mutable_session() = plan.session();
+  operators::OperatorContext context{
+      single,
+      input_type,
+      memory_budget_bytes,
+      pool_.get(),
+      udf_caller,
+      [this]() -> Result<state::StatePort*> {
+        if (port_ != nullptr) return InternalError("An island with two operators over keyed state");
+        port_ = std::make_unique<state::StatePort>();
+        return port_.get();
+      }};
+  return (*factory)(single.operators(0), context);
+}
+
+Status Pipeline::Chain(std::unique_ptr<operators::Operator> op) {
+  // What an island allows, asked of the operators' abilities (operators/operator.h).
+  if (op->owns_state() && StateOwner() != nullptr) {
+    return InternalError("An island with two operators owning state");
+  }
+  if (operators::WatermarkSource* source = op->watermark_source()) {
+    if (assigner_ != nullptr) return InternalError("An island with two watermark assigners");
+    for (const auto& before : operators_) {
+      if (!before->stateless()) {
+        return InternalError(
+            "An island runs only stateless operators before its watermark "
+            "assigner");
+      }
+    }
+    assigner_ = source;
+    assigner_index_ = operators_.size();
+  } else if (assigner_ != nullptr && op->may_block()) {
+    // Its reads would stop a run between two of the assigner's watermarks.
+    return InternalError(
+        "An island runs no operator that waits for state after a watermark "
+        "assigner");
+  }
+  operators_.push_back(std::move(op));
+  return Status::OK();
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(

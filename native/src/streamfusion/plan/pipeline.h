@@ -15,7 +15,6 @@
 #include "streamfusion/expression/udf_call.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/operator.h"
-#include "streamfusion/operators/watermark/watermark_assigner_operator.h"
 #include "streamfusion/plan.pb.h"
 #include "streamfusion/state/state_port.h"
 #include "streamfusion/type/logical_type.h"
@@ -124,6 +123,15 @@ class Pipeline {
       std::vector<operators::Batch> batches, After after, int64_t time);
   // The one operator that owns state, or null.
   operators::Operator* StateOwner();
+  // Makes plan operator `op` with its family's factory (operators/operator_factory.h).
+  Result<std::unique_ptr<operators::Operator>> MakeOperator(const Plan& plan, const Operator& op,
+                                                            const RowType& input_proto,
+                                                            const RowType& output_proto,
+                                                            const type::RowType& input_type,
+                                                            int64_t memory_budget_bytes,
+                                                            expression::UdfCaller* udf_caller);
+  // Appends `op` to the island if the island's rules allow it after the operators before it.
+  Status Chain(std::unique_ptr<operators::Operator> op);
   // Goes on with the run from where it is (run_), until its last operator or a blocked one; the
   // batches the last handed out are then run_.inputs.
   Status Continue(bool resume);
@@ -150,8 +158,8 @@ class Pipeline {
   };
   RunPosition run_;
   bool blocked_ = false;
-  // The watermark assigner (operators_[assigner_index_]), or null.
-  operators::WatermarkAssignerOperator* assigner_ = nullptr;
+  // The watermark source (of operators_[assigner_index_]), or null.
+  operators::WatermarkSource* assigner_ = nullptr;
   size_t assigner_index_ = 0;
   std::vector<operators::WatermarkMark> marks_;
   std::vector<int64_t> source_rows_;

@@ -75,5 +75,46 @@ TEST(PipelineTest, ProjectionsKeepRowsOneToOne) {
   EXPECT_EQ(*(*pipeline)->source_rows(), (std::vector<int64_t>{-1, -1}));
 }
 
+// A plan operator of a kind no family registered a factory for is refused with the kind.
+TEST(PipelineTest, AnOperatorKindWithoutAFamilyIsRefused) {
+  Plan plan;
+  *plan.mutable_input_type() = Rows({Int()});
+  *plan.mutable_output_type() = Rows({Int()});
+  plan.add_operators()->set_description("nothing");
+  auto made = Pipeline::Make(plan, 0);
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.status().message().find("not supported in an island: 0"), std::string::npos)
+      << made.status().ToString();
+}
+
+// The island's rules are asked of the operators' abilities: one watermark source per island, and
+// only stateless operators (Calcs) before it.
+TEST(PipelineTest, AnIslandHasOneWatermarkSourceWithOnlyStatelessOperatorsBeforeIt) {
+  auto island = [](const std::vector<std::string>& kinds) {
+    Plan plan;
+    *plan.mutable_input_type() = Rows({T(DataType::TIMESTAMP, 3)});
+    *plan.mutable_output_type() = Rows({T(DataType::TIMESTAMP, 3)});
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      Operator* op = plan.add_operators();
+      if (i + 1 < kinds.size()) *op->mutable_output_type() = Rows({T(DataType::TIMESTAMP, 3)});
+      if (kinds[i] == "calc") {
+        *op->mutable_calc()->add_projections() = Ref(0, T(DataType::TIMESTAMP, 3));
+      } else {
+        auto* node = op->mutable_watermark_assigner();
+        node->set_rowtime_index(0);
+        *node->mutable_watermark() = Ref(0, T(DataType::TIMESTAMP, 3));
+      }
+    }
+    return Pipeline::Make(plan, 0);
+  };
+  auto fine = island({"calc", "calc", "assigner", "calc"});
+  ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+  EXPECT_TRUE((*fine)->has_watermark_assigner());
+  auto two = island({"assigner", "calc", "assigner"});
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("two watermark assigners"), std::string::npos)
+      << two.status().ToString();
+}
+
 }  // namespace
 }  // namespace streamfusion::plan

@@ -51,7 +51,7 @@ Result<std::unique_ptr<GroupAggregateOperator>> GroupAggregateOperator::Make(
   std::unique_ptr<GroupAggregateOperator> op(
       new GroupAggregateOperator(std::move(agg), std::move(output_type), port));
   const plan::GroupAggregateNode& node = plan.operators(0).group_aggregate();
-  if (node.bundle_rows() < 0 || (node.bundle_rows() > 0 && !op->stateless_)) {
+  if (node.bundle_rows() < 0 || (node.bundle_rows() > 0 && !op->local_)) {
     return InternalError("Bundle rows ", node.bundle_rows(), " for a ",
                          plan::GroupAggregateNode::Mode_Name(node.mode()), " group aggregation");
   }
@@ -62,7 +62,7 @@ Result<std::unique_ptr<GroupAggregateOperator>> GroupAggregateOperator::Make(
 GroupAggregateOperator::GroupAggregateOperator(std::unique_ptr<GroupAggregate> agg,
                                                type::RowType output_type, state::StatePort* port)
     : agg_(std::move(agg)), output_type_(std::move(output_type)), port_(port) {
-  stateless_ = agg_->mode_ == plan::GroupAggregateNode::LOCAL;
+  local_ = agg_->mode_ == plan::GroupAggregateNode::LOCAL;
 }
 
 bool GroupAggregateOperator::IsNull(std::string_view image) const {
@@ -136,7 +136,7 @@ Status GroupAggregateOperator::Start(Batch input) {
   lookup_present_.clear();
   order_reads_.clear();
   full_map_reads_.clear();
-  if (stateless_) return Run();
+  if (local_) return Run();
   port_->BeginBatch();
   port_->AddKeys(agg_->keys());
   acc_reads_.reserve(static_cast<size_t>(num_keys));
@@ -298,7 +298,7 @@ Status GroupAggregateOperator::SupplyOrderAnswers() {
 }
 
 Status GroupAggregateOperator::Run() {
-  if (stateless_) {
+  if (local_) {
     accs_.Clear();
     accs_.offsets.assign(static_cast<size_t>(agg_->keys().num_rows()) + 1, 0);
   }
@@ -318,7 +318,7 @@ Status GroupAggregateOperator::Run() {
 }
 
 Status GroupAggregateOperator::Finish() {
-  if (!stateless_) {
+  if (!local_) {
     const std::vector<int8_t>& actions = agg_->acc_actions();
     const auto num_maps = static_cast<int32_t>(agg_->num_maps() + 2 * agg_->order_calls_.size());
     // A group that emptied clears its maps (function.cleanup()) before entries are written.

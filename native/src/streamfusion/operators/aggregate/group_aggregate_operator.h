@@ -42,6 +42,8 @@ class GroupAggregateOperator : public SingleOutputOperator {
   // A watermark ends the bundle, as Flink's MapBundleOperator finishes its bundle on one.
   Status AdvanceEventTime(int64_t watermark) override;
   bool blocked() const override { return phase_ != Phase::kIdle; }
+  // A LOCAL phase keeps no Flink state: it never waits.
+  bool may_block() const override { return !local_; }
   Status Resume() override;
   int64_t MemoryBytes() const override;
 
@@ -83,7 +85,7 @@ class GroupAggregateOperator : public SingleOutputOperator {
   state::StatePort* port_;
   Phase phase_ = Phase::kIdle;
   Batch input_;
-  bool stateless_ = false;
+  bool local_ = false;
   int64_t bundle_rows_ = 0;
   std::vector<std::shared_ptr<arrow::RecordBatch>> kept_;  // LOCAL: rows of the next bundle
   int64_t kept_rows_ = 0;

@@ -33,14 +33,7 @@
 
 namespace streamfusion::operators {
 
-// A watermark the assigner emitted: after the first `rows` rows it handed out since the last
-// TakeWatermarks.
-struct WatermarkMark {
-  int64_t rows;
-  int64_t watermark;
-};
-
-class WatermarkAssignerOperator final : public SingleOutputOperator {
+class WatermarkAssignerOperator final : public SingleOutputOperator, public WatermarkSource {
  public:
   static Result<std::unique_ptr<WatermarkAssignerOperator>> Make(
       const plan::WatermarkAssignerNode& node, const type::RowType& input_type,
@@ -55,11 +48,9 @@ class WatermarkAssignerOperator final : public SingleOutputOperator {
   // A periodic timer fired at `now`.
   Status AdvanceProcessingTime(int64_t now) override;
 
-  // The upstream watermark status: while idle, advanced watermarks are not emitted.
-  void SetIdle(bool idle) { idle_ = idle; }
-
-  // The watermarks emitted since the last call, in order.
-  std::vector<WatermarkMark> TakeWatermarks();
+  void SetIdle(bool idle) override { idle_ = idle; }
+  std::vector<WatermarkMark> TakeWatermarks() override;
+  WatermarkSource* watermark_source() override { return this; }
 
   int64_t current_watermark() const { return current_; }
 

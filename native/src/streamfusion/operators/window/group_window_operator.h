@@ -48,6 +48,7 @@ class GroupWindowOperator : public TimerWindowOperator {
   // On processing time the batch carries its rows' arrival times (Batch::times), all in one pane.
   Status AddInput(Batch input) override;
   bool blocked() const override { return phase_ != Phase::kIdle; }
+  bool may_block() const override { return true; }
   Status Resume() override;
   int64_t MemoryBytes() const override;
 

@@ -55,6 +55,7 @@ class SessionWindowOperator : public TimerWindowOperator {
   // On processing time the batch carries each row's arrival time (Batch::times).
   Status AddInput(Batch input) override;
   bool blocked() const override { return phase_ != Phase::kIdle; }
+  bool may_block() const override { return true; }
   Status Resume() override;
   int64_t MemoryBytes() const override;
 

@@ -63,6 +63,7 @@ class SliceWindowOperator : public TimerWindowOperator {
   // window time zone, all in one slice.
   Status AddInput(Batch input) override;
   bool blocked() const override { return phase_ != Phase::kIdle; }
+  bool may_block() const override { return true; }
   Status Resume() override;
   int64_t MemoryBytes() const override;
 
