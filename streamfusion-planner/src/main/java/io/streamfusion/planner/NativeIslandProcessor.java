@@ -11,14 +11,12 @@ import io.streamfusion.planner.convert.NodeFields;
 import io.streamfusion.planner.convert.RexConverter;
 import io.streamfusion.planner.convert.UnsupportedNativeException;
 import io.streamfusion.planner.convert.WindowAggregateConverter;
+import io.streamfusion.planner.nodes.IslandOptions;
+import io.streamfusion.planner.nodes.IslandRole;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.NativeExecNodeBase;
 import io.streamfusion.planner.nodes.StreamExecNativeCalc;
-import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
-import io.streamfusion.planner.nodes.StreamExecNativeGroupWindowAggregate;
-import io.streamfusion.planner.nodes.StreamExecNativeSessionWindowAggregate;
 import io.streamfusion.planner.nodes.StreamExecNativeWatermarkAssigner;
-import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.Evidence;
 
@@ -26,8 +24,6 @@ import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
@@ -108,7 +104,7 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         if (config.get(StreamFusionOptions.BORROWED_STRING_EXIT)
                 && rewrite.report.nativeCount() > 0) {
             rewrite.report.noteExit(
-                    borrowsExit(config)
+                    IslandOptions.borrowsExit(config)
                             ? "borrowed: rows leave every island in its native output memory"
                                     + " (object reuse is off, so Flink copies a row at a chained"
                                     + " edge and serializes it at a network edge before the"
@@ -130,16 +126,6 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                             + String.join("; ", rewrite.report.fallbackReasons()));
         }
         return new ExecNodeGraph(graph.getFlinkVersion(), roots);
-    }
-
-    /**
-     * Whether islands hand downstream rows in their native output memory: asked for
-     * (streamfusion.experimental.borrowedStringExit) and provably safe, which it is only with
-     * object reuse off. The shell checks the job's object reuse again when it opens.
-     */
-    public static boolean borrowsExit(ReadableConfig config) {
-        return config.get(StreamFusionOptions.BORROWED_STRING_EXIT)
-                && !config.get(PipelineOptions.OBJECT_REUSE);
     }
 
     /** Refuses unknown {@code streamfusion.*} keys and values out of range, naming them. */
@@ -408,99 +394,168 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
     }
 
     /**
-     * Joins native operators on forward edges into one island where the engine runs them as one
-     * pipeline (rows are then converted once, not twice, and cross JNI once). First each native
-     * watermark assigner with the native Calc before it and the native Calc after it (each the only
-     * consumer of its input); then a native Calc (possibly running such a chain) and the local
-     * phase of a window or group aggregation it alone feeds, and a stateful aggregation (group,
-     * window TVF, legacy group window, session) and the native Calc it alone feeds. An assigner in
-     * no island stays Flink's, with the reason in the report. Each island is listed in the report.
+     * Joins native operators on forward edges into islands, each run by one shell as one pipeline
+     * (rows are converted once at its entry and once at its exit, not at every operator), by the
+     * nodes' {@link IslandRole}s alone: from each native node, the chain of its only consumers on
+     * forward edges is cut into islands as the roles allow (see {@link #cut}). A watermark assigner
+     * in no island stays Flink's, with the reason in the report. Each island is listed in the
+     * report.
      */
     private static void formIslands(
             List<ExecNode<?>> roots, SupportReport report, boolean enabled) {
         Map<ExecNode<?>, Integer> consumers = consumers(roots);
         List<ExecNode<?>> nodes = new ArrayList<>(consumers.keySet());
-        // Plan order (ids grow from the sources), so that islands are listed as EXPLAIN reads.
+        // Plan order (ids grow from the sources): a chain is met at its first node, and islands
+        // are listed as EXPLAIN reads.
         nodes.sort(java.util.Comparator.comparingInt(ExecNode::getId));
-        Set<ExecNode<?>> joined = Collections.newSetFromMap(new IdentityHashMap<>());
-        // The islands formed, by the node whose operator runs each (its last).
-        Map<ExecNode<?>, List<String>> islands = new IdentityHashMap<>();
-        for (ExecNode<?> node : nodes) {
-            if (node instanceof StreamExecNativeWatermarkAssigner) {
-                StreamExecNativeWatermarkAssigner assigner =
-                        (StreamExecNativeWatermarkAssigner) node;
-                if (!enabled || !joinAssigner(assigner, nodes, consumers, joined, islands)) {
-                    restoreFlinkNode(assigner, assigner.original(), nodes);
-                    consumers.put(assigner.original(), consumers.get(assigner));
-                    report.refuse(
-                            node.getDescription().substring("Native".length()),
-                            enabled
-                                    ? "A watermark assigner without a native Calc next to it stays"
-                                            + " Flink's: alone between Flink operators, its two"
-                                            + " row conversions would cost more than it saves"
-                                    : "The native watermark assigner runs only in an island"
-                                            + " (streamfusion.islands = false)");
+        Set<ExecNode<?>> placed = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<ExecNode<?>> inIslands = Collections.newSetFromMap(new IdentityHashMap<>());
+        if (enabled) {
+            Map<ExecNode<?>, NativeExecNodeBase> next = forwardConsumers(nodes, consumers);
+            for (ExecNode<?> node : nodes) {
+                if (placed.contains(node) || role(node) == IslandRole.NONE) {
+                    continue;
+                }
+                List<NativeExecNodeBase> chain = new ArrayList<>();
+                for (NativeExecNodeBase at = (NativeExecNodeBase) node;
+                        at != null && placed.add(at);
+                        at = next.get(at)) {
+                    chain.add(at);
+                }
+                for (Island island : cut(chain, report)) {
+                    island.host();
+                    inIslands.addAll(island.members);
+                    List<String> members = new ArrayList<>();
+                    island.members.forEach(member -> members.add(original(member)));
+                    report.addIsland(members);
                 }
             }
         }
-        if (!enabled) {
-            return;
-        }
         for (ExecNode<?> node : nodes) {
-            if (joined.contains(node) || node.getInputEdges().size() != 1) {
+            if (node instanceof StreamExecNativeWatermarkAssigner && !inIslands.contains(node)) {
+                StreamExecNativeWatermarkAssigner assigner =
+                        (StreamExecNativeWatermarkAssigner) node;
+                restoreFlinkNode(assigner, assigner.original(), nodes);
+                report.refuse(
+                        original(node),
+                        enabled
+                                ? "A watermark assigner with no native operator next to it on a"
+                                        + " forward edge stays Flink's: alone between Flink"
+                                        + " operators, its two row conversions would cost more"
+                                        + " than it saves"
+                                : "The native watermark assigner runs only in an island"
+                                        + " (streamfusion.islands = false)");
+            }
+        }
+    }
+
+    private static IslandRole role(ExecNode<?> node) {
+        return node instanceof NativeExecNodeBase
+                ? ((NativeExecNodeBase) node).islandRole()
+                : IslandRole.NONE;
+    }
+
+    /**
+     * Each native node's consumer on a forward edge where the node has no other consumer and the
+     * consumer no other input: the next node of its chain.
+     */
+    private static Map<ExecNode<?>, NativeExecNodeBase> forwardConsumers(
+            List<ExecNode<?>> nodes, Map<ExecNode<?>, Integer> consumers) {
+        Map<ExecNode<?>, NativeExecNodeBase> next = new IdentityHashMap<>();
+        for (ExecNode<?> node : nodes) {
+            if (role(node) == IslandRole.NONE || node.getInputEdges().size() != 1) {
                 continue;
             }
             ExecNode<?> source = node.getInputEdges().get(0).getSource();
-            if (joined.contains(source) || consumers.get(source) != 1) {
-                continue;
-            }
-            boolean island = false;
-            if (source instanceof StreamExecNativeCalc && isLocalAggregate(node)) {
-                StreamExecNativeCalc calc = (StreamExecNativeCalc) source;
-                byte[] plan = NativePlans.island(calc.plan(), ((NativeExecNode) node).plan());
-                // The group aggregation's shell calls no user-defined functions.
-                if (plan != null
-                        && node instanceof StreamExecNativeGroupAggregate
-                        && NativePlans.callsUdfs(plan)) {
-                    plan = null;
-                    report.addNote(original(calc), udfsKeepOutOf(node));
-                }
-                if (plan != null) {
-                    calc.joinConsumerIsland();
-                    if (node instanceof StreamExecNativeWindowAggregate) {
-                        ((StreamExecNativeWindowAggregate) node).joinIsland(calc, plan);
-                    } else {
-                        ((StreamExecNativeGroupAggregate) node).joinIslandAfter(calc, plan);
-                    }
-                    island = true;
-                }
-            } else if (node instanceof StreamExecNativeCalc && isAggregateOnContract(source)) {
-                StreamExecNativeCalc calc = (StreamExecNativeCalc) node;
-                byte[] plan = NativePlans.island(((NativeExecNode) source).plan(), calc.plan());
-                // The aggregations' shells call no user-defined functions.
-                if (plan != null && !NativePlans.callsUdfs(plan)) {
-                    calc.joinProducerIsland();
-                    ((NativeExecNodeBase) source).joinIslandBefore(calc, plan);
-                    island = true;
-                } else if (plan != null) {
-                    report.addNote(original(calc), udfsKeepOutOf(source));
-                }
-            }
-            if (island) {
-                joined.add(source);
-                joined.add(node);
-                List<String> members = islands.remove(source);
-                if (members == null) {
-                    members = new ArrayList<>(List.of(original(source)));
-                }
-                members.add(original(node));
-                islands.put(node, members);
+            if (role(source) != IslandRole.NONE && consumers.get(source) == 1) {
+                next.put(source, (NativeExecNodeBase) node);
             }
         }
-        List<ExecNode<?>> hosts = new ArrayList<>(islands.keySet());
-        hosts.sort(java.util.Comparator.comparingInt(ExecNode::getId));
-        for (ExecNode<?> host : hosts) {
-            report.addIsland(islands.get(host));
+        return next;
+    }
+
+    /**
+     * Cuts a chain of native nodes on forward edges into islands of two or more members, as their
+     * roles allow. An island either starts with a keyed operator, which runs it, followed by
+     * stateless members; or it is stateless members with at most one watermark assigner among them
+     * (only stateless members before it) and possibly a local aggregation phase last, run by its
+     * last member. A member joins only where the plans compose and the running shell can call the
+     * island's user-defined functions and hand out its watermarks.
+     */
+    private static List<Island> cut(List<NativeExecNodeBase> chain, SupportReport report) {
+        List<Island> islands = new ArrayList<>();
+        int at = 0;
+        while (at < chain.size()) {
+            NativeExecNodeBase first = chain.get(at);
+            List<NativeExecNodeBase> island = new ArrayList<>(List.of(first));
+            byte[] plan = first.plan();
+            boolean keyed = first.islandRole() == IslandRole.KEYED;
+            boolean watermark = first.islandRole() == IslandRole.WATERMARK;
+            boolean ended = first.islandRole() == IslandRole.LOCAL;
+            int next = at + 1;
+            for (; next < chain.size() && !ended; next++) {
+                NativeExecNodeBase member = chain.get(next);
+                IslandRole role = member.islandRole();
+                if (role == IslandRole.KEYED
+                        || (keyed && role != IslandRole.STATELESS)
+                        || (role == IslandRole.WATERMARK && watermark)) {
+                    break;
+                }
+                // The shell that runs the island: a keyed first member, else the last member.
+                NativeExecNodeBase runner = keyed ? first : member;
+                byte[] joined = NativePlans.island(plan, member.plan());
+                if (joined == null || (watermark && !runner.hostsWatermarks())) {
+                    break;
+                }
+                if (NativePlans.callsUdfs(joined) && !runner.hostsUdfs()) {
+                    report.addNote(
+                            original(keyed ? member : chain.get(next - 1)), udfsKeepOutOf(runner));
+                    break;
+                }
+                plan = joined;
+                island.add(member);
+                watermark |= role == IslandRole.WATERMARK;
+                ended = role == IslandRole.LOCAL;
+            }
+            if (island.size() > 1) {
+                islands.add(new Island(island, plan));
+            }
+            at = next;
+        }
+        return islands;
+    }
+
+    /** An island: its members in order, and the plan that runs them. */
+    private static final class Island {
+        final List<NativeExecNodeBase> members;
+        final byte[] plan;
+
+        Island(List<NativeExecNodeBase> members, byte[] plan) {
+            this.members = members;
+            this.plan = plan;
+        }
+
+        /**
+         * Tells the members: a keyed first member runs the island, the stateless members after it
+         * pass its output through; else the last member runs it and the members before it pass its
+         * input through.
+         */
+        void host() {
+            NativeExecNodeBase first = members.get(0);
+            NativeExecNodeBase last = members.get(members.size() - 1);
+            if (first.islandRole() == IslandRole.KEYED) {
+                RowType output = (RowType) last.getOutputType();
+                for (NativeExecNodeBase member : members.subList(1, members.size())) {
+                    member.joinProducerIsland(output);
+                }
+                first.joinIslandBefore(last, plan);
+                return;
+            }
+            RowType input = first.inputType();
+            for (NativeExecNodeBase member : members.subList(0, members.size() - 1)) {
+                member.joinConsumerIsland(input);
+            }
+            last.hostIsland(plan, input, members.size() - 1);
         }
     }
 
@@ -537,90 +592,6 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 }
             }
         }
-    }
-
-    /**
-     * Runs {@code assigner} in one island with the native Calc before it and the one after it, or
-     * either, where each is its input's only consumer; false when there is none.
-     */
-    private static boolean joinAssigner(
-            StreamExecNativeWatermarkAssigner assigner,
-            List<ExecNode<?>> nodes,
-            Map<ExecNode<?>, Integer> consumers,
-            Set<ExecNode<?>> joined,
-            Map<ExecNode<?>, List<String>> islands) {
-        ExecNode<?> input = assigner.getInputEdges().get(0).getSource();
-        StreamExecNativeCalc head =
-                input instanceof StreamExecNativeCalc
-                                && consumers.get(input) == 1
-                                && !joined.contains(input)
-                        ? (StreamExecNativeCalc) input
-                        : null;
-        StreamExecNativeCalc tail = null;
-        if (consumers.get(assigner) == 1) {
-            for (ExecNode<?> node : nodes) {
-                if (node instanceof StreamExecNativeCalc
-                        && node.getInputEdges().get(0).getSource() == assigner) {
-                    tail = (StreamExecNativeCalc) node;
-                }
-            }
-        }
-        byte[] front =
-                head == null ? assigner.plan() : NativePlans.island(head.plan(), assigner.plan());
-        if (front == null) {
-            head = null;
-            front = assigner.plan();
-        }
-        byte[] whole = tail == null ? null : NativePlans.island(front, tail.plan());
-        List<String> members = new ArrayList<>();
-        if (head != null) {
-            members.add(original(head));
-        }
-        members.add(original(assigner));
-        if (whole != null) {
-            tail.runProducersInIsland(
-                    whole, head != null ? head.inputType() : assigner.inputType());
-            if (head != null) {
-                head.joinConsumerIsland();
-                joined.add(head);
-            }
-            assigner.joinConsumerIsland();
-            joined.add(assigner);
-            members.add(original(tail));
-            islands.put(tail, members);
-            return true;
-        }
-        if (head == null) {
-            return false;
-        }
-        head.joinConsumerIsland();
-        assigner.joinIslandAfter(head, front);
-        joined.add(head);
-        joined.add(assigner);
-        islands.put(assigner, members);
-        return true;
-    }
-
-    /**
-     * A stateful aggregation that a Calc after it can join: a group aggregation (not its local
-     * phase), a window TVF aggregation (not its local phase; over Flink state or native-owned), a
-     * legacy group window or a session window.
-     */
-    private static boolean isAggregateOnContract(ExecNode<?> node) {
-        return (node instanceof StreamExecNativeGroupAggregate
-                        && !((StreamExecNativeGroupAggregate) node).isLocal())
-                || (node instanceof StreamExecNativeWindowAggregate
-                        && !((StreamExecNativeWindowAggregate) node).isLocal())
-                || node instanceof StreamExecNativeGroupWindowAggregate
-                || node instanceof StreamExecNativeSessionWindowAggregate;
-    }
-
-    /** The stateless local phase of a two-phase window or group aggregation. */
-    private static boolean isLocalAggregate(ExecNode<?> node) {
-        return (node instanceof StreamExecNativeWindowAggregate
-                        && ((StreamExecNativeWindowAggregate) node).isLocal())
-                || (node instanceof StreamExecNativeGroupAggregate
-                        && ((StreamExecNativeGroupAggregate) node).isLocal());
     }
 
     /** The description of the Flink operator a native node stands in for. */

@@ -16,7 +16,13 @@ import org.apache.flink.types.Row;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -161,6 +167,51 @@ class WatermarkAssignerParityTest {
         assertThat(report.toExplainString()).doesNotContain("fallback");
     }
 
+    /**
+     * A table whose rowtime is a physical column (a CSV file, the rows of {@link #SHUFFLED}): no
+     * Calc stands between the assigner and the local window phase, and the two run as one island
+     * (formed by the nodes' roles, not by a rule for this pair), with Flink's results.
+     */
+    @Test
+    void anAssignerFeedingTheLocalWindowPhaseRunsInItsIsland(@TempDir Path dir) throws Exception {
+        StringBuilder rows = new StringBuilder();
+        for (long seq = 1; seq <= 20_000; seq++) {
+            long seconds = seq - Math.floorMod(seq * 7919, 13);
+            rows.append(seq)
+                    .append(',')
+                    .append(
+                            LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC)
+                                    .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")))
+                    .append('\n');
+        }
+        Path csv = dir.resolve("direct.csv");
+        Files.writeString(csv, rows.toString());
+        String ddl =
+                "CREATE TEMPORARY TABLE direct (seq BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts"
+                        + " - INTERVAL '2' SECOND) WITH ('connector' = 'filesystem', 'path' ="
+                        + " 'file://"
+                        + csv
+                        + "', 'format' = 'csv')";
+        String sql =
+                "SELECT window_start, COUNT(*) AS n, SUM(seq) AS s FROM TABLE(TUMBLE(TABLE direct,"
+                    + " DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end";
+        SupportReport report = assertParity(1, 200, ddl, sql, 100);
+        assertThat(report.islands())
+                .anySatisfy(
+                        island ->
+                                assertThat(island)
+                                        .hasSize(2)
+                                        .satisfies(
+                                                members ->
+                                                        assertThat(members.get(0))
+                                                                .startsWith("WatermarkAssigner("),
+                                                members ->
+                                                        assertThat(members.get(1))
+                                                                .startsWith(
+                                                                        "LocalWindowAggregate(")));
+        assertThat(report.toExplainString()).doesNotContain("fallback");
+    }
+
     /** Flink's error for a NULL rowtime, from the native assigner too. */
     @Test
     void aNullRowtimeFailsAsInFlink() {
@@ -207,7 +258,9 @@ class WatermarkAssignerParityTest {
         tEnv.getConfig().set("streamfusion.islands", "true");
         tEnv.getConfig().set("streamfusion.operators.excluded", "Calc");
         assertThat(tEnv.explainSql(SHUFFLED_WINDOWS))
-                .contains("A watermark assigner without a native Calc next to it stays Flink's")
+                .contains(
+                        "A watermark assigner with no native operator next to it on a forward edge"
+                                + " stays Flink's")
                 // Flink's own node is back in the plan.
                 .doesNotContain("NativeWatermarkAssigner(");
     }

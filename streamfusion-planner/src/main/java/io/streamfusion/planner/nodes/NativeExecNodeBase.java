@@ -1,6 +1,5 @@
 package io.streamfusion.planner.nodes;
 
-import io.streamfusion.planner.NativeIslandProcessor;
 import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.IslandPlaceholderOperator;
@@ -48,8 +47,8 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     /** Whether this node is the only consumer of its input node (set by the planner). */
     private boolean soleConsumerOfInput;
 
-    /** The native Calc this node's island runs after it and that island's plan; null if none. */
-    private StreamExecNativeCalc islandTail;
+    /** The last node this node's island runs after it and that island's plan; null if none. */
+    private NativeExecNodeBase islandTail;
 
     private byte[] tailPlan;
 
@@ -69,6 +68,53 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     @Override
     public byte[] plan() {
         return plan;
+    }
+
+    /** What this node may be in an island (see {@link IslandRole}). Default: none. */
+    public IslandRole islandRole() {
+        return IslandRole.NONE;
+    }
+
+    /**
+     * Whether this node's shell runs an island that calls user-defined functions (the island shell
+     * has the bridge, the aggregation shells do not). Default: no.
+     */
+    public boolean hostsUdfs() {
+        return false;
+    }
+
+    /**
+     * Whether this node's shell runs an island with a watermark assigner in it (hands out its
+     * watermarks between the rows). Default: no.
+     */
+    public boolean hostsWatermarks() {
+        return false;
+    }
+
+    /**
+     * Runs the island of {@code plan}, which reads {@code islandInput} (the input of its first
+     * member) and ends with this node; {@code membersBefore} members run before this node, each a
+     * placeholder ({@link #joinConsumerIsland}). Only for a node of role {@link
+     * IslandRole#STATELESS}, {@link IslandRole#WATERMARK} or {@link IslandRole#LOCAL}.
+     */
+    public void hostIsland(byte[] plan, RowType islandInput, int membersBefore) {
+        throw new IllegalStateException(getDescription() + " runs no island of others");
+    }
+
+    /**
+     * This node's operator runs in the island of a node after it, which reads {@code islandInput};
+     * this node translates to a placeholder those rows pass through.
+     */
+    public void joinConsumerIsland(RowType islandInput) {
+        throw new IllegalStateException(getDescription() + " joins no island after it");
+    }
+
+    /**
+     * This node's operator runs in the island of a keyed node before it, which emits {@code
+     * islandOutput}; this node translates to a placeholder those rows pass through.
+     */
+    public void joinProducerIsland(RowType islandOutput) {
+        throw new IllegalStateException(getDescription() + " joins no island before it");
     }
 
     /**
@@ -164,12 +210,12 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     }
 
     /**
-     * Runs this stateful operator in one island with the native Calc it alone feeds ({@code tail},
-     * whose translation then passes this operator's output through): {@code plan} holds this
-     * operator, then the Calc, and emits the Calc's rows. The operator's uid, name and state stay
+     * Runs this keyed operator in one island with the stateless members after it, the last {@code
+     * tail} (whose translations then pass this operator's output through): {@code plan} holds this
+     * operator, then them, and emits {@code tail}'s rows. The operator's uid, name and state stay
      * its own.
      */
-    public void joinIslandBefore(StreamExecNativeCalc tail, byte[] plan) {
+    public void joinIslandBefore(NativeExecNodeBase tail, byte[] plan) {
         this.islandTail = tail;
         this.tailPlan = plan;
     }
@@ -214,7 +260,7 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
                 .memoryBudget(
                         config.get(StreamFusionOptions.MEMORY_BUDGET).getBytes(),
                         config.getOptional(StreamFusionOptions.MEMORY_BUDGET).isPresent())
-                .borrowedExit(NativeIslandProcessor.borrowsExit(config));
+                .borrowedExit(IslandOptions.borrowsExit(config));
     }
 
     /**

@@ -17,7 +17,7 @@ import org.apache.flink.table.types.logical.RowType;
  * Created by {@link io.streamfusion.planner.NativeIslandProcessor} only; never part of a compiled
  * (JSON) plan, which stays stock.
  */
-public class StreamExecNativeCalc extends NativeExecNodeBase {
+public class StreamExecNativeCalc extends IslandShellNode {
 
     /**
      * The transformation name of Flink's Calc (CommonExecCalc.CALC_TRANSFORMATION), part of the uid
@@ -25,15 +25,15 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
      */
     private static final String TRANSFORMATION = "calc";
 
-    /** Set when the operator consuming this Calc runs it in its own island. */
-    private boolean inIslandOfConsumer;
-
-    /** Set when the operator feeding this Calc runs it in its own island. */
-    private boolean inIslandOfProducer;
+    /**
+     * Set when the operator feeding this Calc runs it in its own island: the type of the rows that
+     * island emits, which pass through this node's placeholder.
+     */
+    private RowType producerIslandOutput;
 
     /**
-     * When this Calc runs the operators before it in its island (a watermark assigner, and the Calc
-     * before that): the island's plan and the type of the rows it reads; else null.
+     * When this Calc runs the operators before it in its island: the island's plan and the type of
+     * the rows it reads; else null.
      */
     private byte[] chainPlan;
 
@@ -43,33 +43,20 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
         super(original, plan, inputType);
     }
 
-    /**
-     * Called by the planner when the native operator consuming this Calc (its only consumer, on a
-     * forward edge) runs this Calc in its own island: this node then translates to its input, and
-     * the consumer's island reads that input.
-     */
-    public void joinConsumerIsland() {
-        this.inIslandOfConsumer = true;
+    @Override
+    public IslandRole islandRole() {
+        return IslandRole.STATELESS;
     }
 
-    /**
-     * Called by the planner when the native operator feeding this Calc (whose only consumer it is,
-     * on a forward edge) runs this Calc in its own island: this node then translates to its input,
-     * which already emits this Calc's rows, and a placeholder.
-     */
-    public void joinProducerIsland() {
-        this.inIslandOfProducer = true;
+    @Override
+    public void joinProducerIsland(RowType islandOutput) {
+        this.producerIslandOutput = islandOutput;
     }
 
-    /**
-     * Runs the native operators before this Calc in its island (a watermark assigner, and possibly
-     * the Calc before it; each its input's only consumer, whose translations then pass their input
-     * through): {@code plan} holds them and then this Calc, and reads {@code chainInputType}, the
-     * input of the first.
-     */
-    public void runProducersInIsland(byte[] plan, RowType chainInputType) {
+    @Override
+    public void hostIsland(byte[] plan, RowType islandInput, int membersBefore) {
         this.chainPlan = plan;
-        this.chainInputType = chainInputType;
+        this.chainInputType = islandInput;
     }
 
     /** The plan this Calc's island runs: the Calc, after the operators it runs before it. */
@@ -89,13 +76,13 @@ public class StreamExecNativeCalc extends NativeExecNodeBase {
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
         RowType outputType = (RowType) getOutputType();
-        if (inIslandOfConsumer) {
-            // Computed by the consumer's island (see joinConsumerIsland) from this Calc's input.
-            return placeholderBeforeIsland(input, inputType(), config, TRANSFORMATION);
+        if (consumerIslandInput() != null) {
+            // Computed by the consumer's island (see joinConsumerIsland) from its input.
+            return placeholderBeforeIsland(input, consumerIslandInput(), config, TRANSFORMATION);
         }
-        if (inIslandOfProducer) {
+        if (producerIslandOutput != null) {
             // Computed by the producer's island (see joinProducerIsland), which emits its rows.
-            return placeholderAfterIsland(input, outputType, config, TRANSFORMATION);
+            return placeholderAfterIsland(input, producerIslandOutput, config, TRANSFORMATION);
         }
         // With operators before it in its island, the input is their placeholder, which already
         // hands its rows over without a copy.

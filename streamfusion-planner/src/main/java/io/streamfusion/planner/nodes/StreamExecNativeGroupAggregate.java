@@ -44,7 +44,10 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
     /** The LOCAL phase in an island: its plan, and the Calc it absorbs before it. */
     private byte[] islandPlan;
 
-    private StreamExecNativeCalc islandHead;
+    /** The type of the rows the island this LOCAL phase runs reads, and its members before it. */
+    private RowType islandInput;
+
+    private int membersBefore;
 
     /**
      * @param original the Flink node replaced (GroupAggregate, LocalGroupAggregate or
@@ -76,14 +79,24 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         return !keyed;
     }
 
+    @Override
+    public IslandRole islandRole() {
+        return keyed ? IslandRole.KEYED : IslandRole.LOCAL;
+    }
+
     /**
-     * Runs this LOCAL phase in one island with the native Calc feeding it ({@code head}, whose
-     * translation then passes its input through): {@code plan} holds the Calc, then this
-     * aggregation, and reads the Calc's input.
+     * Runs this LOCAL phase in one island with the native Calcs feeding it ({@code membersBefore}
+     * of them, whose translations then pass their input through): {@code plan} holds them, then
+     * this aggregation, and reads {@code islandInput}.
      */
-    public void joinIslandAfter(StreamExecNativeCalc head, byte[] plan) {
-        this.islandHead = head;
+    @Override
+    public void hostIsland(byte[] plan, RowType islandInput, int membersBefore) {
+        if (keyed) {
+            super.hostIsland(plan, islandInput, membersBefore);
+        }
         this.islandPlan = plan;
+        this.islandInput = islandInput;
+        this.membersBefore = membersBefore;
     }
 
     @Override
@@ -96,7 +109,7 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         int batchSize = config.get(StreamFusionOptions.BATCH_SIZE);
         int bundleRows = 0;
         if (MinibatchUtil.isMiniBatchEnabled(config)) {
-            if (islandHead == null) {
+            if (islandPlan == null) {
                 // The batch is Flink's bundle: it ends at the same count.
                 batchSize = (int) MinibatchUtil.miniBatchSize(config);
             } else {
@@ -108,10 +121,9 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         if (stateRetentionTime > 0 || bundleRows > 0) {
             try {
                 Plan.Builder run = Plans.parse(runPlan).toBuilder();
-                // The aggregation is the island's first operator unless a Calc feeds it.
+                // The aggregation follows the island's members before it.
                 GroupAggregateNode.Builder agg =
-                        run.getOperatorsBuilder(islandHead != null ? 1 : 0)
-                                .getGroupAggregateBuilder();
+                        run.getOperatorsBuilder(membersBefore).getGroupAggregateBuilder();
                 agg.setStateTtlEnabled(stateRetentionTime > 0);
                 agg.setBundleRows(bundleRows);
                 runPlan = run.build().toByteArray();
@@ -124,7 +136,7 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
                 new NativeGroupAggregateOperator(
                         shellSpec(
                                         runPlan,
-                                        islandHead != null ? islandHead.inputType() : inputType,
+                                        islandPlan != null ? islandInput : inputType,
                                         outputType.getFieldCount(),
                                         batchSize,
                                         config)

@@ -51,6 +51,11 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
     }
 
     @Override
+    public IslandRole islandRole() {
+        return IslandRole.KEYED;
+    }
+
+    @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);

@@ -50,6 +50,11 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
     }
 
     @Override
+    public IslandRole islandRole() {
+        return IslandRole.KEYED;
+    }
+
+    @Override
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);

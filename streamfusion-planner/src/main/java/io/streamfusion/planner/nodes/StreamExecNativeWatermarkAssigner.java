@@ -20,20 +20,17 @@ import org.apache.flink.table.types.logical.RowType;
  * conversions would cost more than it saves. Created by {@link
  * io.streamfusion.planner.NativeIslandProcessor} only; never part of a compiled (JSON) plan.
  */
-public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
+public class StreamExecNativeWatermarkAssigner extends IslandShellNode {
 
     /** The transformation name Flink's node gives its operator (part of the default uid). */
     private static final String TRANSFORMATION = "watermark-assigner";
 
     private final StreamExecWatermarkAssigner original;
 
-    /** Set when the native Calc after this assigner runs it in its own island. */
-    private boolean inIslandOfConsumer;
-
-    /** The Calc before this assigner that runs in this node's island, or null. */
-    private StreamExecNativeCalc islandHead;
-
+    /** When this assigner runs the island it ends: its plan and the type of the rows it reads. */
     private byte[] islandPlan;
+
+    private RowType islandInput;
 
     public StreamExecNativeWatermarkAssigner(
             StreamExecWatermarkAssigner original, byte[] plan, RowType inputType) {
@@ -41,18 +38,15 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
         this.original = original;
     }
 
-    /** Called by the planner when the native Calc after this assigner runs it in its island. */
-    public void joinConsumerIsland() {
-        this.inIslandOfConsumer = true;
+    @Override
+    public IslandRole islandRole() {
+        return IslandRole.WATERMARK;
     }
 
-    /**
-     * Runs this assigner in one island with the native Calc before it ({@code head}, its input's
-     * only consumer): {@code plan} holds the Calc, then the assigner.
-     */
-    public void joinIslandAfter(StreamExecNativeCalc head, byte[] plan) {
-        this.islandHead = head;
+    @Override
+    public void hostIsland(byte[] plan, RowType islandInput, int membersBefore) {
         this.islandPlan = plan;
+        this.islandInput = islandInput;
     }
 
     /** The Flink node this one stands in for (back in the graph when it joins no island). */
@@ -64,11 +58,11 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
     protected Transformation<RowData> translateToPlanInternal(
             PlannerBase planner, ExecNodeConfig config) {
         Transformation<RowData> input = translateInput(planner);
-        if (inIslandOfConsumer) {
-            // Computed by the consumer's island (see joinConsumerIsland) from this node's input.
-            return placeholderBeforeIsland(input, inputType(), config, TRANSFORMATION);
+        if (consumerIslandInput() != null) {
+            // Computed by the consumer's island (see joinConsumerIsland) from its input.
+            return placeholderBeforeIsland(input, consumerIslandInput(), config, TRANSFORMATION);
         }
-        if (islandHead == null) {
+        if (islandPlan == null) {
             throw new IllegalStateException(
                     "A native watermark assigner outside any island: " + getDescription());
         }
@@ -77,7 +71,7 @@ public class StreamExecNativeWatermarkAssigner extends NativeExecNodeBase {
                 new NativeIslandOperator(
                         shellSpec(
                                         islandPlan,
-                                        islandHead.inputType(),
+                                        islandInput,
                                         outputType.getFieldCount(),
                                         config.get(StreamFusionOptions.BATCH_SIZE),
                                         config)

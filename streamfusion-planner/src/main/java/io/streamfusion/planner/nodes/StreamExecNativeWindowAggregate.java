@@ -47,10 +47,10 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     private final DistinctState[] distincts;
     private final String transformationName;
 
-    /** LOCAL in an island behind a Calc: the island's plan and the Calc node it absorbs. */
+    /** LOCAL running an island that ends with it: the island's plan and the rows it reads. */
     private byte[] islandPlan;
 
-    private StreamExecNativeCalc islandHead;
+    private RowType islandInput;
 
     public StreamExecNativeWindowAggregate(
             ExecNodeBase<RowData> original,
@@ -90,14 +90,29 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         return local;
     }
 
-    /**
-     * Runs this LOCAL phase in one island with the native Calc feeding it ({@code head}, whose
-     * translation then passes its input through): {@code plan} holds the Calc, then this
-     * aggregation, and reads the Calc's input.
-     */
-    public void joinIsland(StreamExecNativeCalc head, byte[] plan) {
-        this.islandHead = head;
+    @Override
+    public IslandRole islandRole() {
+        return local ? IslandRole.LOCAL : IslandRole.KEYED;
+    }
+
+    /** The LOCAL phase runs in the island shell, which calls UDFs and hands out watermarks. */
+    @Override
+    public boolean hostsUdfs() {
+        return local;
+    }
+
+    @Override
+    public boolean hostsWatermarks() {
+        return local;
+    }
+
+    @Override
+    public void hostIsland(byte[] plan, RowType islandInput, int membersBefore) {
+        if (!local) {
+            super.hostIsland(plan, islandInput, membersBefore);
+        }
         this.islandPlan = plan;
+        this.islandInput = islandInput;
     }
 
     @Override
@@ -107,7 +122,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         RowType outputType = emittedType();
         // Rows are buffered as in Flink's window buffer, not per island batch.
         int batchSize =
-                islandHead != null
+                islandPlan != null
                         ? config.get(StreamFusionOptions.BATCH_SIZE)
                         : config.get(StreamFusionOptions.WINDOW_BUFFER_ROWS);
         if (local) {
@@ -118,7 +133,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                     new NativeIslandOperator(
                             shellSpec(
                                             islandPlan != null ? islandPlan : plan,
-                                            islandHead != null ? islandHead.inputType() : inputType,
+                                            islandPlan != null ? islandInput : inputType,
                                             outputType.getFieldCount(),
                                             batchSize,
                                             config)
