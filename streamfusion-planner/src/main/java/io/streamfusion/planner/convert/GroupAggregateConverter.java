@@ -8,7 +8,7 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
-import io.streamfusion.runtime.aggregate.DistinctState;
+import io.streamfusion.runtime.state.DistinctState;
 
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.flink.table.api.TableConfig;

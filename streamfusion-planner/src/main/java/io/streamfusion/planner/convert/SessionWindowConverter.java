@@ -4,7 +4,7 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.SessionWindowAggregateNode;
 import io.streamfusion.planner.nodes.StreamExecNativeSessionWindowAggregate;
-import io.streamfusion.runtime.aggregate.DistinctState;
+import io.streamfusion.runtime.state.DistinctState;
 
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.flink.table.api.TableConfig;

@@ -10,9 +10,9 @@ import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.planner.nodes.NativeExecNodeBase;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupWindowAggregate;
 import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
-import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.config.StreamFusionOptions.WindowState;
+import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.window.NativeGroupWindowAggregateOperator;
 
 import org.apache.calcite.rel.core.AggregateCall;

@@ -1,9 +1,9 @@
 package io.streamfusion.planner.nodes;
 
-import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.IslandPlaceholderOperator;
 import io.streamfusion.runtime.island.ShellSpec;
+import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.transpose.IslandInputTypeInfo;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;

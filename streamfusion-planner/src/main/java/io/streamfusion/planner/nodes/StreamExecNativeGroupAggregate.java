@@ -4,10 +4,10 @@ import com.google.protobuf.InvalidProtocolBufferException;
 
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
-import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.aggregate.NativeGroupAggregateOperator;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.jni.Plans;
+import io.streamfusion.runtime.state.DistinctState;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;

@@ -1,7 +1,7 @@
 package io.streamfusion.planner.nodes;
 
-import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.window.NativeSessionWindowAggregateOperator;
 
 import org.apache.flink.api.dag.Transformation;

@@ -1,9 +1,9 @@
 package io.streamfusion.planner.nodes;
 
 import io.streamfusion.plan.WindowAggregateNode.Window;
-import io.streamfusion.runtime.aggregate.DistinctState;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.NativeIslandOperator;
+import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.window.NativeOwnedWindowAggregateOperator;
 import io.streamfusion.runtime.window.NativeWindowAggregateOperator;
 

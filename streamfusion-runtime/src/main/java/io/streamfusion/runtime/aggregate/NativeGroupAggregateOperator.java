@@ -8,6 +8,7 @@ import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.MemoryGauges;
+import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.state.KeyedStatePort;
 import io.streamfusion.runtime.state.StateCodec;
 import io.streamfusion.runtime.transpose.FieldUse;

@@ -1,6 +1,6 @@
 package io.streamfusion.runtime.island;
 
-import io.streamfusion.runtime.aggregate.DistinctState;
+import io.streamfusion.runtime.state.DistinctState;
 
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;

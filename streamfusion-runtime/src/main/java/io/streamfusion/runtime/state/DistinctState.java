@@ -1,4 +1,4 @@
-package io.streamfusion.runtime.aggregate;
+package io.streamfusion.runtime.state;
 
 import org.apache.flink.table.types.DataType;
 
