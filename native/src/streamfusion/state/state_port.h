@@ -56,26 +56,28 @@
 
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
+#include "streamfusion/plan.pb.h"
 
 namespace streamfusion::state {
 
+// The codes are plan.proto's StateOp, which the JVM side reads too.
 enum class StateOp : uint8_t {
-  kGetValue = 1,                  // ValueState.value()
-  kGetEntry = 2,                  // MapState.get(map key)
-  kGetEntries = 3,                // MapState.entries()
-  kPutValue = 4,                  // ValueState.update(value)
-  kClear = 5,                     // State.clear()
-  kPutEntry = 6,                  // MapState.put(map key, value)
-  kRemoveEntry = 7,               // MapState.remove(map key)
-  kRegisterEventTimer = 8,        // InternalTimerService.registerEventTimeTimer(ns, time)
-  kDeleteEventTimer = 9,          // InternalTimerService.deleteEventTimeTimer(ns, time)
-  kRegisterProcessingTimer = 10,  // InternalTimerService.registerProcessingTimeTimer(ns, time)
-  kDeleteProcessingTimer = 11,    // InternalTimerService.deleteProcessingTimeTimer(ns, time)
-  kFiredTimers = 12,              // the timers that fired since the last kFiredTimers
+  kGetValue = plan::STATE_OP_GET_VALUE,
+  kGetEntry = plan::STATE_OP_GET_ENTRY,
+  kGetEntries = plan::STATE_OP_GET_ENTRIES,
+  kPutValue = plan::STATE_OP_PUT_VALUE,
+  kClear = plan::STATE_OP_CLEAR,
+  kPutEntry = plan::STATE_OP_PUT_ENTRY,
+  kRemoveEntry = plan::STATE_OP_REMOVE_ENTRY,
+  kRegisterEventTimer = plan::STATE_OP_REGISTER_EVENT_TIMER,
+  kDeleteEventTimer = plan::STATE_OP_DELETE_EVENT_TIMER,
+  kRegisterProcessingTimer = plan::STATE_OP_REGISTER_PROCESSING_TIMER,
+  kDeleteProcessingTimer = plan::STATE_OP_DELETE_PROCESSING_TIMER,
+  kFiredTimers = plan::STATE_OP_FIRED_TIMERS,
 };
 
 // Or'ed into an op's code when a namespace follows its key.
-constexpr uint8_t kNamespaced = 0x80;
+constexpr uint8_t kNamespaced = plan::STATE_OP_NAMESPACED;
 
 class StatePort {
  public:

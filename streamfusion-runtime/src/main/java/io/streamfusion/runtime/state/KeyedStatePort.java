@@ -1,5 +1,6 @@
 package io.streamfusion.runtime.state;
 
+import io.streamfusion.plan.StateOp;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.api.common.state.MapState;
@@ -42,19 +43,22 @@ import java.util.function.LongUnaryOperator;
  */
 public final class KeyedStatePort {
 
-    private static final int GET_VALUE = 1;
-    private static final int GET_ENTRY = 2;
-    private static final int GET_ENTRIES = 3;
-    private static final int PUT_VALUE = 4;
-    private static final int CLEAR = 5;
-    private static final int PUT_ENTRY = 6;
-    private static final int REMOVE_ENTRY = 7;
-    private static final int REGISTER_EVENT_TIMER = 8;
-    private static final int DELETE_EVENT_TIMER = 9;
-    private static final int REGISTER_PROCESSING_TIMER = 10;
-    private static final int DELETE_PROCESSING_TIMER = 11;
-    private static final int FIRED_TIMERS = 12;
-    private static final int NAMESPACED = 0x80;
+    // The op codes of plan.proto's StateOp, which the native side writes.
+    private static final int GET_VALUE = StateOp.STATE_OP_GET_VALUE_VALUE;
+    private static final int GET_ENTRY = StateOp.STATE_OP_GET_ENTRY_VALUE;
+    private static final int GET_ENTRIES = StateOp.STATE_OP_GET_ENTRIES_VALUE;
+    private static final int PUT_VALUE = StateOp.STATE_OP_PUT_VALUE_VALUE;
+    private static final int CLEAR = StateOp.STATE_OP_CLEAR_VALUE;
+    private static final int PUT_ENTRY = StateOp.STATE_OP_PUT_ENTRY_VALUE;
+    private static final int REMOVE_ENTRY = StateOp.STATE_OP_REMOVE_ENTRY_VALUE;
+    private static final int REGISTER_EVENT_TIMER = StateOp.STATE_OP_REGISTER_EVENT_TIMER_VALUE;
+    private static final int DELETE_EVENT_TIMER = StateOp.STATE_OP_DELETE_EVENT_TIMER_VALUE;
+    private static final int REGISTER_PROCESSING_TIMER =
+            StateOp.STATE_OP_REGISTER_PROCESSING_TIMER_VALUE;
+    private static final int DELETE_PROCESSING_TIMER =
+            StateOp.STATE_OP_DELETE_PROCESSING_TIMER_VALUE;
+    private static final int FIRED_TIMERS = StateOp.STATE_OP_FIRED_TIMERS_VALUE;
+    private static final int NAMESPACED = StateOp.STATE_OP_NAMESPACED_VALUE;
 
     private final int keyArity;
     private final Consumer<Object> setCurrentKey;
