@@ -152,12 +152,6 @@ Result<std::unique_ptr<GroupAggregate>> GroupAggregate::Make(const plan::Plan& p
   return agg;
 }
 
-Status GroupAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows) {
-  SF_ASSIGN_OR_RAISE(auto input,
-                     batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
-  return PrepareBatch(std::move(input));
-}
-
 Status GroupAggregate::PrepareBatch(std::shared_ptr<arrow::RecordBatch> input) {
   input_ = std::move(input);
   const auto num_rows = static_cast<int32_t>(input_->num_rows());

@@ -88,9 +88,7 @@ class GroupAggregate {
       memory::AccountingPool* island_pool = nullptr);
   ~GroupAggregate();
 
-  // Step 1. `offsets` has num_rows + 1 entries into `rows`.
-  Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows);
-  // Step 1 over decoded rows (schema type::ToArrowSchema(input_type())).
+  // Step 1, over decoded rows (schema type::ToArrowSchema(input_type())).
   Status PrepareBatch(std::shared_ptr<arrow::RecordBatch> input);
   // The distinct keys of the prepared rows, as images of the grouping fields.
   const batch::BinaryRowBuffer& keys() const { return keys_; }

@@ -82,7 +82,8 @@ std::vector<std::string> RunBatch(GroupAggregate* agg, const plan::Plan& plan,
                                   const std::vector<Row>& rows,
                                   const std::vector<std::vector<uint8_t>>& accs = {}) {
   const auto input = Images(rows);
-  EXPECT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows()).ok());
+  EXPECT_TRUE(
+      agg->PrepareBatch(testing::DecodedRows(agg->input_type(), input, input.num_rows())).ok());
   std::vector<uint8_t> bytes;
   std::vector<int32_t> offsets = {0};
   for (int32_t k = 0; k < agg->keys().num_rows(); ++k) {
@@ -160,7 +161,7 @@ TEST(GroupAggregateTest, AnEmptiedGroupClearsItsRetractingDistinctMaps) {
   distinct->set_consume_retraction(true);
   auto agg = *GroupAggregate::Make(plan, 0);
   const auto first = Images({{0, 1, 10}});
-  ASSERT_TRUE(agg->Prepare(first.bytes.data(), first.offsets.data(), 1).ok());
+  ASSERT_TRUE(agg->PrepareBatch(testing::DecodedRows(agg->input_type(), first, 1)).ok());
   const std::vector<int64_t> absent_value = {0};
   const std::vector<uint8_t> absent = {0};
   const std::vector<int32_t> no_state = {0, 0};
@@ -174,7 +175,8 @@ TEST(GroupAggregateTest, AnEmptiedGroupClearsItsRetractingDistinctMaps) {
   // A retraction of 30, never accumulated, empties the group (record counter 0): Flink clears
   // the map (10 -> 1 and 30 -> -1 go), so the next +I of 10 counts again from an empty map.
   const auto input = Images({{3, 1, 30}, {0, 1, 10}});
-  ASSERT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows()).ok());
+  ASSERT_TRUE(
+      agg->PrepareBatch(testing::DecodedRows(agg->input_type(), input, input.num_rows())).ok());
   ASSERT_EQ(agg->lookup_keys().size(), 2u);  // lookup 0: value 30, lookup 1: value 10
   const std::vector<int64_t> values = {0, 1};
   const std::vector<uint8_t> present = {0, 1};
@@ -191,7 +193,7 @@ TEST(GroupAggregateTest, AnEmptiedGroupClearsItsRetractingDistinctMaps) {
   // Retracting the last 10 removes its entry (~p) and empties the group again.
   const auto acc2 = AccOf(*agg, 0);
   const auto input2 = Images({{3, 1, 10}});
-  ASSERT_TRUE(agg->Prepare(input2.bytes.data(), input2.offsets.data(), 1).ok());
+  ASSERT_TRUE(agg->PrepareBatch(testing::DecodedRows(agg->input_type(), input2, 1)).ok());
   const std::vector<int64_t> values2 = {1};
   const std::vector<uint8_t> present2 = {1};
   const std::vector<int32_t> offsets2 = {0, static_cast<int32_t>(acc2.size())};
@@ -222,7 +224,8 @@ TEST(GroupAggregateTest, SeveralDistinctCallsOverRetractionCountPerCallInLanes) 
 
   // 10 arrives twice and leaves once: both calls saw it once; its lanes are put as [1, 1].
   const auto first = Images({{0, 1, 10}, {0, 1, 10}, {3, 1, 10}});
-  ASSERT_TRUE(agg->Prepare(first.bytes.data(), first.offsets.data(), first.num_rows()).ok());
+  ASSERT_TRUE(
+      agg->PrepareBatch(testing::DecodedRows(agg->input_type(), first, first.num_rows())).ok());
   ASSERT_EQ(agg->lookup_keys().size(), 2u);
   const std::vector<int64_t> absent_values = {0, 0};
   const std::vector<uint8_t> absent = {0, 0};
@@ -236,7 +239,8 @@ TEST(GroupAggregateTest, SeveralDistinctCallsOverRetractionCountPerCallInLanes) 
   // 20 comes (lookups 0, 1) and 10 goes (lookups 2, 3): 10's counts reach [0, 0], so its
   // entry is removed (every lane ~p), 20's put as [1, 1].
   const auto input = Images({{0, 1, 20}, {3, 1, 10}});
-  ASSERT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows()).ok());
+  ASSERT_TRUE(
+      agg->PrepareBatch(testing::DecodedRows(agg->input_type(), input, input.num_rows())).ok());
   ASSERT_EQ(agg->lookup_keys().size(), 4u);
   const std::vector<int64_t> values = {0, 0, 1, 1};
   const std::vector<uint8_t> present = {0, 0, 1, 1};
@@ -257,7 +261,7 @@ TEST(GroupAggregateTest, RetractingTheMaximumRescansTheWholeMap) {
   auto agg = *GroupAggregate::Make(plan, 0);
   // 10, 20, 30 into an empty map: each a new maximum; the map gets 10, 20, 30 -> 1.
   const auto first = Images({{0, 1, 10}, {0, 1, 30}, {0, 1, 20}});
-  ASSERT_TRUE(agg->Prepare(first.bytes.data(), first.offsets.data(), 3).ok());
+  ASSERT_TRUE(agg->PrepareBatch(testing::DecodedRows(agg->input_type(), first, 3)).ok());
   ASSERT_EQ(agg->lookup_keys().size(), 3u);
   const std::vector<int64_t> zeros = {0, 0, 0};
   const std::vector<uint8_t> absent = {0, 0, 0};
@@ -273,7 +277,7 @@ TEST(GroupAggregateTest, RetractingTheMaximumRescansTheWholeMap) {
   // -U 30 (the maximum, count 1 -> 0), then -U 25 (never seen: count -1, kept, not counted).
   // The batch's lookups know 30 and 25 only: Process asks for key 0's whole map.
   const auto second = Images({{1, 1, 30}, {1, 1, 25}});
-  ASSERT_TRUE(agg->Prepare(second.bytes.data(), second.offsets.data(), 2).ok());
+  ASSERT_TRUE(agg->PrepareBatch(testing::DecodedRows(agg->input_type(), second, 2)).ok());
   ASSERT_EQ(agg->lookup_keys().size(), 2u);
   std::vector<int64_t> values = {1, 0};
   std::vector<uint8_t> present = {1, 0};
@@ -301,7 +305,7 @@ TEST(GroupAggregateTest, RetractingTheMaximumRescansTheWholeMap) {
   // new maximum), then -U 20 rescans {7 -> 1, 25 -> -1, 10 -> 1} and finds 25.
   const auto acc2 = AccOf(*agg, 0);
   const auto third = Images({{0, 1, 7}, {1, 1, 20}});
-  ASSERT_TRUE(agg->Prepare(third.bytes.data(), third.offsets.data(), 2).ok());
+  ASSERT_TRUE(agg->PrepareBatch(testing::DecodedRows(agg->input_type(), third, 2)).ok());
   std::vector<int64_t> values3 = {0, 1};
   std::vector<uint8_t> present3 = {0, 1};
   const std::vector<int32_t> offsets2 = {0, static_cast<int32_t>(acc2.size())};
@@ -361,7 +365,8 @@ struct OrderStateStore {
   std::vector<std::string> Run(GroupAggregate* agg, const plan::Plan& plan,
                                const std::vector<Row>& rows) {
     const auto input = Images(rows);
-    EXPECT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows()).ok());
+    EXPECT_TRUE(
+        agg->PrepareBatch(testing::DecodedRows(agg->input_type(), input, input.num_rows())).ok());
     std::vector<int32_t> key_of;  // key index -> k
     std::vector<uint8_t> bytes;
     std::vector<int32_t> offsets = {0};
@@ -564,7 +569,7 @@ TEST(GroupAggregateTest, RetractionInInsertOnlyPlanIsAnError) {
   RunBatch(agg.get(), plan, {{0, 1, 10}});
   const auto acc = AccOf(*agg, 0);
   const auto input = Images({{3, 1, 10}});
-  ASSERT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), 1).ok());
+  ASSERT_TRUE(agg->PrepareBatch(testing::DecodedRows(agg->input_type(), input, 1)).ok());
   const std::vector<int32_t> offsets = {0, static_cast<int32_t>(acc.size())};
   const Status status = agg->Process(acc.data(), offsets.data());
   EXPECT_TRUE(status.IsInvalid()) << status.ToString();

@@ -183,12 +183,6 @@ Status OwnedWindowAggregate::CheckBudget() {
       " keep the windows in Flink state)");
 }
 
-Status OwnedWindowAggregate::Add(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
-                                 int64_t watermark) {
-  SF_RETURN_NOT_OK(agg_->Prepare(rows, offsets, num_rows, watermark));
-  return CombinePrepared(watermark);
-}
-
 Status OwnedWindowAggregate::AddBatch(std::shared_ptr<arrow::RecordBatch> rows, int64_t watermark) {
   SF_RETURN_NOT_OK(agg_->PrepareBatch(std::move(rows), watermark));
   return CombinePrepared(watermark);

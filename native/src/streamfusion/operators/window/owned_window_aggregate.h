@@ -49,9 +49,8 @@ class OwnedWindowAggregate {
       memory::AccountingPool* island_pool = nullptr);
   ~OwnedWindowAggregate();
 
-  // Combines `num_rows` input row images into state at watermark `watermark`.
-  Status Add(const uint8_t* rows, const int32_t* offsets, int32_t num_rows, int64_t watermark);
-  // The same over decoded rows (schema type::ToArrowSchema of the node's input type).
+  // Combines decoded rows (schema type::ToArrowSchema of the node's input type) into state at
+  // watermark `watermark`.
   Status AddBatch(std::shared_ptr<arrow::RecordBatch> rows, int64_t watermark);
   // Rows of the last Add dropped as late.
   int64_t dropped() const;

@@ -117,13 +117,6 @@ Result<std::unique_ptr<SessionWindowAggregate>> SessionWindowAggregate::Make(
   return agg;
 }
 
-Status SessionWindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets,
-                                       int32_t num_rows) {
-  SF_ASSIGN_OR_RAISE(auto input,
-                     batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
-  return PrepareBatch(std::move(input));
-}
-
 Status SessionWindowAggregate::PrepareBatch(std::shared_ptr<arrow::RecordBatch> input) {
   input_ = std::move(input);
   const auto num_rows = input_->num_rows();

@@ -79,9 +79,7 @@ class SessionWindowAggregate {
       memory::AccountingPool* island_pool = nullptr);
   ~SessionWindowAggregate();
 
-  // Step 1. `offsets` has num_rows + 1 entries into `rows`.
-  Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows);
-  // Step 1 over rows already decoded (schema type::ToArrowSchema of the input type).
+  // Step 1, over decoded rows (schema type::ToArrowSchema of the input type).
   Status PrepareBatch(std::shared_ptr<arrow::RecordBatch> input);
   // Each key's image of the grouping fields, in order of first appearance.
   const batch::BinaryRowBuffer& keys() const { return keys_; }

@@ -227,13 +227,6 @@ int64_t WindowAggregate::LastWindowEnd(int64_t slice_end) const {
   }
 }
 
-Status WindowAggregate::Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows,
-                                int64_t time) {
-  SF_ASSIGN_OR_RAISE(auto input,
-                     batch::DecodeBinaryRows(input_type_, rows, offsets, num_rows, pool_.get()));
-  return PrepareBatch(std::move(input), time);
-}
-
 Status WindowAggregate::PrepareBatch(std::shared_ptr<arrow::RecordBatch> input, int64_t time) {
   input_ = std::move(input);
   const auto num_rows = static_cast<int32_t>(input_->num_rows());

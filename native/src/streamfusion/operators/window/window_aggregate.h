@@ -83,11 +83,9 @@ class WindowAggregate {
       memory::AccountingPool* island_pool = nullptr);
   ~WindowAggregate();
 
-  // Step 1. `offsets` has num_rows + 1 entries into `rows`. `time` is the current watermark
-  // (event time) or the processing time of the batch, shifted to the window time zone.
-  Status Prepare(const uint8_t* rows, const int32_t* offsets, int32_t num_rows, int64_t time);
-  // Step 1 over rows already decoded (schema type::ToArrowSchema of the input type), e.g. the
-  // output of a Calc in the same island.
+  // Step 1, over decoded rows (schema type::ToArrowSchema of the input type), e.g. the output of
+  // a Calc in the same island. `time` is the current watermark (event time) or the processing
+  // time of the batch, shifted to the window time zone.
   Status PrepareBatch(std::shared_ptr<arrow::RecordBatch> input, int64_t time);
   // Per group: its key (an image of the grouping fields), its state namespace (slice end), and
   // the window end of a timer its late rows need (kNoTimer when none).

@@ -131,7 +131,7 @@ std::unique_ptr<WindowAggregate> Make(const plan::Plan& plan) {
 void Prepare(WindowAggregate* agg, const std::vector<Row>& rows, int64_t time) {
   const auto input = Images(rows);
   const auto status =
-      agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows(), time);
+      agg->PrepareBatch(testing::DecodedRows(InputType(), input, input.num_rows()), time);
   ASSERT_TRUE(status.ok()) << status.ToString();
 }
 
@@ -819,7 +819,7 @@ std::unique_ptr<SessionWindowAggregate> MakeSession(const plan::Plan& plan) {
 void PrepareSession(SessionWindowAggregate* agg, const std::vector<Row>& rows,
                     const std::vector<int64_t>& windows, int64_t watermark) {
   const auto input = Images(rows);
-  auto status = agg->Prepare(input.bytes.data(), input.offsets.data(), input.num_rows());
+  auto status = agg->PrepareBatch(testing::DecodedRows(InputType(), input, input.num_rows()));
   ASSERT_TRUE(status.ok()) << status.ToString();
   std::vector<int32_t> offsets(static_cast<size_t>(agg->keys().num_rows()) + 1,
                                static_cast<int32_t>(windows.size() / 4));
@@ -907,7 +907,7 @@ TEST(SessionWindowAggregateTest, ProcessingTimeTakesArrivalTimesAndDropsNothing)
   // The time field holds other times: the rows' arrival times decide, and a time long
   // past is not late (no watermark on processing time).
   const auto input = Images({{1, 90'000, 1}, {1, 0, 2}, {2, 0, 3}});
-  ASSERT_TRUE(agg->Prepare(input.bytes.data(), input.offsets.data(), 3).ok());
+  ASSERT_TRUE(agg->PrepareBatch(testing::DecodedRows(InputType(), input, 3)).ok());
   const std::vector<int32_t> offsets = {0, 0, 0};
   EXPECT_FALSE(agg->Merge(nullptr, offsets.data(), INT64_MIN).ok());  // times required
   const std::vector<int64_t> arrivals = {1'000, 3'500, 10};
@@ -1157,7 +1157,7 @@ std::unique_ptr<OwnedWindowAggregate> MakeOwned(const plan::Plan& plan, int64_t 
 void Add(OwnedWindowAggregate* agg, const std::vector<Row>& rows, int64_t watermark) {
   const auto input = Images(rows);
   const auto status =
-      agg->Add(input.bytes.data(), input.offsets.data(), input.num_rows(), watermark);
+      agg->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), watermark);
   ASSERT_TRUE(status.ok()) << status.ToString();
 }
 
@@ -1305,7 +1305,7 @@ TEST(OwnedWindowAggregateTest, StateBeyondTheBudgetIsOutOfMemory) {
   std::vector<Row> rows;
   for (int32_t k = 0; k < 5'000; ++k) rows.push_back({k, 10, k});
   const auto input = Images(rows);
-  const auto status = agg->Add(input.bytes.data(), input.offsets.data(), input.num_rows(), 0);
+  const auto status = agg->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), 0);
   EXPECT_TRUE(status.IsOutOfMemory()) << status.ToString();
 }
 

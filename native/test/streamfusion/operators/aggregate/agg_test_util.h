@@ -35,6 +35,17 @@ inline plan::DataType RetractableExtremeAcc() {
   return row;
 }
 
+// The first `num_rows` images of `images` decoded into a batch of `type`: rows as the operators'
+// batch path receives them (below an island's entry the engine takes no row images).
+inline std::shared_ptr<arrow::RecordBatch> DecodedRows(const type::RowType& type,
+                                                       const batch::BinaryRowBuffer& images,
+                                                       int32_t num_rows) {
+  auto decoded = batch::DecodeBinaryRows(type, images.bytes.data(), images.offsets.data(), num_rows,
+                                         arrow::default_memory_pool());
+  EXPECT_TRUE(decoded.ok()) << decoded.status().ToString();
+  return decoded.ok() ? *decoded : nullptr;
+}
+
 // One-field BIGINT rows (map entries' values) as images.
 inline batch::BinaryRowBuffer ValueImages(const std::vector<int64_t>& values) {
   arrow::Int64Builder builder;
