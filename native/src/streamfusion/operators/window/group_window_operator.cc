@@ -31,34 +31,10 @@ std::string GroupWindowOperator::NamespaceOfGroup(int32_t g) const {
 
 Status GroupWindowOperator::AddInput(Batch input) {
   if (blocked()) return InternalError("Group window input while blocked on state");
-  const int64_t rows = input.rows->num_rows();
-  if (rows == 0) return Status::OK();
-  int64_t time = watermark_;
-  if (!agg_->event_time()) {
-    // The batch's rows share the pane of their arrival (the shell flushes at a new pane): the
-    // last row's time, as the shell's batch time.
-    const int64_t last = input.identity ? rows - 1 : input.source_rows.back();
-    if (input.times == nullptr || last < 0 || static_cast<size_t>(last) >= input.times->size()) {
-      return InternalError("A processing-time group window without row times");
-    }
-    time = (*input.times)[static_cast<size_t>(last)];
-  }
-  SF_RETURN_NOT_OK(agg_->PrepareBatch(std::move(input.rows), time));
-  dropped_ += agg_->dropped();
-  // Every row late: nothing to combine (Combine has not run, its results are the last batch's).
-  if (agg_->namespaces().empty()) return Status::OK();
-  port_->BeginBatch();
-  port_->AddKeys(agg_->keys());
-  const auto groups = static_cast<int32_t>(agg_->namespaces().size());
-  acc_reads_.clear();
-  for (int32_t g = 0; g < groups; ++g) {
-    port_->SetNamespace(NamespaceOfGroup(g));
-    acc_reads_.push_back(port_->GetValue(kAccState, g));
-  }
-  port_->ClearNamespace();
-  maps_.ReadLookups(
-      agg_->lookups(), [](int32_t g) { return g; }, [&](int32_t g) { return NamespaceOfGroup(g); });
-  phase_ = Phase::kAccs;
+  SF_ASSIGN_OR_RAISE(bool reads, ReadWindowInput(std::move(input), watermark_, agg_.get(), port_,
+                                                 &maps_, kAccState, &acc_reads_, &dropped_,
+                                                 [&](int32_t g) { return NamespaceOfGroup(g); }));
+  if (reads) phase_ = Phase::kAccs;
   return Status::OK();
 }
 

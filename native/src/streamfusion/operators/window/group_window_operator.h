@@ -32,6 +32,7 @@
 
 #include "streamfusion/operators/window/timer_window_operator.h"
 #include "streamfusion/operators/window/window_aggregate.h"
+#include "streamfusion/operators/window/window_input.h"
 #include "streamfusion/operators/window/window_map_port.h"
 #include "streamfusion/state/state_port.h"
 
