@@ -53,24 +53,29 @@ struct PipelineHandle {
   batch::BinaryRowBuffer output;
 };
 
-// processRows and flushPipeline: the island's state port has a message for the JVM (reads of a
-// blocked operator, or the writes of a finished batch); the JVM takes it with exchangeState.
-constexpr jlong kStatePending = std::numeric_limits<jlong>::min();
-// Set in a call's result when watermarks leave the island with its output (takeWatermarks);
-// bit 31, which an output row count (at most INT32_MAX) never sets.
-constexpr jlong kWatermarksPending = jlong{1} << 31;
+// A call's result, packed as plan.proto's CallResultBit says. The island's state port has a
+// message for the JVM (reads of a blocked operator, or the writes of a finished batch), which the
+// JVM takes with exchangeState:
+constexpr jlong kStatePending = static_cast<jlong>(uint64_t{1} << plan::CALL_RESULT_STATE_PENDING);
+// Watermarks leave the island with the output (takeWatermarks).
+constexpr jlong kWatermarksPending = jlong{1} << plan::CALL_RESULT_WATERMARKS;
 
-// What processRows and flushPipeline return once `output` is the island's (null: blocked):
-// (output bytes << 32) | output rows, or kStatePending.
+jlong PackResult(int64_t rows, int64_t bytes, bool watermarks) {
+  return (static_cast<jlong>(bytes) << plan::CALL_RESULT_BYTES) |
+         (static_cast<jlong>(rows) << plan::CALL_RESULT_ROWS) |
+         (watermarks ? kWatermarksPending : 0);
+}
+
+// What processRows and flushPipeline return once `output` is the island's (null: blocked): the
+// output's rows and bytes and whether watermarks leave with it, or kStatePending.
 Result<jlong> IslandResult(PipelineHandle* h, const std::shared_ptr<arrow::RecordBatch>& output) {
   if (output != nullptr) {
     SF_RETURN_NOT_OK(batch::EncodeBinaryRows(h->pipeline->output_type(), *output, &h->output));
   }
   state::StatePort* port = h->pipeline->state_port();
   if (h->pipeline->blocked() || (port != nullptr && port->has_message())) return kStatePending;
-  auto out_bytes = static_cast<jlong>(h->output.bytes.size());
-  const jlong marks = h->pipeline->has_watermarks() ? kWatermarksPending : 0;
-  return (out_bytes << 32) | static_cast<jlong>(h->output.num_rows()) | marks;
+  return PackResult(h->output.num_rows(), static_cast<int64_t>(h->output.bytes.size()),
+                    h->pipeline->has_watermarks());
 }
 
 void ThrowNative(JNIEnv* env, jint kind, const std::string& message) {
@@ -323,8 +328,8 @@ JNIEXPORT jstring JNICALL Java_io_streamfusion_runtime_jni_NativeLib_validatePla
 }
 
 // Runs `num_rows` BinaryRowData images through the pipeline, with a time per row when `times` is
-// not null (operators::Batch::times). Returns
-// (output bytes << 32) | output rows; the output stays in the handle until copyOutput.
+// not null (operators::Batch::times). Returns the packed result (IslandResult); the output stays
+// in the handle until copyOutput.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_processRows(
     JNIEnv* env, jclass, jlong handle, jbyteArray rows, jintArray offsets, jint num_rows,
     jlongArray times) {
@@ -385,7 +390,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_streamfusion_runtime_jni_NativeLib_exchange
 }
 
 // Flushes the island (operators::Operator::Flush, in order): what it forces out becomes the
-// output, as processRows's does. Returns (output bytes << 32) | output rows.
+// output, as processRows's does, with its packed result.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_flushPipeline(JNIEnv* env,
                                                                                  jclass,
                                                                                  jlong handle) {
@@ -399,8 +404,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_flushPipeline
 }
 
 // Event time advances to `watermark` in the island (plan::Pipeline::AdvanceEventTime): what its
-// operators fire becomes the output, as processRows's does. Returns (output bytes << 32) |
-// output rows.
+// operators fire becomes the output, as processRows's does, with its packed result.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_advanceEventTime(
     JNIEnv* env, jclass, jlong handle, jlong watermark) {
   CountCrossing();
@@ -413,8 +417,7 @@ JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_advanceEventT
 }
 
 // A processing-time timer fired at `now` in the island (plan::Pipeline::AdvanceProcessingTime):
-// what its operators fire becomes the output, as processRows's does. Returns (output bytes << 32)
-// | output rows.
+// what its operators fire becomes the output, as processRows's does, with its packed result.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_advanceProcessingTime(
     JNIEnv* env, jclass, jlong handle, jlong now) {
   CountCrossing();

@@ -3,6 +3,7 @@ package io.streamfusion.bench;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
@@ -50,8 +51,8 @@ public final class BoundaryProfile {
                             pipeline.processRows(batch.bytes(), batch.offsets(), batch.numRows());
                     batch.clear();
                     long t2 = System.nanoTime();
-                    int outRows = (int) result;
-                    byte[] bytes = new byte[(int) (result >>> 32)];
+                    int outRows = CallResult.rows(result);
+                    byte[] bytes = new byte[CallResult.bytes(result)];
                     int[] offsets = new int[outRows + 1];
                     pipeline.copyOutput(bytes, offsets, null);
                     emitter.emit(

@@ -1,5 +1,6 @@
 package io.streamfusion.runtime;
 
+import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.NativeLib;
 import io.streamfusion.runtime.state.KeyedStatePort;
 import io.streamfusion.runtime.udf.UdfBridge;
@@ -35,7 +36,7 @@ public final class NativePipeline implements AutoCloseable {
     }
 
     /**
-     * Serves the state messages of a call that returned {@link NativeLib#STATE_PENDING}: answers
+     * Serves the state messages of a call that returned {@link CallResult#STATE_PENDING}: answers
      * the reads of the island's blocked operator until it is done, and applies its writes. Returns
      * {@code (outputBytes << 32) | outputRows} as the call would have.
      */

@@ -5,7 +5,7 @@ import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.island.NativeBatchOperator;
 import io.streamfusion.runtime.island.ShellSpec;
-import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.state.DistinctState;
@@ -194,7 +194,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             return;
         }
         long result = pipeline.processRows(batch.bytes(), batch.offsets(), rows);
-        if (result == NativeLib.STATE_PENDING) {
+        if (CallResult.statePending(result)) {
             if (port == null) {
                 throw new IllegalStateException("A stateless aggregation asked for state");
             }

@@ -2,7 +2,7 @@ package io.streamfusion.runtime.island;
 
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
-import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.Evidence;
 import io.streamfusion.runtime.metrics.NativeMetrics;
@@ -344,9 +344,8 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      * the batch's input row it descends from; else none (fired windows, flushed buffers, bundles).
      */
     protected int emitOutput(NativePipeline pipeline, long result, boolean timed) throws Exception {
-        int outRows = (int) (result & Integer.MAX_VALUE);
-        long[] watermarks =
-                (result & NativeLib.WATERMARKS_PENDING) != 0 ? pipeline.takeWatermarks() : null;
+        int outRows = CallResult.rows(result);
+        long[] watermarks = CallResult.watermarksPending(result) ? pipeline.takeWatermarks() : null;
         if (outRows > 0) {
             int[] offsets = new int[outRows + 1];
             int[] sources = timed ? new int[outRows] : null;
@@ -359,7 +358,7 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
                                 pipeline.borrowOutput(offsets, sources));
                 NativeMetrics.addBorrowedRows(outRows);
             } else {
-                byte[] bytes = new byte[(int) (result >>> 32)];
+                byte[] bytes = new byte[CallResult.bytes(result)];
                 pipeline.copyOutput(bytes, offsets, sources);
                 rows = MemorySegmentFactory.wrap(bytes);
             }

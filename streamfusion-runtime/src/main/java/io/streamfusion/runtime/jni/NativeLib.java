@@ -98,18 +98,6 @@ public final class NativeLib {
     public static native long lateRowsDropped(long handle);
 
     /**
-     * {@link #processRows} and {@link #flushPipeline} return this when the island's state port has
-     * a message: take it with {@link #exchangeState}.
-     */
-    public static final long STATE_PENDING = Long.MIN_VALUE;
-
-    /**
-     * Set (bit 31, above any output row count) in the result of a call after which watermarks leave
-     * the island with its output: take them with {@link #takeWatermarks}.
-     */
-    public static final long WATERMARKS_PENDING = 1L << 31;
-
-    /**
      * The island's state message, after {@code answers} (the answers to the reads of the last
      * message, or null for a call's first message) let its blocked operator go on: int32 status (1:
      * reads wait for answers, 0: done), when done the output's int32 rows and int32 bytes (fetched

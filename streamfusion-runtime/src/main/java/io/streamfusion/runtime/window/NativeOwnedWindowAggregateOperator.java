@@ -3,7 +3,7 @@ package io.streamfusion.runtime.window;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.island.ShellSpec;
-import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.metrics.NativeMetrics;
@@ -322,7 +322,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
 
     /** Rows are only combined into the state: windows come out at watermarks. */
     private static void checkNoOutput(long result) {
-        if (result == NativeLib.STATE_PENDING || (int) result != 0) {
+        if (CallResult.statePending(result) || CallResult.rows(result) != 0) {
             throw new IllegalStateException("Native window state emitted rows outside a watermark");
         }
     }

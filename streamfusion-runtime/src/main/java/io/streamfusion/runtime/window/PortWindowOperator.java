@@ -3,7 +3,7 @@ package io.streamfusion.runtime.window;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.island.ShellSpec;
-import io.streamfusion.runtime.jni.NativeLib;
+import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.state.DistinctState;
@@ -230,7 +230,7 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
                 proctime
                         ? pipeline.processRows(batch.bytes(), batch.offsets(), rows, arrivals)
                         : pipeline.processRows(batch.bytes(), batch.offsets(), rows);
-        if (result == NativeLib.STATE_PENDING) {
+        if (CallResult.statePending(result)) {
             result = pipeline.serveState(port);
         }
         finishBatch(emitOutput(pipeline, result, false));
@@ -257,7 +257,7 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
      */
     private void advance(long watermark) throws Exception {
         long result = pipeline.advanceEventTime(watermark);
-        if (result == NativeLib.STATE_PENDING) {
+        if (CallResult.statePending(result)) {
             result = pipeline.serveState(port);
         }
         emitUntimed(pipeline, result);
@@ -298,7 +298,7 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
         long result =
                 pipeline.advanceProcessingTime(
                         getProcessingTimeService().getCurrentProcessingTime());
-        if (result == NativeLib.STATE_PENDING) {
+        if (CallResult.statePending(result)) {
             result = pipeline.serveState(port);
         }
         emitUntimed(pipeline, result);
