@@ -13,7 +13,6 @@
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/common/status.h"
 #include "streamfusion/expression/udf_call.h"
-#include "streamfusion/jni/jni_util.h"
 
 namespace streamfusion::jni {
 
@@ -24,28 +23,10 @@ namespace streamfusion::jni {
 // duration of that call by EnvScope); a UDF is never called from any other thread.
 class JvmUdfCaller final : public expression::UdfCaller {
  public:
-  static Result<std::unique_ptr<JvmUdfCaller>> Make(JNIEnv* env, jobject bridge) {
-    std::unique_ptr<JvmUdfCaller> caller(new JvmUdfCaller());
-    jclass type = env->GetObjectClass(bridge);
-    caller->invoke_ = env->GetMethodID(type, "invoke", "(I[B[II[I)[B");
-    env->DeleteLocalRef(type);
-    if (caller->invoke_ == nullptr) {
-      env->ExceptionClear();
-      return InternalError(
-          "The UDF bridge object has no method byte[] invoke(int, byte[], int[], int, int[])");
-    }
-    caller->bridge_ = env->NewGlobalRef(bridge);
-    return caller;
-  }
+  static Result<std::unique_ptr<JvmUdfCaller>> Make(JNIEnv* env, jobject bridge);
 
-  void Release(JNIEnv* env) {
-    for (ReusedArray* reused : {&rows_, &offsets_, &result_offsets_}) {
-      if (reused->array != nullptr) env->DeleteGlobalRef(reused->array);
-      *reused = ReusedArray{};
-    }
-    if (bridge_ != nullptr) env->DeleteGlobalRef(bridge_);
-    bridge_ = nullptr;
-  }
+  // Drops the global references to the bridge and the reused arrays.
+  void Release(JNIEnv* env);
 
   // Makes `env` the thread's JNIEnv for UDF calls while alive.
   class EnvScope {
@@ -62,50 +43,7 @@ class JvmUdfCaller final : public expression::UdfCaller {
   };
 
   Status Call(int32_t udf_index, const batch::BinaryRowBuffer& arguments,
-              const ResultConsumer& consume) override {
-    JNIEnv* env = env_;
-    if (env == nullptr || bridge_ == nullptr) {
-      return InternalError("UDF #", udf_index, " called outside a pipeline call");
-    }
-    const jint n = arguments.num_rows();
-    const auto bytes = static_cast<jsize>(arguments.bytes.size());
-    // The Java arrays are kept between calls and grow as needed (the JVM side reads only the
-    // first n + 1 offsets and the bytes they cover).
-    if (!Reserve(env, &rows_, bytes, /*is_bytes=*/true) ||
-        !Reserve(env, &offsets_, n + 1, /*is_bytes=*/false) ||
-        !Reserve(env, &result_offsets_, n + 1, /*is_bytes=*/false)) {
-      env->ExceptionClear();
-      return Status::OutOfMemory("Cannot allocate the Java arrays of a UDF call of ", n, " rows");
-    }
-    auto rows = static_cast<jbyteArray>(rows_.array);
-    auto offsets = static_cast<jintArray>(offsets_.array);
-    auto result_offsets = static_cast<jintArray>(result_offsets_.array);
-    env->SetByteArrayRegion(rows, 0, bytes, reinterpret_cast<const jbyte*>(arguments.bytes.data()));
-    env->SetIntArrayRegion(offsets, 0, n + 1,
-                           reinterpret_cast<const jint*>(arguments.offsets.data()));
-    CountCrossing();
-    auto results = static_cast<jbyteArray>(
-        env->CallObjectMethod(bridge_, invoke_, udf_index, rows, offsets, n, result_offsets));
-    Status status;
-    if (env->ExceptionCheck() || results == nullptr) {
-      // UdfBridge keeps the function's exception and rethrows it when this status reaches Java;
-      // an exception still pending here (e.g. an Error the bridge could not catch) is left
-      // pending and wins over the NativeException (ThrowNative keeps the first exception).
-      status = Status::Cancelled("User-defined function #", udf_index, " failed");
-    } else {
-      const jsize capacity = env->GetArrayLength(results);
-      CriticalArray data(env, results);
-      CriticalArray ends(env, result_offsets);
-      const auto* offs = static_cast<const int32_t*>(ends.data());
-      if (offs[0] < 0 || offs[n] > capacity) {
-        status = InternalError("UDF results exceed their array: ", offs[n]);
-      } else {
-        status = consume(static_cast<const uint8_t*>(data.data()), offs, n);
-      }
-    }
-    if (results != nullptr) env->DeleteLocalRef(results);
-    return status;
-  }
+              const ResultConsumer& consume) override;
 
  private:
   // A Java array held across calls (global reference) and its length.
@@ -117,18 +55,7 @@ class JvmUdfCaller final : public expression::UdfCaller {
   JvmUdfCaller() = default;
 
   // Makes `reused` hold at least `needed` elements; false when the JVM is out of memory.
-  static bool Reserve(JNIEnv* env, ReusedArray* reused, jsize needed, bool is_bytes) {
-    if (reused->array != nullptr && reused->length >= needed) return true;
-    const jsize length = std::max<jsize>(needed, reused->length + reused->length / 2);
-    jarray local = is_bytes ? static_cast<jarray>(env->NewByteArray(length))
-                            : static_cast<jarray>(env->NewIntArray(length));
-    if (local == nullptr) return false;
-    if (reused->array != nullptr) env->DeleteGlobalRef(reused->array);
-    reused->array = static_cast<jarray>(env->NewGlobalRef(local));
-    env->DeleteLocalRef(local);
-    reused->length = length;
-    return reused->array != nullptr;
-  }
+  static bool Reserve(JNIEnv* env, ReusedArray* reused, jsize needed, bool is_bytes);
 
   ReusedArray rows_;
   ReusedArray offsets_;
