@@ -157,7 +157,7 @@ class ClusterInstallTest {
         victim.destroyForcibly();
         victim.onExit().get();
         cluster.addTaskManager();
-        assertThat(awaitTerminal(job))
+        assertThat(TestClusters.awaitTerminal(cluster, job))
                 .as("after %s", cluster.rest("/jobs/" + job + "/exceptions"))
                 .isEqualTo("FINISHED");
         assertThat(cluster.rest("/jobs/" + job + "/exceptions"))
@@ -228,7 +228,7 @@ class ClusterInstallTest {
                 sql("rescaled-stop", "STOP JOB '" + job + "' WITH SAVEPOINT;\n");
         Matcher savepoint = Pattern.compile("(file:[^\\s|]+)").matcher(stopped.output);
         assertThat(savepoint.find()).as(stopped.output).isTrue();
-        assertThat(awaitTerminal(job)).isEqualTo("FINISHED");
+        assertThat(TestClusters.awaitTerminal(cluster, job)).isEqualTo("FINISHED");
         assertThat(TestClusters.csvLines(out))
                 .as("windows before the savepoint")
                 .hasSizeLessThan(stock.size());
@@ -264,10 +264,8 @@ class ClusterInstallTest {
         return job;
     }
 
-    private static final long TIMEOUT_MILLIS = 180_000;
-
     private static void awaitCompletedCheckpoint(String job) throws Exception {
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
+        long deadline = System.currentTimeMillis() + TestClusters.TIMEOUT_MILLIS;
         while (System.currentTimeMillis() < deadline) {
             Matcher completed =
                     Pattern.compile("\"completed\":(\\d+)")
@@ -275,29 +273,12 @@ class ClusterInstallTest {
             if (completed.find() && Integer.parseInt(completed.group(1)) > 0) {
                 return;
             }
-            assertThat(state(job)).as("job " + job).isIn("CREATED", "INITIALIZING", "RUNNING");
+            assertThat(TestClusters.jobState(cluster, job))
+                    .as("job " + job)
+                    .isIn("CREATED", "INITIALIZING", "RUNNING");
             Thread.sleep(100);
         }
         throw new AssertionError("no checkpoint of job " + job + " completed");
-    }
-
-    private static String state(String job) throws Exception {
-        Matcher state =
-                Pattern.compile("\"state\":\"([A-Z]+)\"").matcher(cluster.rest("/jobs/" + job));
-        assertThat(state.find()).isTrue();
-        return state.group(1);
-    }
-
-    private static String awaitTerminal(String job) throws Exception {
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-        while (System.currentTimeMillis() < deadline) {
-            String state = state(job);
-            if (List.of("FINISHED", "FAILED", "CANCELED").contains(state)) {
-                return state;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("job " + job + " did not end");
     }
 
     /**
@@ -307,8 +288,9 @@ class ClusterInstallTest {
      */
     private static String awaitOperatorMetric(String job, String vertex, String metric)
             throws Exception {
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-        while (System.currentTimeMillis() < deadline && state(job).equals("RUNNING")) {
+        long deadline = System.currentTimeMillis() + TestClusters.TIMEOUT_MILLIS;
+        while (System.currentTimeMillis() < deadline
+                && TestClusters.jobState(cluster, job).equals("RUNNING")) {
             String value = operatorMetric(job, vertex, metric);
             if (value != null) {
                 return value;

@@ -28,7 +28,6 @@ import java.util.regex.Pattern;
  */
 class ClusterLifecycleTest {
     private static final String TASK_MANAGER = "tm-1";
-    private static final long TIMEOUT_MILLIS = 180_000;
 
     @TempDir static Path home;
 
@@ -161,7 +160,7 @@ class ClusterLifecycleTest {
                 cluster.cancel(windows);
                 cluster.cancel(groups);
                 for (String job : List.of(windows, groups)) {
-                    assertThat(awaitTerminal(job))
+                    assertThat(TestClusters.awaitTerminal(cluster, job))
                             .as("cycle %d: job %s, %s", cycle, job, exceptions(job))
                             .isEqualTo("CANCELED");
                 }
@@ -183,7 +182,7 @@ class ClusterLifecycleTest {
     private static void awaitNativeMemory(
             int cycle, java.util.function.LongPredicate test, String... runningJobs)
             throws Exception {
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
+        long deadline = System.currentTimeMillis() + TestClusters.TIMEOUT_MILLIS;
         String last = null;
         while (System.currentTimeMillis() < deadline) {
             for (String job : runningJobs) {
@@ -205,20 +204,6 @@ class ClusterLifecycleTest {
                         + last
                         + "; jobs: "
                         + cluster.rest("/jobs/overview"));
-    }
-
-    private static String awaitTerminal(String job) throws Exception {
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-        while (System.currentTimeMillis() < deadline) {
-            Matcher state =
-                    Pattern.compile("\"state\":\"([A-Z]+)\"").matcher(cluster.rest("/jobs/" + job));
-            assertThat(state.find()).isTrue();
-            if (List.of("FINISHED", "FAILED", "CANCELED").contains(state.group(1))) {
-                return state.group(1);
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("job " + job + " did not end");
     }
 
     private static String exceptions(String job) throws Exception {
