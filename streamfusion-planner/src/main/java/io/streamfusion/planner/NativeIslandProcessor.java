@@ -1,33 +1,20 @@
 package io.streamfusion.planner;
 
-import io.streamfusion.plan.CalcNode;
-import io.streamfusion.plan.Operator;
-import io.streamfusion.plan.SessionOptions;
-import io.streamfusion.plan.UdfDescriptor;
-import io.streamfusion.plan.WatermarkAssignerNode;
-import io.streamfusion.planner.convert.GroupAggregateConverter;
+import io.streamfusion.planner.convert.ConversionContext;
+import io.streamfusion.planner.convert.ConverterRegistry;
 import io.streamfusion.planner.convert.NativePlans;
-import io.streamfusion.planner.convert.NodeFields;
-import io.streamfusion.planner.convert.RexConverter;
 import io.streamfusion.planner.convert.UnsupportedNativeException;
-import io.streamfusion.planner.convert.WindowAggregateConverter;
 import io.streamfusion.planner.nodes.IslandOptions;
 import io.streamfusion.planner.nodes.IslandRole;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.NativeExecNodeBase;
-import io.streamfusion.planner.nodes.StreamExecNativeCalc;
-import io.streamfusion.planner.nodes.StreamExecNativeWatermarkAssigner;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.metrics.Evidence;
 
-import org.apache.calcite.rex.RexCall;
-import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
@@ -37,34 +24,22 @@ import org.apache.flink.table.planner.plan.nodes.exec.common.CommonExecSink;
 import org.apache.flink.table.planner.plan.nodes.exec.common.CommonExecTableSourceScan;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDataStreamScan;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecIncrementalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacySink;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLegacyTableSourceScan;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecMiniBatchAssigner;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecValues;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWatermarkAssigner;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.ZoneId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -156,13 +131,14 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
     /** One rewrite of one graph: visits every node once, inputs first. */
     private static final class Rewrite {
         private final TableConfig config;
-        private final FlinkTypeFactory typeFactory;
+        private final ConversionContext context;
+        private final ConverterRegistry converters = ConverterRegistry.load();
         private final Map<ExecNode<?>, ExecNode<?>> visited = new IdentityHashMap<>();
         private final SupportReport report = new SupportReport();
 
         Rewrite(TableConfig config, FlinkTypeFactory typeFactory) {
             this.config = config;
-            this.typeFactory = typeFactory;
+            this.context = new ConversionContext(config, typeFactory);
         }
 
         ExecNode<?> visit(ExecNode<?> node) {
@@ -226,152 +202,8 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
                 throw new UnsupportedNativeException(
                         kind + " is excluded by streamfusion.operators.excluded");
             }
-            if (node instanceof StreamExecCalc) {
-                return convertCalc((StreamExecCalc) node);
-            }
-            if (node instanceof StreamExecWatermarkAssigner) {
-                return convertWatermarkAssigner((StreamExecWatermarkAssigner) node);
-            }
-            if (node instanceof StreamExecGroupAggregate) {
-                return GroupAggregateConverter.convert(
-                        (StreamExecGroupAggregate) node, config, typeFactory, session());
-            }
-            if (node instanceof StreamExecLocalGroupAggregate) {
-                return GroupAggregateConverter.convertLocal(
-                        (StreamExecLocalGroupAggregate) node, typeFactory, session());
-            }
-            if (node instanceof StreamExecGlobalGroupAggregate) {
-                return GroupAggregateConverter.convertGlobal(
-                        (StreamExecGlobalGroupAggregate) node, typeFactory, session());
-            }
-            if (node instanceof StreamExecWindowAggregate) {
-                return WindowAggregateConverter.convert(
-                        (StreamExecWindowAggregate) node, config, typeFactory, session());
-            }
-            if (node instanceof StreamExecLocalWindowAggregate) {
-                return WindowAggregateConverter.convertLocal(
-                        (StreamExecLocalWindowAggregate) node, config, typeFactory, session());
-            }
-            if (node instanceof StreamExecGlobalWindowAggregate) {
-                return WindowAggregateConverter.convertGlobal(
-                        (StreamExecGlobalWindowAggregate) node, config, typeFactory, session());
-            }
-            if (node instanceof StreamExecGroupWindowAggregate) {
-                return WindowAggregateConverter.convertGroupWindow(
-                        (StreamExecGroupWindowAggregate) node, config, typeFactory, session());
-            }
-            if (node instanceof StreamExecIncrementalGroupAggregate) {
-                throw new UnsupportedNativeException(
-                        "IncrementalGroupAggregate (a split DISTINCT aggregation with mini-batch,"
-                                + " table.optimizer.distinct-agg.split.enabled) is not native:"
-                                + " it merges the partial DISTINCT maps under the partial key and"
-                                + " regroups them by the final key within a bundle. The Local and"
-                                + " Global aggregations around it can be; with"
-                                + " table.optimizer.incremental-agg-enabled = false every"
-                                + " aggregation of the split plan can be native");
-            }
-            throw new UnsupportedNativeException(
-                    node.getClass().getSimpleName() + " has no native operator yet");
+            return converters.convert(node, context);
         }
-
-        private ExecNode<?> convertCalc(StreamExecCalc calc) throws UnsupportedNativeException {
-            RowType inputType = (RowType) calc.getInputEdges().get(0).getOutputType();
-            RowType outputType = (RowType) calc.getOutputType();
-            List<RexNode> projection = NodeFields.read(calc, "projection");
-            RexNode condition = NodeFields.read(calc, "condition");
-            CalcNode.Builder node = CalcNode.newBuilder();
-            List<UdfDescriptor> udfs = new ArrayList<>();
-            for (RexNode expr : projection) {
-                node.addProjections(RexConverter.convert(expr, udfs));
-            }
-            if (condition != null) {
-                node.setCondition(RexConverter.convert(condition, udfs));
-            }
-            byte[] bytes =
-                    NativePlans.compile(
-                            inputType,
-                            outputType,
-                            Operator.newBuilder()
-                                    .setDescription(calc.getDescription())
-                                    .setCalc(node),
-                            session(),
-                            udfs);
-            return new StreamExecNativeCalc(calc, bytes, inputType);
-        }
-
-        private ExecNode<?> convertWatermarkAssigner(StreamExecWatermarkAssigner assigner)
-                throws UnsupportedNativeException {
-            long idleTimeout =
-                    config.get(ExecutionConfigOptions.TABLE_EXEC_SOURCE_IDLE_TIMEOUT).toMillis();
-            if (idleTimeout > 0) {
-                throw new UnsupportedNativeException(
-                        "The watermark assigner's idleness (table.exec.source.idle-timeout = "
-                                + idleTimeout
-                                + " ms) is not native");
-            }
-            RexNode expr = NodeFields.read(assigner, "watermarkExpr");
-            int rowtime = NodeFields.read(assigner, "rowtimeFieldIndex");
-            String varying = timeVaryingCall(expr);
-            if (varying != null) {
-                throw new UnsupportedNativeException(
-                        "The watermark expression calls "
-                                + varying
-                                + ", whose value Flink takes per record");
-            }
-            List<UdfDescriptor> udfs = new ArrayList<>();
-            WatermarkAssignerNode.Builder node =
-                    WatermarkAssignerNode.newBuilder()
-                            .setRowtimeIndex(rowtime)
-                            .setWatermark(RexConverter.convert(expr, udfs));
-            if (!udfs.isEmpty()) {
-                throw new UnsupportedNativeException(
-                        "The watermark expression calls a user-defined function");
-            }
-            RowType inputType = (RowType) assigner.getInputEdges().get(0).getOutputType();
-            byte[] bytes =
-                    NativePlans.compile(
-                            inputType,
-                            (RowType) assigner.getOutputType(),
-                            Operator.newBuilder()
-                                    .setDescription(assigner.getDescription())
-                                    .setWatermarkAssigner(node),
-                            session(),
-                            udfs);
-            return new StreamExecNativeWatermarkAssigner(assigner, bytes, inputType);
-        }
-
-        private SessionOptions session() {
-            ZoneId zone = config.getLocalTimeZone();
-            return SessionOptions.newBuilder()
-                    .setLocalTimeZone(zone.getId())
-                    .setJavaFeatureVersion(Runtime.version().feature())
-                    .setLegacyCastBehaviour(
-                            config.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR)
-                                    .isEnabled())
-                    .setDefaultLocale(Locale.getDefault().toLanguageTag())
-                    .build();
-        }
-    }
-
-    /**
-     * The first call in {@code expr} whose value is not a function of the row (non-deterministic or
-     * dynamic: RAND, UUID, CURRENT_TIMESTAMP, NOW, PROCTIME ...), or null.
-     */
-    private static String timeVaryingCall(RexNode expr) {
-        String[] found = {null};
-        expr.accept(
-                new RexVisitorImpl<Void>(true) {
-                    @Override
-                    public Void visitCall(RexCall call) {
-                        if (found[0] == null
-                                && (!call.getOperator().isDeterministic()
-                                        || call.getOperator().isDynamicFunction())) {
-                            found[0] = call.getOperator().getName();
-                        }
-                        return super.visitCall(call);
-                    }
-                });
-        return found[0];
     }
 
     /** Every node reachable from {@code roots}, each with the number of its consumers. */
@@ -432,19 +264,14 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
             }
         }
         for (ExecNode<?> node : nodes) {
-            if (node instanceof StreamExecNativeWatermarkAssigner && !inIslands.contains(node)) {
-                StreamExecNativeWatermarkAssigner assigner =
-                        (StreamExecNativeWatermarkAssigner) node;
-                restoreFlinkNode(assigner, assigner.original(), nodes);
-                report.refuse(
-                        original(node),
-                        enabled
-                                ? "A watermark assigner with no native operator next to it on a"
-                                        + " forward edge stays Flink's: alone between Flink"
-                                        + " operators, its two row conversions would cost more"
-                                        + " than it saves"
-                                : "The native watermark assigner runs only in an island"
-                                        + " (streamfusion.islands = false)");
+            if (!(node instanceof NativeExecNodeBase) || inIslands.contains(node)) {
+                continue;
+            }
+            NativeExecNodeBase alone = (NativeExecNodeBase) node;
+            String reason = alone.refusedAlone(enabled);
+            if (reason != null) {
+                restoreFlinkNode(alone, alone.original(), nodes);
+                report.refuse(original(node), reason);
             }
         }
     }
@@ -599,12 +426,11 @@ public final class NativeIslandProcessor implements ExecNodeGraphProcessor {
         return nativeNode.getDescription().substring("Native".length());
     }
 
-    /** Tells each native island whether it is the only consumer of its input node. */
+    /** Tells each native node whether it is the only consumer of its input node. */
     private static void markSoleConsumers(List<ExecNode<?>> roots) {
         Map<ExecNode<?>, Integer> consumers = consumers(roots);
         for (ExecNode<?> node : consumers.keySet()) {
-            if (node instanceof StreamExecNativeCalc
-                    || node instanceof StreamExecNativeWatermarkAssigner) {
+            if (node instanceof NativeExecNodeBase && node.getInputEdges().size() == 1) {
                 ExecNode<?> input = node.getInputEdges().get(0).getSource();
                 ((NativeExecNodeBase) node).setSoleConsumerOfInput(consumers.get(input) == 1);
             }

@@ -30,6 +30,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.StateMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecExchange;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecIncrementalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.utils.AggregateInfo;
@@ -66,11 +67,32 @@ import java.util.Optional;
  * counter are taken from Flink's own {@link AggregateInfoList}, built by the same call Flink's
  * translation makes, so the native plan describes exactly the functions Flink would run.
  */
-public final class GroupAggregateConverter {
-    private GroupAggregateConverter() {}
+public final class GroupAggregateConverter implements OperatorFamily {
+
+    @Override
+    public void register(ConverterRegistry registry) {
+        registry.add(
+                StreamExecGroupAggregate.class,
+                (node, c) -> convert(node, c.config(), c.typeFactory(), c.session()));
+        registry.add(
+                StreamExecLocalGroupAggregate.class,
+                (node, c) -> convertLocal(node, c.typeFactory(), c.session()));
+        registry.add(
+                StreamExecGlobalGroupAggregate.class,
+                (node, c) -> convertGlobal(node, c.typeFactory(), c.session()));
+        registry.refuse(
+                StreamExecIncrementalGroupAggregate.class,
+                "IncrementalGroupAggregate (a split DISTINCT aggregation with mini-batch,"
+                        + " table.optimizer.distinct-agg.split.enabled) is not native:"
+                        + " it merges the partial DISTINCT maps under the partial key and"
+                        + " regroups them by the final key within a bundle. The Local and"
+                        + " Global aggregations around it can be; with"
+                        + " table.optimizer.incremental-agg-enabled = false every"
+                        + " aggregation of the split plan can be native");
+    }
 
     /** StreamExecGroupAggregate, with mini-batch (one phase) or without. */
-    public static StreamExecNativeGroupAggregate convert(
+    static StreamExecNativeGroupAggregate convert(
             StreamExecGroupAggregate node,
             TableConfig config,
             FlinkTypeFactory typeFactory,
@@ -111,7 +133,7 @@ public final class GroupAggregateConverter {
     }
 
     /** StreamExecLocalGroupAggregate: the stateless first phase of mini-batch aggregation. */
-    public static StreamExecNativeGroupAggregate convertLocal(
+    static StreamExecNativeGroupAggregate convertLocal(
             StreamExecLocalGroupAggregate node,
             FlinkTypeFactory typeFactory,
             SessionOptions session)
@@ -132,7 +154,7 @@ public final class GroupAggregateConverter {
     }
 
     /** StreamExecGlobalGroupAggregate: merges the local accumulators into keyed state. */
-    public static StreamExecNativeGroupAggregate convertGlobal(
+    static StreamExecNativeGroupAggregate convertGlobal(
             StreamExecGlobalGroupAggregate node,
             FlinkTypeFactory typeFactory,
             SessionOptions session)

@@ -70,11 +70,26 @@ import javax.annotation.Nullable;
  * own {@link AggregateInfoList}, built by the call Flink's translation makes (including the
  * COUNT(*) it inserts for HOP windows).
  */
-public final class WindowAggregateConverter {
-    private WindowAggregateConverter() {}
+public final class WindowAggregateConverter implements OperatorFamily {
+
+    @Override
+    public void register(ConverterRegistry registry) {
+        registry.add(
+                StreamExecWindowAggregate.class,
+                (node, c) -> convert(node, c.config(), c.typeFactory(), c.session()));
+        registry.add(
+                StreamExecLocalWindowAggregate.class,
+                (node, c) -> convertLocal(node, c.config(), c.typeFactory(), c.session()));
+        registry.add(
+                StreamExecGlobalWindowAggregate.class,
+                (node, c) -> convertGlobal(node, c.config(), c.typeFactory(), c.session()));
+        registry.add(
+                StreamExecGroupWindowAggregate.class,
+                (node, c) -> convertGroupWindow(node, c.config(), c.typeFactory(), c.session()));
+    }
 
     /** StreamExecWindowAggregate: one phase, on event or processing time. */
-    public static NativeExecNodeBase convert(
+    static NativeExecNodeBase convert(
             StreamExecWindowAggregate node,
             TableConfig config,
             FlinkTypeFactory typeFactory,
@@ -102,7 +117,7 @@ public final class WindowAggregateConverter {
      * windows of panes (the size, or gcd(size, slide)) whose accumulators are kept per pane as
      * Flink's WindowOperator does.
      */
-    public static NativeExecNodeBase convertGroupWindow(
+    static NativeExecNodeBase convertGroupWindow(
             StreamExecGroupWindowAggregate node,
             TableConfig config,
             FlinkTypeFactory typeFactory,
@@ -182,7 +197,7 @@ public final class WindowAggregateConverter {
     }
 
     /** StreamExecLocalWindowAggregate: the stateless first phase (event time only). */
-    public static StreamExecNativeWindowAggregate convertLocal(
+    static StreamExecNativeWindowAggregate convertLocal(
             StreamExecLocalWindowAggregate node,
             TableConfig config,
             FlinkTypeFactory typeFactory,
@@ -211,7 +226,7 @@ public final class WindowAggregateConverter {
     }
 
     /** StreamExecGlobalWindowAggregate: merges the local accumulators per slice into state. */
-    public static StreamExecNativeWindowAggregate convertGlobal(
+    static StreamExecNativeWindowAggregate convertGlobal(
             StreamExecGlobalWindowAggregate node,
             TableConfig config,
             FlinkTypeFactory typeFactory,

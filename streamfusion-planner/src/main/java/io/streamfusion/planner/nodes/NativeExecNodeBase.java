@@ -41,6 +41,9 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
     protected final byte[] plan;
     protected final RowType inputType;
 
+    /** The Flink node this one stands in for. */
+    private final ExecNodeBase<RowData> original;
+
     /** Inputs handed over without Flink's chaining copy (see {@link IslandInputTypeInfo}). */
     private static final AtomicLong UNCOPIED_INPUTS = new AtomicLong();
 
@@ -62,12 +65,27 @@ public abstract class NativeExecNodeBase extends ExecNodeBase<RowData>
                 "Native" + original.getDescription());
         this.plan = plan;
         this.inputType = inputType;
+        this.original = original;
         setInputEdges(original.getInputEdges());
     }
 
     @Override
     public byte[] plan() {
         return plan;
+    }
+
+    /** The Flink node this one stands in for (back in the graph if the planner refuses this). */
+    public ExecNodeBase<RowData> original() {
+        return original;
+    }
+
+    /**
+     * Why this node, when it joins no island, is not worth running natively alone (the planner then
+     * puts {@link #original()} back), or null to run it alone. {@code islandsEnabled} is false when
+     * islands are switched off. Default: null.
+     */
+    public String refusedAlone(boolean islandsEnabled) {
+        return null;
     }
 
     /** What this node may be in an island (see {@link IslandRole}). Default: none. */

@@ -25,8 +25,6 @@ public class StreamExecNativeWatermarkAssigner extends IslandShellNode {
     /** The transformation name Flink's node gives its operator (part of the default uid). */
     private static final String TRANSFORMATION = "watermark-assigner";
 
-    private final StreamExecWatermarkAssigner original;
-
     /** When this assigner runs the island it ends: its plan and the type of the rows it reads. */
     private byte[] islandPlan;
 
@@ -35,7 +33,6 @@ public class StreamExecNativeWatermarkAssigner extends IslandShellNode {
     public StreamExecNativeWatermarkAssigner(
             StreamExecWatermarkAssigner original, byte[] plan, RowType inputType) {
         super(original, plan, inputType);
-        this.original = original;
     }
 
     @Override
@@ -49,9 +46,14 @@ public class StreamExecNativeWatermarkAssigner extends IslandShellNode {
         this.islandInput = islandInput;
     }
 
-    /** The Flink node this one stands in for (back in the graph when it joins no island). */
-    public StreamExecWatermarkAssigner original() {
-        return original;
+    @Override
+    public String refusedAlone(boolean islandsEnabled) {
+        return islandsEnabled
+                ? "A watermark assigner with no native operator next to it on a forward edge"
+                        + " stays Flink's: alone between Flink operators, its two row conversions"
+                        + " would cost more than it saves"
+                : "The native watermark assigner runs only in an island (streamfusion.islands ="
+                        + " false)";
     }
 
     @Override
