@@ -167,9 +167,4 @@ Status GroupWindowOperator::FinishFire() {
   return Status::OK();
 }
 
-int64_t GroupWindowOperator::MemoryBytes() const {
-  return agg_->memory_bytes() + port_->memory_bytes() +
-         static_cast<int64_t>(accs_.bytes.capacity() + fire_keys_.bytes.capacity());
-}
-
 }  // namespace streamfusion::operators

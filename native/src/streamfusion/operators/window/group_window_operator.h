@@ -38,35 +38,27 @@
 
 namespace streamfusion::operators {
 
-class GroupWindowOperator : public TimerWindowOperator {
+// The steps of GroupWindowOperator, each waiting for the port's answers to the one before.
+enum class GroupWindowPhase { kIdle, kAccs, kWholeMaps, kFiredTimers, kFirePanes };
+
+class GroupWindowOperator : public PortWindowOperator<WindowAggregate, GroupWindowPhase> {
  public:
   // `plan` holds one legacy WindowAggregateNode; `port` (owned by the island) serves its state.
   static Result<std::unique_ptr<GroupWindowOperator>> Make(
       const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
       memory::AccountingPool* island_pool = nullptr);
 
-  const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries its rows' arrival times (Batch::times), all in one pane.
   Status AddInput(Batch input) override;
-  bool blocked() const override { return phase_ != Phase::kIdle; }
-  bool may_block() const override { return true; }
   Status Resume() override;
-  int64_t MemoryBytes() const override;
 
-  static constexpr int32_t kAccState = 0;
   // Map m is state 1 + 2m, its NULL value's 2 + 2m (window_map_port.h).
   static constexpr int32_t kFirstMapState = 1;
 
  private:
-  enum class Phase { kIdle, kAccs, kWholeMaps, kFiredTimers, kFirePanes };
-
   GroupWindowOperator(std::unique_ptr<WindowAggregate> agg, state::StatePort* port,
                       std::vector<int32_t> lanes)
-      : TimerWindowOperator(port),
-        agg_(std::move(agg)),
-        maps_(port, kFirstMapState, std::move(lanes)) {}
-
-  void WaitForFiredTimers() override { phase_ = Phase::kFiredTimers; }
+      : PortWindowOperator(std::move(agg), port, kFirstMapState, std::move(lanes)) {}
 
   Status TakeAccs();
   Status RunCombine();
@@ -78,13 +70,6 @@ class GroupWindowOperator : public TimerWindowOperator {
   // The pane [end - pane, end) as a namespace.
   std::string Pane(int64_t end) const;
   std::string NamespaceOfGroup(int32_t g) const;
-
-  std::unique_ptr<WindowAggregate> agg_;
-  WindowMapPort maps_;
-  Phase phase_ = Phase::kIdle;
-
-  std::vector<int32_t> acc_reads_;  // per group, then per fire and pane
-  batch::BinaryRowBuffer accs_;
 };
 
 }  // namespace streamfusion::operators

@@ -292,9 +292,4 @@ Status SessionWindowOperator::FinishFire() {
   return Status::OK();
 }
 
-int64_t SessionWindowOperator::MemoryBytes() const {
-  return agg_->memory_bytes() + port_->memory_bytes() +
-         static_cast<int64_t>(accs_.bytes.capacity() + fire_keys_.bytes.capacity());
-}
-
 }  // namespace streamfusion::operators

@@ -44,46 +44,39 @@
 
 namespace streamfusion::operators {
 
-class SessionWindowOperator : public TimerWindowOperator {
+// The steps of SessionWindowOperator, each waiting for the port's answers to the one before.
+enum class SessionWindowPhase {
+  kIdle,
+  kWindows,
+  kAccs,
+  kMerged,
+  kLookups,
+  kWholeMaps,
+  kFiredTimers,
+  kFireMappings,
+  kFireAccs
+};
+
+class SessionWindowOperator
+    : public PortWindowOperator<SessionWindowAggregate, SessionWindowPhase> {
  public:
   // `plan` holds one SessionWindowAggregateNode; `port` (owned by the island) serves its state.
   static Result<std::unique_ptr<SessionWindowOperator>> Make(
       const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
       memory::AccountingPool* island_pool = nullptr);
 
-  const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries each row's arrival time (Batch::times).
   Status AddInput(Batch input) override;
-  bool blocked() const override { return phase_ != Phase::kIdle; }
-  bool may_block() const override { return true; }
   Status Resume() override;
-  int64_t MemoryBytes() const override;
 
-  static constexpr int32_t kAccState = 0;
   static constexpr int32_t kMappingState = 1;
   // Map m is state 2 + 2m, its NULL value's 3 + 2m (window_map_port.h).
   static constexpr int32_t kFirstMapState = 2;
 
  private:
-  enum class Phase {
-    kIdle,
-    kWindows,
-    kAccs,
-    kMerged,
-    kLookups,
-    kWholeMaps,
-    kFiredTimers,
-    kFireMappings,
-    kFireAccs
-  };
-
   SessionWindowOperator(std::unique_ptr<SessionWindowAggregate> agg, state::StatePort* port,
                         std::vector<int32_t> lanes)
-      : TimerWindowOperator(port),
-        agg_(std::move(agg)),
-        maps_(port, kFirstMapState, std::move(lanes)) {}
-
-  void WaitForFiredTimers() override { phase_ = Phase::kFiredTimers; }
+      : PortWindowOperator(std::move(agg), port, kFirstMapState, std::move(lanes)) {}
 
   // The batch's steps, each after the answers to the reads of the one before.
   Status MergeWindows();
@@ -106,15 +99,10 @@ class SessionWindowOperator : public TimerWindowOperator {
   // Blocks in `next` when the port has reads; otherwise runs `then` at once.
   Status BlockOr(Phase next, Status (SessionWindowOperator::*then)());
 
-  std::unique_ptr<SessionWindowAggregate> agg_;
-  WindowMapPort maps_;
-  Phase phase_ = Phase::kIdle;
   std::vector<int64_t> row_times_;
 
   // The batch's reads and what they found.
   std::vector<int32_t> window_reads_;  // per key
-  std::vector<int32_t> acc_reads_;     // per merge read
-  batch::BinaryRowBuffer accs_;
   std::vector<uint8_t> acc_present_;
   // The fire's timers and reads.
   std::vector<int32_t> fire_mapping_reads_;

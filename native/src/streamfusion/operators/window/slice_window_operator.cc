@@ -367,10 +367,8 @@ Status SliceWindowOperator::FinishRound() {
   return Status::OK();
 }
 
-int64_t SliceWindowOperator::MemoryBytes() const {
-  return agg_->memory_bytes() + port_->memory_bytes() +
-         static_cast<int64_t>(accs_.bytes.capacity() + fire_keys_.bytes.capacity() +
-                              round_keys_.bytes.capacity() + round_accs_.bytes.capacity() +
+int64_t SliceWindowOperator::BufferBytes() const {
+  return static_cast<int64_t>(round_keys_.bytes.capacity() + round_accs_.bytes.capacity() +
                               entries_.images.bytes.capacity() + bases_.values.bytes.capacity());
 }
 

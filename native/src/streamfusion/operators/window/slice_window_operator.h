@@ -51,7 +51,18 @@
 
 namespace streamfusion::operators {
 
-class SliceWindowOperator : public TimerWindowOperator {
+// The steps of SliceWindowOperator, each waiting for the port's answers to the one before.
+enum class SliceWindowPhase {
+  kIdle,
+  kAccs,
+  kWholeMaps,
+  kFiredTimers,
+  kFireState,
+  kFireBases,
+  kFireMaps
+};
+
+class SliceWindowOperator : public PortWindowOperator<WindowAggregate, SliceWindowPhase> {
  public:
   // `plan` holds one ONE_PHASE or GLOBAL WindowAggregateNode without native-owned state; `port`
   // (owned by the island) serves its state.
@@ -59,37 +70,28 @@ class SliceWindowOperator : public TimerWindowOperator {
       const plan::Plan& plan, int64_t memory_budget_bytes, state::StatePort* port,
       memory::AccountingPool* island_pool = nullptr);
 
-  const type::RowType& output_type() const override { return agg_->output_type(); }
   // On processing time the batch carries its rows' arrival times (Batch::times), shifted to the
   // window time zone, all in one slice.
   Status AddInput(Batch input) override;
-  bool blocked() const override { return phase_ != Phase::kIdle; }
-  bool may_block() const override { return true; }
   Status Resume() override;
-  int64_t MemoryBytes() const override;
 
-  static constexpr int32_t kAccState = 0;
   // Map m is state 1 + 2m, its NULL value's 2 + 2m (window_map_port.h).
   static constexpr int32_t kFirstMapState = 1;
   // The most windows fired in one round.
   static constexpr int32_t kFiresPerRound = 4096;
 
  private:
-  enum class Phase { kIdle, kAccs, kWholeMaps, kFiredTimers, kFireState, kFireBases, kFireMaps };
-
   SliceWindowOperator(std::unique_ptr<WindowAggregate> agg, state::StatePort* port,
                       std::vector<int32_t> lanes)
-      : TimerWindowOperator(port),
-        agg_(std::move(agg)),
-        maps_(port, kFirstMapState, std::move(lanes)) {}
+      : PortWindowOperator(std::move(agg), port, kFirstMapState, std::move(lanes)) {}
 
-  void WaitForFiredTimers() override { phase_ = Phase::kFiredTimers; }
   // A timer's namespace is the window's end (a Long); every timer fires its window.
   Result<bool> FiredWindow(const state::StatePort::FiredTimer& timer, int64_t* start,
                            int64_t* end) const override;
 
   bool cumulative() const { return agg_->window() == plan::WindowAggregateNode::CUMULATE; }
   bool hopping() const { return agg_->window() == plan::WindowAggregateNode::HOP; }
+  int64_t BufferBytes() const override;
   // A slice end as a namespace.
   static std::string Slice(int64_t end);
   // The timer of the window ending at `end`, under port key `key`.
@@ -115,13 +117,6 @@ class SliceWindowOperator : public TimerWindowOperator {
   int64_t FirstSlice(int32_t f) const;
   // Slice s of fire f, in Fire's order (HOP: latest first; CUMULATE: first, current).
   int64_t SliceOf(int32_t f, int32_t s) const;
-
-  std::unique_ptr<WindowAggregate> agg_;
-  WindowMapPort maps_;
-  Phase phase_ = Phase::kIdle;
-
-  std::vector<int32_t> acc_reads_;  // per group; per round fire and slice (-1: none)
-  batch::BinaryRowBuffer accs_;
 
   // The round: fires first_ .. next_ (port key f for fire f); what Fire is given, for the fires
   // it computes (`fired_` of them: a HOP or TUMBLE window that is empty is not), fire i being

@@ -15,6 +15,7 @@
 #include "arrow/record_batch.h"
 #include "streamfusion/batch/binary_row.h"
 #include "streamfusion/operators/operator.h"
+#include "streamfusion/operators/window/window_map_port.h"
 #include "streamfusion/state/state_port.h"
 
 namespace streamfusion::operators {
@@ -57,6 +58,44 @@ class TimerWindowOperator : public SingleOutputOperator {
   Status RequestFiredTimers();
 
   int32_t fired_timers_read_ = -1;
+};
+
+// What the slice, group and session window operators share on top of TimerWindowOperator: an
+// aggregate `Agg` that makes their rows, the steps of a batch or a fire as phases `PhaseT` (with
+// kIdle, when the operator takes input, and kFiredTimers, while it waits for the fired timers),
+// the accumulators in state 0 and the distinct maps in the states from `first_map_state` on.
+template <typename Agg, typename PhaseT>
+class PortWindowOperator : public TimerWindowOperator {
+ public:
+  static constexpr int32_t kAccState = 0;
+
+  const type::RowType& output_type() const override { return agg_->output_type(); }
+  bool blocked() const override { return phase_ != PhaseT::kIdle; }
+  bool may_block() const override { return true; }
+  int64_t MemoryBytes() const override {
+    return agg_->memory_bytes() + port_->memory_bytes() +
+           static_cast<int64_t>(accs_.bytes.capacity() + fire_keys_.bytes.capacity()) +
+           BufferBytes();
+  }
+
+ protected:
+  using Phase = PhaseT;
+
+  PortWindowOperator(std::unique_ptr<Agg> agg, state::StatePort* port, int32_t first_map_state,
+                     std::vector<int32_t> lanes)
+      : TimerWindowOperator(port),
+        agg_(std::move(agg)),
+        maps_(port, first_map_state, std::move(lanes)) {}
+
+  void WaitForFiredTimers() final { phase_ = PhaseT::kFiredTimers; }
+  // The bytes of an operator's further buffers, beyond the accumulators and fired keys.
+  virtual int64_t BufferBytes() const { return 0; }
+
+  std::unique_ptr<Agg> agg_;
+  WindowMapPort maps_;
+  PhaseT phase_ = PhaseT::kIdle;
+  std::vector<int32_t> acc_reads_;
+  batch::BinaryRowBuffer accs_;
 };
 
 }  // namespace streamfusion::operators

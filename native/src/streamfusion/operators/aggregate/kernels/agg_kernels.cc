@@ -22,6 +22,7 @@
 #include "streamfusion/expression/array_util.h"
 #include "streamfusion/functions/decimal.h"
 #include "streamfusion/operators/aggregate/kernels/policies.h"
+#include "streamfusion/operators/aggregate/kernels/retract_policies.h"
 
 namespace streamfusion::operators {
 
