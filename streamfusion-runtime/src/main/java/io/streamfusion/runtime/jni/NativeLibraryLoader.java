@@ -10,15 +10,25 @@ import java.nio.file.StandardCopyOption;
 /**
  * Loads libstreamfusion.so, from the build tree when {@code -Dstreamfusion.native.dir} names one,
  * otherwise from the jar (resources under {@code streamfusion/native/linux-x86_64/}, which also
- * hold the Arrow and protobuf libraries it links; all are extracted to one temporary folder so that
- * the library's {@code $ORIGIN} run path finds them, not whatever the host has).
+ * hold the Arrow, protobuf and RocksDB libraries it links; all are extracted to one temporary
+ * folder so that the library's {@code $ORIGIN} run path finds them, not whatever the host has).
+ * RocksDB's library has no run path: the two libraries it needs that a host may lack are loaded
+ * first, from that folder, so that the dynamic linker finds them loaded.
  */
 final class NativeLibraryLoader {
     static final String DIR_PROPERTY = "streamfusion.native.dir";
     private static final String RESOURCE_DIR = "streamfusion/native/linux-x86_64/";
     private static final String[] LIBRARIES = {
-        "libarrow.so.2200", "libprotobuf.so.32", "libstreamfusion.so"
+        "libarrow.so.2200",
+        "libprotobuf.so.32",
+        "libgflags.so.2.2",
+        "libsnappy.so.1",
+        "librocksdb.so.7.8",
+        "libstreamfusion.so"
     };
+
+    /** Loaded before the library, from its folder when there (see above). */
+    private static final String[] PRELOADED = {"libgflags.so.2.2", "libsnappy.so.1"};
 
     private static boolean loaded;
 
@@ -34,6 +44,12 @@ final class NativeLibraryLoader {
             library = Paths.get(dir, "libstreamfusion.so");
         } else {
             library = extractFromJar();
+        }
+        for (String name : PRELOADED) {
+            Path dependency = library.resolveSibling(name);
+            if (Files.exists(dependency)) {
+                System.load(dependency.toAbsolutePath().toString());
+            }
         }
         System.load(library.toAbsolutePath().toString());
         loaded = true;
