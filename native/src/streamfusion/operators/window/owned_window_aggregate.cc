@@ -86,7 +86,7 @@ OwnedWindowAggregate::~OwnedWindowAggregate() {
 
 Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
     const plan::Plan& plan, int64_t memory_budget_bytes, int32_t max_parallelism,
-    memory::AccountingPool* island_pool) {
+    memory::AccountingPool* island_pool, const SpillStore* spill) {
   SF_ASSIGN_OR_RAISE(auto agg, WindowAggregate::Make(plan, memory_budget_bytes, island_pool));
   if (agg->mode_ == Node::LOCAL) {
     return InternalError("A LOCAL window aggregation has no state to own");
@@ -104,6 +104,16 @@ Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
   owned->agg_ = std::move(agg);
   owned->budget_ = memory_budget_bytes;
   owned->max_parallelism_ = max_parallelism;
+  if (spill != nullptr) {
+    state::NativeStoreOptions options;
+    options.directory = spill->directory;
+    options.states = {"window-slices"};
+    options.memory_bytes = spill->memory_bytes;
+    options.max_parallelism = max_parallelism;
+    SF_ASSIGN_OR_RAISE(owned->store_, state::NativeStore::Open(std::move(options)));
+  }
+  owned->scratch_.resize(
+      static_cast<size_t>(std::max<int32_t>(2, owned->agg_->slices_per_window_)));
   Reset(&owned->output_);
   return owned;
 }
@@ -133,27 +143,73 @@ void OwnedWindowAggregate::RegisterTimer(int64_t window_end, KeyState* key) {
   }
 }
 
-void OwnedWindowAggregate::SetSlice(KeyState* key, int64_t slice_end, std::string_view acc) {
+std::string OwnedWindowAggregate::SlicePrefix(const KeyState* key) const {
+  std::string out;
+  const auto length = static_cast<uint32_t>(key->image->size());
+  for (int b = 3; b >= 0; --b) out.push_back(static_cast<char>((length >> (8 * b)) & 0xff));
+  out.append(*key->image);
+  return out;
+}
+
+std::string OwnedWindowAggregate::SliceKey(const KeyState* key, int64_t slice_end) const {
+  std::string out = SlicePrefix(key);
+  const uint64_t ordered = static_cast<uint64_t>(slice_end) ^ (uint64_t{1} << 63);
+  for (int b = 7; b >= 0; --b) out.push_back(static_cast<char>((ordered >> (8 * b)) & 0xff));
+  return out;
+}
+
+Status OwnedWindowAggregate::SetSlice(KeyState* key, int64_t slice_end, std::string_view acc) {
+  if (store_ != nullptr) {
+    auto at = std::lower_bound(key->stored.begin(), key->stored.end(), slice_end);
+    if (at == key->stored.end() || *at != slice_end) {
+      key->stored.insert(at, slice_end);
+      state_bytes_ += static_cast<int64_t>(sizeof(int64_t));
+    }
+    return store_->Put(0, key->key_group, SliceKey(key, slice_end), acc);
+  }
   auto [it, inserted] = key->slices.try_emplace(slice_end);
   const auto before = static_cast<int64_t>(it->second.size());
   it->second.assign(acc);
   state_bytes_ += static_cast<int64_t>(acc.size()) - before + (inserted ? kSliceOverhead : 0);
+  return Status::OK();
 }
 
-void OwnedWindowAggregate::ClearSlice(KeyState* key, int64_t slice_end) {
+Status OwnedWindowAggregate::ClearSlice(KeyState* key, int64_t slice_end) {
+  if (store_ != nullptr) {
+    auto at = std::lower_bound(key->stored.begin(), key->stored.end(), slice_end);
+    if (at == key->stored.end() || *at != slice_end) return Status::OK();
+    key->stored.erase(at);
+    state_bytes_ -= static_cast<int64_t>(sizeof(int64_t));
+    return store_->Delete(0, key->key_group, SliceKey(key, slice_end));
+  }
   auto it = key->slices.find(slice_end);
-  if (it == key->slices.end()) return;
+  if (it == key->slices.end()) return Status::OK();
   state_bytes_ -= static_cast<int64_t>(it->second.size()) + kSliceOverhead;
   key->slices.erase(it);
+  return Status::OK();
 }
 
-const std::string* OwnedWindowAggregate::FindSlice(const KeyState* key, int64_t slice_end) const {
+Result<const std::string*> OwnedWindowAggregate::FindSlice(const KeyState* key, int64_t slice_end,
+                                                           std::string* scratch) {
+  if (store_ != nullptr) {
+    if (!std::binary_search(key->stored.begin(), key->stored.end(), slice_end)) return nullptr;
+    SF_ASSIGN_OR_RAISE(const bool found,
+                       store_->Get(0, key->key_group, SliceKey(key, slice_end), scratch));
+    if (!found) {
+      return InternalError("Native window state: slice ", slice_end, " is missing from its store");
+    }
+    return scratch;
+  }
   auto it = key->slices.find(slice_end);
   return it == key->slices.end() ? nullptr : &it->second;
 }
 
+Status OwnedWindowAggregate::Commit() {
+  return store_ == nullptr ? Status::OK() : store_->Commit();
+}
+
 void OwnedWindowAggregate::EraseIfIdle(KeyState* key) {
-  if (key->timers > 0 || !key->slices.empty()) return;
+  if (key->timers > 0 || !key->slices.empty() || !key->stored.empty()) return;
   state_bytes_ -= kKeyOverhead + static_cast<int64_t>(key->image->size());
   keys_.erase(*key->image);
 }
@@ -206,7 +262,7 @@ Status OwnedWindowAggregate::CombinePrepared(int64_t watermark) {
   for (size_t g = 0; g < groups; ++g) {
     KeyState* key = Intern(keys.Image(g));
     group_keys_[g] = key;
-    const std::string* acc = FindSlice(key, slices[g]);
+    SF_ASSIGN_OR_RAISE(const std::string* acc, FindSlice(key, slices[g], &scratch_[0]));
     group_accs_.Append(acc == nullptr ? std::string_view() : std::string_view(*acc));
   }
   SF_RETURN_NOT_OK(agg_->Combine(group_accs_.bytes.data(), group_accs_.offsets.data()));
@@ -214,11 +270,12 @@ Status OwnedWindowAggregate::CombinePrepared(int64_t watermark) {
   const std::vector<int64_t>& late_timers = agg_->late_timers();
   for (size_t g = 0; g < groups; ++g) {
     KeyState* key = group_keys_[g];
-    SetSlice(key, slices[g], accs.Image(g));
+    SF_RETURN_NOT_OK(SetSlice(key, slices[g], accs.Image(g)));
     // AggCombiner: the slice's timer unless its window has fired; a late row's timer.
     if (!WindowAggregate::IsWindowFired(slices[g], watermark)) RegisterTimer(slices[g], key);
     if (late_timers[g] != WindowAggregate::kNoTimer) RegisterTimer(late_timers[g], key);
   }
+  SF_RETURN_NOT_OK(Commit());
   return CheckBudget();
 }
 
@@ -239,6 +296,7 @@ Status OwnedWindowAggregate::Advance(int64_t watermark) {
     if (fire_ends_.size() >= kFiresPerDrain) SF_RETURN_NOT_OK(DrainFires());
   }
   SF_RETURN_NOT_OK(DrainFires());
+  SF_RETURN_NOT_OK(Commit());
   std::sort(touched_.begin(), touched_.end());
   touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
   for (KeyState* key : touched_) EraseIfIdle(key);
@@ -254,7 +312,8 @@ Status OwnedWindowAggregate::FireWindow(KeyState* key, int64_t window_end) {
   int64_t count = 0;
   for (int32_t s = 0; s < slices; ++s) {
     // Latest slice first: HoppingSlicesIterable's order.
-    slice_accs[s] = FindSlice(key, JavaSub(window_end, JavaMul(s, agg.slice_)));
+    SF_ASSIGN_OR_RAISE(slice_accs[s], FindSlice(key, JavaSub(window_end, JavaMul(s, agg.slice_)),
+                                                &scratch_[static_cast<size_t>(s)]));
     if (slice_accs[s] != nullptr && agg.count_star_field_ >= 0) {
       count = JavaAdd(count, agg.CountStar(*slice_accs[s]));
     }
@@ -263,9 +322,9 @@ Status OwnedWindowAggregate::FireWindow(KeyState* key, int64_t window_end) {
   if (!empty) QueueFire(key, window_end, slice_accs, slices);
   if (agg.window_ == Node::HOP && !empty) RegisterTimer(JavaAdd(window_end, agg.slice_), key);
   // The expired slice: a tumbling window's own, a hopping window's first.
-  ClearSlice(key, agg.window_ == Node::HOP ? JavaAdd(JavaSub(window_end, agg.size_), agg.slice_)
-                                           : window_end);
-  return Status::OK();
+  return ClearSlice(key, agg.window_ == Node::HOP
+                             ? JavaAdd(JavaSub(window_end, agg.size_), agg.slice_)
+                             : window_end);
 }
 
 Status OwnedWindowAggregate::FireCumulativeWindow(KeyState* key, int64_t window_end) {
@@ -275,15 +334,20 @@ Status OwnedWindowAggregate::FireCumulativeWindow(KeyState* key, int64_t window_
   const int64_t last = JavaAdd(start, agg.size_);
   // The key's previous window must be merged into its first slice before this one reads it.
   if (queued_keys_.count(key) > 0) SF_RETURN_NOT_OK(DrainFires());
-  const std::string* accs[2] = {FindSlice(key, first),
-                                window_end == first ? nullptr : FindSlice(key, window_end)};
+  // DrainFires' merged accumulators must be in the store before this reads them.
+  SF_RETURN_NOT_OK(Commit());
+  const std::string* accs[2] = {nullptr, nullptr};
+  SF_ASSIGN_OR_RAISE(accs[0], FindSlice(key, first, &scratch_[0]));
+  if (window_end != first) {
+    SF_ASSIGN_OR_RAISE(accs[1], FindSlice(key, window_end, &scratch_[1]));
+  }
   QueueFire(key, window_end, accs, 2);
   fire_first_slices_.push_back(first);
   fire_keeps_.push_back(window_end != last ? 1 : 0);
   queued_keys_.insert(key);
   if (JavaAdd(window_end, agg.slice_) <= last) RegisterTimer(JavaAdd(window_end, agg.slice_), key);
-  if (window_end == last) ClearSlice(key, first);
-  if (window_end != first) ClearSlice(key, window_end);
+  if (window_end == last) SF_RETURN_NOT_OK(ClearSlice(key, first));
+  if (window_end != first) SF_RETURN_NOT_OK(ClearSlice(key, window_end));
   return Status::OK();
 }
 
@@ -318,7 +382,9 @@ Status OwnedWindowAggregate::DrainFires() {
     // The merged accumulator becomes the first slice's state, unless the cycle ended.
     const batch::BinaryRowBuffer& merged = agg_->accs();
     for (size_t f = 0; f < static_cast<size_t>(fires); ++f) {
-      if (fire_keeps_[f]) SetSlice(fire_key_states_[f], fire_first_slices_[f], merged.Image(f));
+      if (fire_keeps_[f]) {
+        SF_RETURN_NOT_OK(SetSlice(fire_key_states_[f], fire_first_slices_[f], merged.Image(f)));
+      }
     }
   }
   fire_ends_.clear();
@@ -351,10 +417,19 @@ Status OwnedWindowAggregate::Snapshot() {
     for (; i < end; ++i) {
       const KeyState* key = keys[i];
       PutBytes(&snapshot_, *key->image);
-      Put<int32_t>(&snapshot_, static_cast<int32_t>(key->slices.size()));
-      for (const auto& [slice_end, acc] : key->slices) {
-        Put<int64_t>(&snapshot_, slice_end);
-        PutBytes(&snapshot_, acc);
+      if (store_ != nullptr) {
+        Put<int32_t>(&snapshot_, static_cast<int32_t>(key->stored.size()));
+        for (const int64_t slice_end : key->stored) {
+          SF_ASSIGN_OR_RAISE(const std::string* acc, FindSlice(key, slice_end, &scratch_[0]));
+          Put<int64_t>(&snapshot_, slice_end);
+          PutBytes(&snapshot_, *acc);
+        }
+      } else {
+        Put<int32_t>(&snapshot_, static_cast<int32_t>(key->slices.size()));
+        for (const auto& [slice_end, acc] : key->slices) {
+          Put<int64_t>(&snapshot_, slice_end);
+          PutBytes(&snapshot_, acc);
+        }
       }
       auto timers = timers_of.find(key);
       const auto count = timers == timers_of.end() ? 0 : timers->second.size();
@@ -385,7 +460,7 @@ Status OwnedWindowAggregate::Restore(int32_t key_group, const uint8_t* data, int
     for (int32_t s = 0; s < num_slices; ++s) {
       SF_ASSIGN_OR_RAISE(const int64_t slice_end, in.Get<int64_t>());
       SF_ASSIGN_OR_RAISE(const std::string_view acc, in.GetBytes());
-      SetSlice(key, slice_end, acc);
+      SF_RETURN_NOT_OK(SetSlice(key, slice_end, acc));
     }
     SF_ASSIGN_OR_RAISE(const int32_t num_timers, in.GetCount());
     for (int32_t t = 0; t < num_timers; ++t) {
@@ -395,12 +470,14 @@ Status OwnedWindowAggregate::Restore(int32_t key_group, const uint8_t* data, int
     EraseIfIdle(key);
   }
   if (!in.done()) return SectionReader::Corrupt();
+  SF_RETURN_NOT_OK(Commit());
   return CheckBudget();
 }
 
 int64_t OwnedWindowAggregate::memory_bytes() const {
   // The pool's bytes include what CheckBudget charged for the state.
   return agg_->memory_bytes() - charged_ + state_bytes_ +
+         (store_ != nullptr ? store_->MemoryBytes() : 0) +
          static_cast<int64_t>(fire_keys_.bytes.capacity() + fire_accs_.bytes.capacity() +
                               group_accs_.bytes.capacity() + output_.bytes.capacity() +
                               snapshot_.capacity());

@@ -22,6 +22,9 @@
 // the grouping fields), int32 slice count, per slice int64 slice end, int32 accumulator image
 // length, the image; int32 timer count, per timer int64 window end. Little endian. The state is
 // bounded by the operator's memory budget (a clear error past it); RocksDB jobs keep Flink state.
+// With a SpillStore, the slices' accumulators live in a native store that spills to disk
+// (state/native_store.h, issue 44), keys and timers staying in memory (as Flink's RocksDB backend
+// with heap timers); the snapshot sections are the same, so either restores the other's.
 
 #include <cstdint>
 #include <map>
@@ -36,6 +39,7 @@
 #include "streamfusion/common/status.h"
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/plan.pb.h"
+#include "streamfusion/state/native_store.h"
 
 namespace streamfusion::operators {
 
@@ -43,10 +47,18 @@ class WindowAggregate;
 
 class OwnedWindowAggregate {
  public:
-  // `plan` holds one event-time WindowAggregateNode that is ONE_PHASE or GLOBAL, in UTC.
+  // Where the slices' accumulators spill: a native store in `directory` (created; removed with
+  // the aggregation) whose memory is bounded by `memory_bytes`.
+  struct SpillStore {
+    std::string directory;
+    int64_t memory_bytes = 0;
+  };
+
+  // `plan` holds one event-time WindowAggregateNode that is ONE_PHASE or GLOBAL, in UTC. Without
+  // `spill` the state is in memory.
   static Result<std::unique_ptr<OwnedWindowAggregate>> Make(
       const plan::Plan& plan, int64_t memory_budget_bytes, int32_t max_parallelism,
-      memory::AccountingPool* island_pool = nullptr);
+      memory::AccountingPool* island_pool = nullptr, const SpillStore* spill = nullptr);
   ~OwnedWindowAggregate();
 
   // Combines decoded rows (schema type::ToArrowSchema of the node's input type) into state at
@@ -84,7 +96,8 @@ class OwnedWindowAggregate {
     const std::string* image = nullptr;  // the map's key
     int32_t key_group = 0;
     int32_t timers = 0;
-    std::map<int64_t, std::string> slices;  // slice end -> accumulator image
+    std::map<int64_t, std::string> slices;  // slice end -> accumulator image (in memory)
+    std::vector<int64_t> stored;            // with a store: the ends of its slices there, sorted
   };
   using Timer = std::pair<int64_t, KeyState*>;  // window end, key
 
@@ -92,9 +105,19 @@ class OwnedWindowAggregate {
 
   KeyState* Intern(std::string_view image);
   void RegisterTimer(int64_t window_end, KeyState* key);
-  void SetSlice(KeyState* key, int64_t slice_end, std::string_view acc);
-  void ClearSlice(KeyState* key, int64_t slice_end);
-  const std::string* FindSlice(const KeyState* key, int64_t slice_end) const;
+  // A key's slices, in memory or in the store. FindSlice's result stays valid until the next
+  // FindSlice into the same `scratch` (which holds what the store read) or the next change of that
+  // slice. SetSlice and ClearSlice reach the store at the next Commit.
+  Status SetSlice(KeyState* key, int64_t slice_end, std::string_view acc);
+  Status ClearSlice(KeyState* key, int64_t slice_end);
+  Result<const std::string*> FindSlice(const KeyState* key, int64_t slice_end,
+                                       std::string* scratch);
+  // Writes what SetSlice and ClearSlice left pending to the store (no-op in memory).
+  Status Commit();
+  // The store key of a slice: the key image's length, the image, the slice end (big-endian with
+  // its sign flipped, so slices sort by end); without the end, the prefix of all a key's slices.
+  std::string SliceKey(const KeyState* key, int64_t slice_end) const;
+  std::string SlicePrefix(const KeyState* key) const;
   Status FireWindow(KeyState* key, int64_t window_end);
   Status FireCumulativeWindow(KeyState* key, int64_t window_end);
   void QueueFire(KeyState* key, int64_t window_end, const std::string* const* accs, int32_t n);
@@ -107,6 +130,8 @@ class OwnedWindowAggregate {
   void EraseIfIdle(KeyState* key);
 
   std::unique_ptr<WindowAggregate> agg_;
+  std::unique_ptr<state::NativeStore> store_;  // null: slices in memory
+  std::vector<std::string> scratch_;           // FindSlice's, one per slice of a window
   int64_t budget_ = 0;
   int32_t max_parallelism_ = 0;
 

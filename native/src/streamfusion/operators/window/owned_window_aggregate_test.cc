@@ -1,6 +1,10 @@
 #include "streamfusion/operators/window/owned_window_aggregate.h"
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -176,6 +180,120 @@ TEST(OwnedWindowAggregateTest, StateBeyondTheBudgetIsOutOfMemory) {
   const auto input = Images(rows);
   const auto status = agg->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), 0);
   EXPECT_TRUE(status.IsOutOfMemory()) << status.ToString();
+}
+
+// The slices' accumulators in a native store that spills to disk (issue 44): the same rows,
+// watermarks and snapshots as in memory.
+
+// A store directory under the temporary directory, unique per test and aggregation.
+OwnedWindowAggregate::SpillStore Spill(const std::string& name, int64_t memory = 1 << 20) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("streamfusion-owned-window-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(dir);
+  return {dir.string(), memory};
+}
+
+std::unique_ptr<OwnedWindowAggregate> MakeSpilling(const plan::Plan& plan, const std::string& name,
+                                                   int64_t budget = 1 << 26) {
+  const auto spill = Spill(name);
+  auto made = OwnedWindowAggregate::Make(plan, budget, /*max_parallelism=*/128, nullptr, &spill);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return std::move(*made);
+}
+
+std::vector<uint8_t> SnapshotOf(OwnedWindowAggregate* agg) {
+  const auto status = agg->Snapshot();
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return agg->snapshot();
+}
+
+// Restores every section of `from`'s snapshot into `into`.
+void RestoreAll(OwnedWindowAggregate* from, OwnedWindowAggregate* into) {
+  ASSERT_TRUE(from->Snapshot().ok());
+  const auto& groups = from->snapshot_key_groups();
+  const auto& offsets = from->snapshot_offsets();
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto status =
+        into->Restore(groups[i], from->snapshot().data() + offsets[i], offsets[i + 1] - offsets[i]);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+  }
+}
+
+class SpilledWindowTest : public ::testing::TestWithParam<int> {};
+
+// Random rows of 300 keys, late ones among them, over TUMBLE, HOP and CUMULATE: in memory and in
+// the store, every watermark fires the same rows, and the snapshots are the same bytes; halfway
+// each restores the other's snapshot and both go on alike.
+TEST_P(SpilledWindowTest, FiresAndSnapshotsAsInMemory) {
+  const std::vector<plan::Plan> plans = {MakePlan(Node::TUMBLE, 1'000, 1'000),
+                                         MakePlan(Node::HOP, 4'000, 1'000),
+                                         MakePlan(Node::CUMULATE, 3'000, 1'000)};
+  const plan::Plan& plan = plans[static_cast<size_t>(GetParam())];
+  const std::string name = "differential-" + std::to_string(GetParam());
+  auto memory = MakeOwned(plan);
+  auto spilled = MakeSpilling(plan, name);
+  std::mt19937 random(GetParam() + 11);
+  int64_t watermark = INT64_MIN;
+  int64_t fired = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::vector<Row> rows;
+    for (int r = 0; r < 200; ++r) {
+      const int64_t base = round * 500;
+      const int64_t ts = base + static_cast<int64_t>(random() % 3'000) - 1'000;  // some late
+      rows.push_back(
+          {static_cast<int32_t>(random() % 300), ts, static_cast<int64_t>(random() % 97)});
+    }
+    Add(memory.get(), rows, watermark);
+    Add(spilled.get(), rows, watermark);
+    ASSERT_EQ(memory->dropped(), spilled->dropped()) << "round " << round;
+    watermark = round * 500 - 1;
+    const auto expected = Advance(memory.get(), plan, watermark);
+    ASSERT_EQ(Advance(spilled.get(), plan, watermark), expected) << "round " << round;
+    fired += static_cast<int64_t>(expected.size());
+    if (round % 10 == 9) ASSERT_EQ(SnapshotOf(spilled.get()), SnapshotOf(memory.get()));
+    if (round == 20) {
+      // Swap through snapshots: memory's into a new store, the store's into a new memory.
+      auto from_memory = MakeSpilling(plan, name + "-restored");
+      RestoreAll(memory.get(), from_memory.get());
+      auto from_store = MakeOwned(plan);
+      RestoreAll(spilled.get(), from_store.get());
+      memory = std::move(from_store);
+      spilled = std::move(from_memory);
+      ASSERT_EQ(SnapshotOf(spilled.get()), SnapshotOf(memory.get()));
+    }
+  }
+  const auto expected = Advance(memory.get(), plan, INT64_MAX);
+  EXPECT_EQ(Advance(spilled.get(), plan, INT64_MAX), expected);
+  fired += static_cast<int64_t>(expected.size());
+  EXPECT_GT(fired, 1'000);
+  EXPECT_EQ(spilled->num_keys(), 0);
+  EXPECT_EQ(memory->num_keys(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Windows, SpilledWindowTest, ::testing::Values(0, 1, 2));
+
+// State the in-memory aggregation cannot hold within its budget: 100 keys with 1,000 open slices
+// each (no watermark yet). In memory it is out of memory; with the store only the keys, their
+// timers and the slices' ends stay in memory (about 5.6 of the 15 MB), and every window fires.
+TEST(OwnedWindowAggregateTest, SlicesBeyondTheBudgetSpillToTheStore) {
+  const auto plan = MakePlan(Node::TUMBLE, 1'000, 1'000);
+  constexpr int64_t kBudget = 16 << 20;
+  std::vector<Row> rows;
+  for (int32_t k = 0; k < 100; ++k) {
+    for (int64_t s = 0; s < 1'000; ++s) rows.push_back({k, s * 1'000 + 5, k + s});
+  }
+  const auto input = Images(rows);
+  auto memory = MakeOwned(plan, kBudget);
+  const auto status =
+      memory->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), INT64_MIN);
+  EXPECT_TRUE(status.IsOutOfMemory()) << status.ToString();
+
+  auto spilled = MakeSpilling(plan, "beyond-budget", kBudget);
+  Add(spilled.get(), rows, INT64_MIN);
+  const auto out = Advance(spilled.get(), plan, INT64_MAX);
+  ASSERT_EQ(out.size(), 100'000u);
+  EXPECT_EQ(out.front(), "[0, 1, 0, 0, 1000, 999]");
+  EXPECT_EQ(spilled->num_keys(), 0);
 }
 
 }  // namespace
