@@ -216,7 +216,9 @@ void OwnedWindowAggregate::EraseIfIdle(KeyState* key) {
 
 Status OwnedWindowAggregate::CheckBudget() {
   memory::AccountingPool* pool = agg_->pool();
-  const int64_t held = state_bytes_ + agg_->memory_bytes() - pool->bytes_allocated();
+  // The store's block cache (memtables included) counts against the one budget too.
+  const int64_t held = state_bytes_ + agg_->memory_bytes() - pool->bytes_allocated() +
+                       (store_ != nullptr ? store_->MemoryBytes() : 0);
   if (held <= charged_) {
     pool->Release(charged_ - held);
     charged_ = held;

@@ -11,8 +11,18 @@ Result<std::unique_ptr<OwnedWindowOperator>> OwnedWindowOperator::Make(
   if (key_groups <= 0) {
     return InternalError("A window aggregation over Flink state does not run in an island");
   }
-  SF_ASSIGN_OR_RAISE(
-      auto agg, OwnedWindowAggregate::Make(plan, memory_budget_bytes, key_groups, island_pool));
+  const auto& node = plan.operators(0).window_aggregate();
+  OwnedWindowAggregate::SpillStore spill;
+  if (node.spill_to_store()) {
+    if (node.store_directory().empty() || node.store_memory_bytes() <= 0) {
+      return InternalError("A window aggregation that spills has no store directory or memory");
+    }
+    spill.directory = node.store_directory();
+    spill.memory_bytes = node.store_memory_bytes();
+  }
+  SF_ASSIGN_OR_RAISE(auto agg,
+                     OwnedWindowAggregate::Make(plan, memory_budget_bytes, key_groups, island_pool,
+                                                node.spill_to_store() ? &spill : nullptr));
   agg->set_arrow_output(true);
   return std::unique_ptr<OwnedWindowOperator>(new OwnedWindowOperator(std::move(agg)));
 }

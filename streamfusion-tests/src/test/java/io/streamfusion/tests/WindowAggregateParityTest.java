@@ -570,6 +570,49 @@ class WindowAggregateParityTest {
     }
 
     /**
+     * streamfusion.window.state=STORE: the windows' accumulators live in a native RocksDB store on
+     * disk (keys and timers in memory). TUMBLE, HOP and CUMULATE over the events (late rows among
+     * them), in two phases and in one, match stock, and EXPLAIN's note says where the windows live.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"TWO_PHASE", "ONE_PHASE"})
+    void windowsWhoseAccumulatorsSpillToTheNativeStoreMatch(String phase) {
+        ParityHarness harness =
+                (phase.equals("ONE_PHASE") ? onePhase() : harness())
+                        .withNativeOption("streamfusion.window.state", "STORE");
+        for (String windows :
+                List.of(
+                        tumble("5"),
+                        hop("2", "6"),
+                        "TABLE(CUMULATE(TABLE "
+                                + EV
+                                + ", DESCRIPTOR(rowtime), INTERVAL '2' SECOND, INTERVAL '6'"
+                                + " SECOND))")) {
+            String sql =
+                    "SELECT b, i8 % 3, "
+                            + WINDOW
+                            + ", COUNT(*), SUM(i64), MAX(i32), AVG(i16), MIN(s) FROM "
+                            + windows
+                            + " GROUP BY b, i8 % 3, "
+                            + WINDOW;
+            ParityHarness.Result stock = run(harness.stock(), sql);
+            long stateRows = NativeMetrics.nativeStateRows();
+            assertNativeRun(harness, sql, stock);
+            assertThat(NativeMetrics.nativeStateRows())
+                    .as("native window state for %s", sql)
+                    .isGreaterThan(stateRows);
+            assertThat(lastDecisions)
+                    .as("the windows in the native store for %s", sql)
+                    .anyMatch(
+                            d ->
+                                    d.isNative
+                                            && d.note != null
+                                            && d.note.contains(
+                                                    "the accumulators in a native store on disk"));
+        }
+    }
+
+    /**
      * A window aggregation and the Calc it alone feeds (a filter on the aggregates and computed
      * columns) run as one island, with the windows kept natively and in Flink state alike: the
      * fired windows go through the Calc in Arrow and leave the native pipeline once.

@@ -177,6 +177,9 @@ class WindowAggregateStateTest {
         }
     }
 
+    /** A backend's suffix for the windows' accumulators in the native store (see env). */
+    private static final String STORE = "+store";
+
     private static StreamTableEnvironment env(
             boolean nativeEngine,
             int parallelism,
@@ -211,7 +214,15 @@ class WindowAggregateStateTest {
         options.put("table.local-time-zone", "UTC");
         // The source's WatermarkAssigner stays on Flink.
         options.put("streamfusion.fallback", "allow");
-        StreamTableEnvironment tEnv = StateJobs.env(nativeEngine, parallelism, backend, options);
+        // "<backend>+store": the backend, with the windows' accumulators in the native store
+        // (streamfusion.window.state=STORE).
+        String flinkBackend = backend;
+        if (backend.endsWith(STORE)) {
+            flinkBackend = backend.substring(0, backend.length() - STORE.length());
+            options.put("streamfusion.window.state", "STORE");
+        }
+        StreamTableEnvironment tEnv =
+                StateJobs.env(nativeEngine, parallelism, flinkBackend, options);
         tEnv.createTemporarySystemFunction("record", Record.class);
         tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, eventTime, ids));
         tEnv.executeSql(
@@ -329,7 +340,7 @@ class WindowAggregateStateTest {
                 window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
         assertThat(NativeMetrics.nativeStateRows() > stateRowsBefore)
                 .as("windows in native state (%s, %s)", backend, window)
-                .isEqualTo(sliced && backend.equals("hashmap"));
+                .isEqualTo(sliced && (backend.equals("hashmap") || backend.endsWith(STORE)));
     }
 
     @ParameterizedTest
@@ -344,7 +355,9 @@ class WindowAggregateStateTest {
         "hashmap, HOP_UPDATING, ONE_PHASE",
         "rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
         "rocksdb, CUMULATE_UPDATING_DISTINCT, ONE_PHASE",
-        "hashmap, SESSION_TVF_DISTINCT, ONE_PHASE"
+        "hashmap, SESSION_TVF_DISTINCT, ONE_PHASE",
+        "rocksdb+store, HOP, ONE_PHASE",
+        "hashmap+store, TUMBLE, TWO_PHASE"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -420,7 +433,9 @@ class WindowAggregateStateTest {
         "hashmap, 3, TUMBLE_DISTINCT, TWO_PHASE",
         "rocksdb, 3, HOP_UPDATING_DISTINCT, ONE_PHASE",
         "hashmap, 3, SESSION_TVF_UPDATING, ONE_PHASE",
-        "rocksdb, 1, SESSION_TVF_DISTINCT, ONE_PHASE"
+        "rocksdb, 1, SESSION_TVF_DISTINCT, ONE_PHASE",
+        "rocksdb+store, 3, CUMULATE, TWO_PHASE",
+        "rocksdb+store, 1, TUMBLE, ONE_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, String window, String phase, @TempDir Path dir)
@@ -465,7 +480,9 @@ class WindowAggregateStateTest {
         "false, hashmap, SESSION, LEGACY",
         "true, hashmap, TUMBLE_UPDATING_DISTINCT, ONE_PHASE",
         "false, rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
-        "true, rocksdb, SESSION_DISTINCT, LEGACY"
+        "true, rocksdb, SESSION_DISTINCT, LEGACY",
+        "true, rocksdb+store, TUMBLE, TWO_PHASE",
+        "false, rocksdb+store, HOP, ONE_PHASE"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)
@@ -508,6 +525,18 @@ class WindowAggregateStateTest {
             int restoreParallelism, String window, String phase, @TempDir Path dir)
             throws Exception {
         assertRestore(true, true, "hashmap", restoreParallelism, window, phase, dir, true);
+    }
+
+    /**
+     * The windows' accumulators in the native store (RocksDB backend): retained checkpoints of
+     * parallelism 2 restore at 1 and at 3, their key groups' sections merged and split by Flink.
+     */
+    @ParameterizedTest
+    @CsvSource({"1, HOP, TWO_PHASE", "3, TUMBLE, ONE_PHASE"})
+    void checkpointWithTheNativeStoreRestoresAtAnotherParallelism(
+            int restoreParallelism, String window, String phase, @TempDir Path dir)
+            throws Exception {
+        assertRestore(true, true, "rocksdb" + STORE, restoreParallelism, window, phase, dir, true);
     }
 
     /** The rest of the matrix above, under {@code ./sf test --full}. */

@@ -369,10 +369,11 @@ public final class WindowAggregateConverter implements OperatorFamily {
         boolean keepsMaps = infos.distinctInfos().length > 0 || !distincts.isEmpty();
         boolean nativeState =
                 !keepsMaps && StreamExecNativeWindowAggregate.nativeState(config, local, eventTime);
+        WindowState windowState = config.get(StreamFusionOptions.WINDOW_STATE);
         if (keepsMaps
                 && !local
                 && eventTime
-                && config.get(StreamFusionOptions.WINDOW_STATE) == WindowState.NATIVE) {
+                && (windowState == WindowState.NATIVE || windowState == WindowState.STORE)) {
             throw new UnsupportedNativeException(
                     name
                             + " with DISTINCT (or MIN/MAX over an updating input) in native window"
@@ -383,6 +384,7 @@ public final class WindowAggregateConverter implements OperatorFamily {
         if (!local) {
             window.addAllProperties(propertiesOf(node));
         }
+        window.setSpillToStore(nativeState && windowState == WindowState.STORE);
         int[] grouping = NodeFields.read(node, "grouping");
 
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();

@@ -3,6 +3,7 @@ package io.streamfusion.planner.nodes;
 import io.streamfusion.plan.WindowAggregateNode.Window;
 import io.streamfusion.runtime.config.StreamFusionOptions;
 import io.streamfusion.runtime.island.NativeIslandOperator;
+import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.window.NativeOwnedWindowAggregateOperator;
 import io.streamfusion.runtime.window.NativeWindowAggregateOperator;
@@ -183,6 +184,7 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         }
         switch (config.get(StreamFusionOptions.WINDOW_STATE)) {
             case NATIVE:
+            case STORE:
                 return true;
             case FLINK:
                 return false;
@@ -196,9 +198,28 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
         if (local) {
             return null;
         }
-        return nativeState
-                ? "window state: native, by key group (checkpoints: raw keyed state; savepoints:"
-                        + " Flink's layout)"
-                : "window state: Flink keyed state and timers";
+        if (!nativeState) {
+            return "window state: Flink keyed state and timers";
+        }
+        return spillsToStore()
+                ? "window state: native, by key group, the accumulators in a native store on disk"
+                        + " (checkpoints: raw keyed state; savepoints: Flink's layout)"
+                : "window state: native, by key group (checkpoints: raw keyed state; savepoints:"
+                        + " Flink's layout)";
+    }
+
+    /** Whether the windows' accumulators spill to a native store (streamfusion.window.state). */
+    private boolean spillsToStore() {
+        try {
+            for (io.streamfusion.plan.Operator operator : Plans.parse(plan).getOperatorsList()) {
+                if (operator.hasWindowAggregate()
+                        && operator.getWindowAggregate().getSpillToStore()) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalStateException("The node's own plan does not parse", e);
+        }
     }
 }

@@ -89,7 +89,12 @@ public final class StreamFusionOptions {
         /** Flink's keyed state and timers, laid out as the stock operator's. */
         FLINK,
         /** Native state and timers, snapshotted into raw keyed state. */
-        NATIVE
+        NATIVE,
+        /**
+         * As NATIVE, with the slices' accumulators in a native store on disk (RocksDB) in the
+         * TaskManager's local directories; keys and timers in native memory.
+         */
+        STORE
     }
 
     public static final ConfigOption<WindowState> WINDOW_STATE =
@@ -98,14 +103,17 @@ public final class StreamFusionOptions {
                     .defaultValue(WindowState.AUTO)
                     .withDescription(
                             "Where native event-time window aggregations (TUMBLE, HOP, CUMULATE;"
-                                    + " one-phase or global) keep their windows: FLINK keeps them"
-                                    + " in Flink keyed state and timers laid out as the stock"
-                                    + " operator's (savepoints interchangeable with stock Flink);"
-                                    + " NATIVE keeps them in native memory (bounded by"
-                                    + " streamfusion.memory.budget) with native timers,"
-                                    + " snapshotted into Flink raw keyed state by key group;"
-                                    + " AUTO is NATIVE with the hashmap state backend and FLINK"
-                                    + " with RocksDB, whose state is not bounded by memory.");
+                                + " one-phase or global) keep their windows: FLINK keeps them in"
+                                + " Flink keyed state and timers laid out as the stock operator's"
+                                + " (savepoints interchangeable with stock Flink); NATIVE keeps"
+                                + " them in native memory (bounded by streamfusion.memory.budget)"
+                                + " with native timers, snapshotted into Flink raw keyed state by"
+                                + " key group; STORE is NATIVE with the windows' accumulators in a"
+                                + " native RocksDB store in the TaskManager's local directories, so"
+                                + " they may exceed memory (keys and timers stay in memory; its"
+                                + " cache takes a quarter of streamfusion.memory.budget); AUTO is"
+                                + " NATIVE with the hashmap state backend and FLINK with RocksDB,"
+                                + " whose state is not bounded by memory.");
 
     public static final ConfigOption<MemorySize> MEMORY_BUDGET =
             ConfigOptions.key("streamfusion.memory.budget")

@@ -1,6 +1,7 @@
 package io.streamfusion.runtime.window;
 
 import io.streamfusion.plan.Plan;
+import io.streamfusion.plan.WindowAggregateNode;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.CallResult;
@@ -37,8 +38,11 @@ import org.slf4j.LoggerFactory;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -158,9 +162,30 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         Plan.Builder island = Plans.parse(plan).toBuilder();
         for (int i = 0; i < island.getOperatorsCount(); i++) {
             if (island.getOperators(i).hasWindowAggregate()) {
-                island.getOperatorsBuilder(i)
-                        .getWindowAggregateBuilder()
-                        .setOwnedStateKeyGroups(maxParallelism);
+                WindowAggregateNode.Builder window =
+                        island.getOperatorsBuilder(i).getWindowAggregateBuilder();
+                window.setOwnedStateKeyGroups(maxParallelism);
+                if (window.getSpillToStore()) {
+                    // The accumulators' store: in one of the TaskManager's local directories,
+                    // its cache a quarter of the budget; it deletes its directory when closed.
+                    String[] dirs =
+                            getContainingTask()
+                                    .getEnvironment()
+                                    .getIOManager()
+                                    .getSpillingDirectoriesPaths();
+                    int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+                    Path dir =
+                            Paths.get(
+                                    dirs[subtask % dirs.length],
+                                    "streamfusion-window-store-"
+                                            + getOperatorID()
+                                            + "-"
+                                            + subtask
+                                            + "-"
+                                            + UUID.randomUUID());
+                    window.setStoreDirectory(dir.toString()).setStoreMemoryBytes(budget / 4);
+                    LOG.info("Native window state spills to {}", dir);
+                }
             }
         }
         agg = new NativePipeline(island.build().toByteArray(), budget);
