@@ -1,5 +1,6 @@
-// Which embedded store the native state store is built on (issue 44): RocksDB (Debian's
-// librocksdb 7.8, through NativeStore), LevelDB (libleveldb 1.23) and LMDB (liblmdb 0.9.24), each
+// Which embedded store the native state store is built on (issue 44): the engine's store
+// (NativeStore, on LevelDB), RocksDB (Debian's librocksdb 7.8, through the same interface as
+// first built, rocks_store.h), plain LevelDB (libleveldb 1.23) and LMDB (liblmdb 0.9.24), each
 // given the same memory bound where it has one, on the access pattern of keyed window state: keys
 // of a key-group prefix, a 16-byte key and an 8-byte window end, values of an accumulator's size,
 // written in batches (one per input batch), then read back by random point reads, batched reads
@@ -26,6 +27,7 @@
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/write_batch.h"
+#include "rocks_store.h"
 #include "streamfusion/state/native_store.h"
 
 namespace {
@@ -95,13 +97,16 @@ std::string Prefixed(int32_t key_group, const std::string& key) {
   return streamfusion::state::KeyGroupPrefix(key_group) + key;
 }
 
-int RunRocks(int64_t entries, size_t value_bytes, int64_t memory, const std::string& dir) {
-  streamfusion::state::NativeStoreOptions options;
-  options.directory = dir + "/rocksdb";
+// A keyed store with NativeStore's interface: the engine's (LevelDB) or the RocksDB one.
+template <typename Store, typename Options>
+int RunKeyed(const char* name, int64_t entries, size_t value_bytes, int64_t memory,
+             const std::string& dir) {
+  Options options;
+  options.directory = dir + "/" + name;
   options.states = {"windows"};
   options.memory_bytes = memory;
   options.max_parallelism = kMaxParallelism;
-  auto opened = streamfusion::state::NativeStore::Open(options);
+  auto opened = Store::Open(options);
   if (!opened.ok()) {
     std::fprintf(stderr, "%s\n", opened.status().ToString().c_str());
     return 1;
@@ -114,7 +119,7 @@ int RunRocks(int64_t entries, size_t value_bytes, int64_t memory, const std::str
     if (i % kBatch == kBatch - 1 && !store->Commit().ok()) return 1;
   }
   if (!store->Commit().ok()) return 1;
-  Report("rocksdb", "batched puts", entries, Seconds(start));
+  Report(name, "batched puts", entries, Seconds(start));
   const auto reads = Reads(entries, std::min<int64_t>(entries, 200000));
   std::string value;
   int64_t found = 0;
@@ -124,7 +129,7 @@ int RunRocks(int64_t entries, size_t value_bytes, int64_t memory, const std::str
       const Entry e = MakeEntry(r);
       found += *store->Get(0, e.key_group, e.key, &value);
     }
-    Report("rocksdb", "point reads", static_cast<int64_t>(reads.size()), Seconds(start));
+    Report(name, "point reads", static_cast<int64_t>(reads.size()), Seconds(start));
   }
   start = Clock::now();
   std::vector<Entry> batch;
@@ -146,7 +151,7 @@ int RunRocks(int64_t entries, size_t value_bytes, int64_t memory, const std::str
     if (!store->MultiGet(0, groups, keys, &values, &hits).ok()) return 1;
     for (uint8_t h : hits) found += h;
   }
-  Report("rocksdb", "batched reads", static_cast<int64_t>(reads.size()), Seconds(start));
+  Report(name, "batched reads", static_cast<int64_t>(reads.size()), Seconds(start));
   start = Clock::now();
   int64_t scanned = 0;
   for (int64_t r : reads) {
@@ -161,9 +166,9 @@ int RunRocks(int64_t entries, size_t value_bytes, int64_t memory, const std::str
       return 1;
     }
   }
-  Report("rocksdb", "prefix scans", static_cast<int64_t>(reads.size()), Seconds(start));
-  std::printf("rocksdb  found %ld of %zu twice, scanned %ld; memory %.1f MB, disk %.1f MB\n", found,
-              reads.size(), scanned, static_cast<double>(store->MemoryBytes()) / 1e6,
+  Report(name, "prefix scans", static_cast<int64_t>(reads.size()), Seconds(start));
+  std::printf("%-8s found %ld of %zu twice, scanned %ld; memory %.1f MB, disk %.1f MB\n", name,
+              found, reads.size(), scanned, static_cast<double>(store->MemoryBytes()) / 1e6,
               static_cast<double>(DirectoryBytes(options.directory)) / 1e6);
   return 0;
 }
@@ -305,7 +310,15 @@ int main(int argc, char** argv) {
               memory >> 20, dir.c_str());
   const std::string only = argc > 5 ? argv[5] : "";
   int rc = 0;
-  if (only.empty() || only == "rocksdb") rc |= RunRocks(entries, value_bytes, memory, dir);
+  if (only.empty() || only == "store") {
+    rc |= RunKeyed<streamfusion::state::NativeStore, streamfusion::state::NativeStoreOptions>(
+        "store", entries, value_bytes, memory, dir);
+  }
+  if (only.empty() || only == "rocksdb") {
+    rc |= RunKeyed<streamfusion::store_choice::RocksStore,
+                   streamfusion::store_choice::RocksStoreOptions>("rocksdb", entries, value_bytes,
+                                                                  memory, dir);
+  }
   if (only.empty() || only == "leveldb") rc |= RunLevel(entries, value_bytes, memory, dir);
   if (only.empty() || only == "lmdb") rc |= RunLmdb(entries, value_bytes, dir);
   std::filesystem::remove_all(dir);

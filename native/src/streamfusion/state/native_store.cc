@@ -1,34 +1,39 @@
 #include "streamfusion/state/native_store.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
-#include "rocksdb/cache.h"
-#include "rocksdb/db.h"
-#include "rocksdb/filter_policy.h"
-#include "rocksdb/iterator.h"
-#include "rocksdb/options.h"
-#include "rocksdb/table.h"
-#include "rocksdb/write_batch.h"
-#include "rocksdb/write_buffer_manager.h"
+#include "leveldb/cache.h"
+#include "leveldb/db.h"
+#include "leveldb/filter_policy.h"
+#include "leveldb/iterator.h"
+#include "leveldb/options.h"
+#include "leveldb/write_batch.h"
 
 namespace streamfusion::state {
 
 namespace {
 
-Status FromRocks(const rocksdb::Status& status, std::string_view what) {
+// The bytes of an open table file's index and filter blocks, for sizing the table cache: a 2 MB
+// table of 4 KB blocks has a 512-entry index and a Bloom filter of 10 bits per key.
+constexpr int64_t kOpenTableBytes = 48 << 10;
+// Deletes per write when key groups are deleted.
+constexpr int64_t kDeletesPerWrite = 4096;
+
+Status FromLevel(const leveldb::Status& status, std::string_view what) {
   if (status.ok()) return Status::OK();
-  if (status.IsIOError() || status.IsNoSpace()) {
+  if (status.IsIOError()) {
     return Status::IOError("native state store: ", what, ": ", status.ToString());
   }
   return Status::Invalid("native state store: ", what, ": ", status.ToString());
 }
 
-rocksdb::Slice ToSlice(std::string_view s) {
-  return rocksdb::Slice(s.data(), s.size());
+leveldb::Slice ToSlice(std::string_view s) {
+  return leveldb::Slice(s.data(), s.size());
 }
 
-std::string_view ToView(const rocksdb::Slice& s) {
+std::string_view ToView(const leveldb::Slice& s) {
   return std::string_view(s.data(), s.size());
 }
 
@@ -51,30 +56,24 @@ bool GetVarint(std::string_view* in, uint64_t* v) {
   return false;
 }
 
-// The smallest key above every key that starts with `prefix`, or "" when there is none (all
-// bytes 0xff).
-std::string PrefixEnd(std::string prefix) {
-  while (!prefix.empty()) {
-    auto& last = reinterpret_cast<uint8_t&>(prefix.back());
-    if (last != 0xff) {
-      ++last;
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return prefix;
+std::string StatePrefix(int32_t state) {
+  return std::string{static_cast<char>((state >> 8) & 0xff), static_cast<char>(state & 0xff)};
 }
 
 }  // namespace
 
 Result<std::unique_ptr<NativeStore>> NativeStore::Open(NativeStoreOptions options) {
   if (options.states.empty()) return Status::Invalid("native state store: no states");
+  if (options.states.size() > (1u << 15)) {
+    return Status::Invalid("native state store: ", options.states.size(), " states");
+  }
   if (options.max_parallelism <= 0 || options.max_parallelism > (1 << 15)) {
     return Status::Invalid("native state store: maximum parallelism ", options.max_parallelism,
                            " is not in [1, 32768]");
   }
-  if (options.memory_bytes <= 0) {
-    return Status::Invalid("native state store: memory bound ", options.memory_bytes);
+  if (options.memory_bytes < (1 << 20)) {
+    return Status::Invalid("native state store: memory bound ", options.memory_bytes,
+                           " is below 1 MiB");
   }
   std::error_code error;
   if (std::filesystem::exists(options.directory, error)) {
@@ -87,67 +86,30 @@ Result<std::unique_ptr<NativeStore>> NativeStore::Open(NativeStoreOptions option
   }
   std::unique_ptr<NativeStore> store(new NativeStore());
   store->options_ = std::move(options);
-  const auto& opts = store->options_;
-  const auto memory = static_cast<size_t>(opts.memory_bytes);
-  store->cache_ =
-      rocksdb::NewLRUCache(memory, /*num_shard_bits=*/-1,
-                           /*strict_capacity_limit=*/false, opts.high_priority_pool_ratio);
-  store->write_buffers_ = std::make_shared<rocksdb::WriteBufferManager>(
-      static_cast<size_t>(static_cast<double>(memory) * opts.write_buffer_ratio), store->cache_);
-
-  rocksdb::BlockBasedTableOptions table;
-  table.block_cache = store->cache_;
-  table.cache_index_and_filter_blocks = true;
-  table.cache_index_and_filter_blocks_with_high_priority = true;
-  table.pin_l0_filter_and_index_blocks_in_cache = true;
-  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  // Partitioned index and filters (Flink's state.backend.rocksdb.memory.partitioned-index-filters):
-  // with a bounded cache a whole index or filter block per file does not stay cached, and reading
-  // it again per lookup dominated reads; partitions are cached as data blocks are, the top level
-  // pinned. Index blocks stay uncompressed for the same reason.
-  table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
-  table.partition_filters = true;
-  table.pin_top_level_index_and_filter = true;
-  table.enable_index_compression = false;
-  table.optimize_filters_for_memory = true;
-  // Point reads: a hash index inside each data block, and Bloom filters on the memtables.
-  table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
-  rocksdb::ColumnFamilyOptions family;
-  family.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  family.memtable_whole_key_filtering = true;
-  family.memtable_prefix_bloom_size_ratio = 0.02;
-  // Several states share the write buffers: each memtable small enough that all fit.
-  family.write_buffer_size = std::max<size_t>(
-      64 << 10, static_cast<size_t>(static_cast<double>(memory) * opts.write_buffer_ratio) /
-                    (2 * opts.states.size()));
-  rocksdb::DBOptions db_options;
+  const int64_t memory = store->options_.memory_bytes;
+  store->cache_.reset(leveldb::NewLRUCache(static_cast<size_t>(memory / 4)));
+  store->filter_.reset(leveldb::NewBloomFilterPolicy(10));
+  leveldb::Options db_options;
   db_options.create_if_missing = true;
-  db_options.create_missing_column_families = true;
-  db_options.write_buffer_manager = store->write_buffers_;
-  db_options.max_open_files = -1;
-  db_options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
-  db_options.keep_log_file_num = 1;
-  std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  families.emplace_back(rocksdb::kDefaultColumnFamilyName, family);
-  for (const auto& name : opts.states) families.emplace_back("state-" + name, family);
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
+  db_options.error_if_exists = true;
+  db_options.block_cache = store->cache_.get();
+  db_options.filter_policy = store->filter_.get();
+  // Two write buffers (the one written and the one being compacted) of an eighth each.
+  db_options.write_buffer_size = static_cast<size_t>(memory / 8);
+  store->write_buffer_bytes_ = db_options.write_buffer_size;
+  // The rest for open tables: at least LevelDB's minimum of 74 (64 of them for its own use).
+  db_options.max_open_files =
+      static_cast<int>(std::max<int64_t>(74, (memory / 2) / kOpenTableBytes));
+  leveldb::DB* db = nullptr;
   SF_RETURN_NOT_OK(
-      FromRocks(rocksdb::DB::Open(db_options, opts.directory, families, &handles, &db), "open"));
+      FromLevel(leveldb::DB::Open(db_options, store->options_.directory, &db), "open"));
   store->db_.reset(db);
-  // handles[0] is the default family, which holds nothing.
-  store->states_.assign(handles.begin() + 1, handles.end());
-  SF_RETURN_NOT_OK(FromRocks(db->DestroyColumnFamilyHandle(handles[0]), "open"));
-  store->pending_ = std::make_unique<rocksdb::WriteBatch>();
+  store->pending_ = std::make_unique<leveldb::WriteBatch>();
   return store;
 }
 
 NativeStore::~NativeStore() {
-  if (db_ != nullptr) {
-    for (auto* handle : states_) db_->DestroyColumnFamilyHandle(handle);
-    db_->Close();
-    db_.reset();
-  }
+  db_.reset();  // before the cache and filter it uses
   std::error_code ignored;
   if (!options_.directory.empty()) std::filesystem::remove_all(options_.directory, ignored);
 }
@@ -163,8 +125,9 @@ Status NativeStore::CheckState(int32_t state, int32_t key_group) const {
   return Status::OK();
 }
 
-std::string NativeStore::StoreKey(int32_t key_group, std::string_view key) const {
-  std::string out = KeyGroupPrefix(key_group);
+std::string NativeStore::StoreKey(int32_t state, int32_t key_group, std::string_view key) const {
+  std::string out = StatePrefix(state);
+  out.append(KeyGroupPrefix(key_group));
   out.append(key);
   return out;
 }
@@ -172,10 +135,10 @@ std::string NativeStore::StoreKey(int32_t key_group, std::string_view key) const
 Result<bool> NativeStore::Get(int32_t state, int32_t key_group, std::string_view key,
                               std::string* value) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  const auto status = db_->Get(rocksdb::ReadOptions(), states_[static_cast<size_t>(state)],
-                               ToSlice(StoreKey(key_group, key)), value);
+  const auto status =
+      db_->Get(leveldb::ReadOptions(), ToSlice(StoreKey(state, key_group, key)), value);
   if (status.IsNotFound()) return false;
-  SF_RETURN_NOT_OK(FromRocks(status, "get"));
+  SF_RETURN_NOT_OK(FromLevel(status, "get"));
   return true;
 }
 
@@ -183,25 +146,11 @@ Status NativeStore::MultiGet(int32_t state, const std::vector<int32_t>& key_grou
                              const std::vector<std::string_view>& keys,
                              std::vector<std::string>* values, std::vector<uint8_t>* found) {
   SF_CHECK_EQ(key_groups.size(), keys.size());
-  const size_t n = keys.size();
-  std::vector<std::string> store_keys(n);
-  std::vector<rocksdb::Slice> slices(n);
-  for (size_t i = 0; i < n; ++i) {
-    SF_RETURN_NOT_OK(CheckState(state, key_groups[i]));
-    store_keys[i] = StoreKey(key_groups[i], keys[i]);
-    slices[i] = ToSlice(store_keys[i]);
-  }
-  std::vector<rocksdb::PinnableSlice> pinned(n);
-  std::vector<rocksdb::Status> statuses(n);
-  db_->MultiGet(rocksdb::ReadOptions(), states_[static_cast<size_t>(state)], n, slices.data(),
-                pinned.data(), statuses.data());
-  values->resize(n);
-  found->assign(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (statuses[i].IsNotFound()) continue;
-    SF_RETURN_NOT_OK(FromRocks(statuses[i], "multi-get"));
-    (*values)[i].assign(pinned[i].data(), pinned[i].size());
-    (*found)[i] = 1;
+  values->resize(keys.size());
+  found->assign(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    SF_ASSIGN_OR_RAISE(const bool hit, Get(state, key_groups[i], keys[i], &(*values)[i]));
+    (*found)[i] = hit ? 1 : 0;
   }
   return Status::OK();
 }
@@ -209,79 +158,61 @@ Status NativeStore::MultiGet(int32_t state, const std::vector<int32_t>& key_grou
 Status NativeStore::Put(int32_t state, int32_t key_group, std::string_view key,
                         std::string_view value) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  return FromRocks(pending_->Put(states_[static_cast<size_t>(state)],
-                                 ToSlice(StoreKey(key_group, key)), ToSlice(value)),
-                   "put");
+  pending_->Put(ToSlice(StoreKey(state, key_group, key)), ToSlice(value));
+  ++pending_count_;
+  return pending_->ApproximateSize() >= write_buffer_bytes_ / 2 ? Commit() : Status::OK();
 }
 
 Status NativeStore::Delete(int32_t state, int32_t key_group, std::string_view key) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  return FromRocks(
-      pending_->Delete(states_[static_cast<size_t>(state)], ToSlice(StoreKey(key_group, key))),
-      "delete");
+  pending_->Delete(ToSlice(StoreKey(state, key_group, key)));
+  ++pending_count_;
+  return pending_->ApproximateSize() >= write_buffer_bytes_ / 2 ? Commit() : Status::OK();
 }
 
 Status NativeStore::Commit() {
-  if (pending_->Count() == 0) return Status::OK();
-  rocksdb::WriteOptions write;
-  write.disableWAL = true;
-  SF_RETURN_NOT_OK(FromRocks(db_->Write(write, pending_.get()), "write"));
+  if (pending_count_ == 0) return Status::OK();
+  SF_RETURN_NOT_OK(FromLevel(db_->Write(leveldb::WriteOptions(), pending_.get()), "write"));
   pending_->Clear();
+  pending_count_ = 0;
   return Status::OK();
 }
 
-std::unique_ptr<rocksdb::Iterator> NativeStore::NewIterator(int32_t state, const std::string& lower,
-                                                            const std::string& upper) {
-  rocksdb::ReadOptions read;
-  // The bounds' slices must outlive the iterator: they are kept in `read`'s copies below.
-  read.total_order_seek = true;
-  auto* lower_slice = new rocksdb::Slice(lower);
-  auto* upper_slice = upper.empty() ? nullptr : new rocksdb::Slice(upper);
-  read.iterate_lower_bound = lower_slice;
-  read.iterate_upper_bound = upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(read, states_[static_cast<size_t>(state)]));
-  // The iterator copies the ReadOptions but not the slices they point to: free them with it.
-  it->RegisterCleanup(
-      [](void* a, void* b) {
-        delete static_cast<rocksdb::Slice*>(a);
-        delete static_cast<rocksdb::Slice*>(b);
-      },
-      lower_slice, upper_slice);
-  return it;
+Status NativeStore::ScanStoreKeys(
+    const std::string& prefix,
+    const std::function<bool(std::string_view key, std::string_view value)>& visit) {
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
+  for (it->Seek(ToSlice(prefix)); it->Valid() && it->key().starts_with(ToSlice(prefix));
+       it->Next()) {
+    if (!visit(ToView(it->key()), ToView(it->value()))) break;
+  }
+  return FromLevel(it->status(), "scan");
 }
 
 Status NativeStore::Scan(
     int32_t state, int32_t key_group, std::string_view prefix,
     const std::function<bool(std::string_view key, std::string_view value)>& visit) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  const std::string lower = StoreKey(key_group, prefix);
-  const std::string upper = PrefixEnd(lower);
-  auto it = NewIterator(state, lower, upper);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    std::string_view key = ToView(it->key());
-    key.remove_prefix(2);
-    if (!visit(key, ToView(it->value()))) break;
-  }
-  return FromRocks(it->status(), "scan");
+  return ScanStoreKeys(
+      StoreKey(state, key_group, prefix),
+      [&](std::string_view key, std::string_view value) { return visit(key.substr(4), value); });
 }
 
 Status NativeStore::ExportKeyGroup(int32_t key_group, std::string* out) {
   out->clear();
   SF_RETURN_NOT_OK(CheckState(0, key_group));
-  const std::string lower = KeyGroupPrefix(key_group);
-  const std::string upper = PrefixEnd(lower);
   for (int32_t state = 0; state < num_states(); ++state) {
-    auto it = NewIterator(state, lower, upper);
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      out->push_back(static_cast<char>(state >> 8));
-      out->push_back(static_cast<char>(state & 0xff));
-      PutVarint(it->key().size() - 2, out);
-      out->append(it->key().data() + 2, it->key().size() - 2);
-      PutVarint(it->value().size(), out);
-      out->append(it->value().data(), it->value().size());
-    }
-    SF_RETURN_NOT_OK(FromRocks(it->status(), "export"));
+    SF_RETURN_NOT_OK(ScanStoreKeys(StoreKey(state, key_group, ""),
+                                   [&](std::string_view key, std::string_view value) {
+                                     key.remove_prefix(4);
+                                     out->push_back(static_cast<char>(state >> 8));
+                                     out->push_back(static_cast<char>(state & 0xff));
+                                     PutVarint(key.size(), out);
+                                     out->append(key);
+                                     PutVarint(value.size(), out);
+                                     out->append(value);
+                                     return true;
+                                   }));
   }
   return Status::OK();
 }
@@ -317,36 +248,50 @@ Status NativeStore::DeleteKeyGroups(int32_t first, int32_t last) {
   if (first > last) return Status::OK();
   SF_RETURN_NOT_OK(CheckState(0, first));
   SF_RETURN_NOT_OK(CheckState(0, last));
-  const std::string begin = KeyGroupPrefix(first);
-  const std::string end = PrefixEnd(KeyGroupPrefix(last));
-  rocksdb::WriteOptions write;
-  write.disableWAL = true;
-  for (auto* handle : states_) {
-    SF_RETURN_NOT_OK(
-        FromRocks(db_->DeleteRange(write, handle, ToSlice(begin), ToSlice(end)), "delete range"));
+  SF_RETURN_NOT_OK(Commit());
+  for (int32_t state = 0; state < num_states(); ++state) {
+    const std::string begin = StoreKey(state, first, "");
+    const std::string end = StoreKey(state, last + 1, "");  // last + 1 may be the maximum: fine
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
+    leveldb::WriteBatch batch;
+    int64_t count = 0;
+    for (it->Seek(ToSlice(begin)); it->Valid() && it->key().compare(ToSlice(end)) < 0; it->Next()) {
+      batch.Delete(it->key());
+      if (++count % kDeletesPerWrite == 0) {
+        SF_RETURN_NOT_OK(FromLevel(db_->Write(leveldb::WriteOptions(), &batch), "delete"));
+        batch.Clear();
+      }
+    }
+    SF_RETURN_NOT_OK(FromLevel(it->status(), "delete"));
+    SF_RETURN_NOT_OK(FromLevel(db_->Write(leveldb::WriteOptions(), &batch), "delete"));
   }
   return Status::OK();
 }
 
 int64_t NativeStore::MemoryBytes() const {
-  return static_cast<int64_t>(cache_->GetUsage());
+  std::string memtables;
+  int64_t bytes = static_cast<int64_t>(cache_->TotalCharge());
+  if (db_->GetProperty("leveldb.approximate-memory-usage", &memtables)) {
+    bytes += std::stoll(memtables);
+  }
+  return bytes;
 }
 
 int64_t NativeStore::DiskBytes() const {
   int64_t total = 0;
-  for (auto* handle : states_) {
-    uint64_t bytes = 0;
-    if (db_->GetIntProperty(handle, "rocksdb.total-sst-files-size", &bytes)) {
-      total += static_cast<int64_t>(bytes);
+  std::error_code error;
+  for (const auto& file : std::filesystem::directory_iterator(options_.directory, error)) {
+    if (file.path().extension() == ".ldb" || file.path().extension() == ".sst") {
+      total += static_cast<int64_t>(file.file_size(error));
     }
   }
   return total;
 }
 
 Status NativeStore::Flush() {
-  rocksdb::FlushOptions flush;
-  flush.wait = true;
-  return FromRocks(db_->Flush(flush, states_), "flush");
+  SF_RETURN_NOT_OK(Commit());
+  db_->CompactRange(nullptr, nullptr);
+  return Status::OK();
 }
 
 }  // namespace streamfusion::state

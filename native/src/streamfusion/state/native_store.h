@@ -1,20 +1,24 @@
 #pragma once
 
-// A native keyed state store per operator subtask that spills to disk: an embedded RocksDB
-// (Debian's librocksdb 7.8) in a working directory of the TaskManager, for state an operator owns
-// natively and that may exceed memory (issue 44).
+// A native keyed state store per operator subtask that spills to disk: an embedded LevelDB
+// (Debian's libleveldb 1.23, linked statically) in a working directory of the TaskManager, for
+// state an operator owns natively and that may exceed memory (issue 44).
 //
-// Layout, as Flink's RocksDB backend lays out its keyed state: one column family per state, and
-// every key prefixed by its key group (two bytes, big-endian), so that a key group, or a range of
-// them, is one contiguous key range: a key group is exported and imported as a unit (the raw keyed
-// state sections of a checkpoint, which Flink redistributes when it rescales), and the key groups
-// a subtask no longer owns after a restore are deleted as ranges.
+// Why LevelDB and not RocksDB (docs/architecture.md, "The native state store"): Flink's RocksDB
+// state backend loads its own RocksDB into the TaskManager, and a second RocksDB in the process
+// shares its GNU-unique symbols (cache helpers, empty dictionaries) with it, which corrupted the
+// heap at exit in a measured run; LevelDB also read faster in the measurement that compared them.
 //
-// Memory: the block cache of `memory_bytes` holds the data and index blocks read and, through a
-// write buffer manager charged to it, the memtables (`write_buffer_ratio` of it, as Flink's
-// state.backend.rocksdb.memory.write-buffer-ratio), so that the store's memory stays within the
-// bound however large its state; what exceeds it lives in the store's files. The write-ahead log is
-// off, as in Flink's backend: a checkpoint, not the log, makes the state durable.
+// Layout: every key prefixed by its state (two bytes) and its key group (two bytes), both
+// big-endian, so that a state's key group is one contiguous key range: a key group is exported
+// and imported as a unit (the raw keyed state sections of a checkpoint, which Flink redistributes
+// when it rescales), and the key groups a subtask no longer owns after a restore are deleted.
+//
+// Memory: a block cache of a quarter of `memory_bytes` for data blocks, two write buffers of an
+// eighth each, and a table cache of open table files (their index and filter blocks) sized to
+// take the rest, so that the store's memory stays within the bound however large its state;
+// what exceeds it lives in the store's files. Writes are not synced: a checkpoint, not the log,
+// makes the state durable, as with Flink's backends.
 //
 // One thread uses a store (the subtask's); the store deletes its directory when destroyed.
 
@@ -27,14 +31,13 @@
 
 #include "streamfusion/common/status.h"
 
-namespace rocksdb {
+namespace leveldb {
 class Cache;
-class ColumnFamilyHandle;
 class DB;
+class FilterPolicy;
 class Iterator;
 class WriteBatch;
-class WriteBufferManager;
-}  // namespace rocksdb
+}  // namespace leveldb
 
 namespace streamfusion::state {
 
@@ -42,14 +45,10 @@ struct NativeStoreOptions {
   // The store's working directory; created, and removed with everything in it when the store is
   // destroyed. Must not exist yet.
   std::string directory;
-  // The names of the store's states, one column family each; a state is its index here.
+  // The names of the store's states; a state is its index here.
   std::vector<std::string> states;
-  // The bound of the block cache, which the memtables are charged to.
+  // The bound of the store's memory: block cache, write buffers and open tables.
   int64_t memory_bytes = 64 << 20;
-  // The share of `memory_bytes` the memtables may take (Flink's write-buffer-ratio).
-  double write_buffer_ratio = 0.5;
-  // The share of the cache kept for index and filter blocks (Flink's high-prio-pool-ratio).
-  double high_priority_pool_ratio = 0.1;
   // The key groups of the job (Flink's maximum parallelism): a key group is below it.
   int32_t max_parallelism = 128;
 };
@@ -62,18 +61,19 @@ class NativeStore {
   NativeStore(const NativeStore&) = delete;
   NativeStore& operator=(const NativeStore&) = delete;
 
-  int32_t num_states() const { return static_cast<int32_t>(states_.size()); }
+  int32_t num_states() const { return static_cast<int32_t>(options_.states.size()); }
   const std::string& directory() const { return options_.directory; }
 
   // The value of `key` in `key_group` of `state`: true and `*value` set, or false when absent.
   Result<bool> Get(int32_t state, int32_t key_group, std::string_view key, std::string* value);
-  // The values of keys[i] (each in key_groups[i]) of `state`, in one batched read: found[i] tells
-  // whether values[i] was set.
+  // The values of keys[i] (each in key_groups[i]) of `state`: found[i] tells whether values[i]
+  // was set.
   Status MultiGet(int32_t state, const std::vector<int32_t>& key_groups,
                   const std::vector<std::string_view>& keys, std::vector<std::string>* values,
                   std::vector<uint8_t>* found);
 
-  // Writes, collected and applied at once by Commit (atomically).
+  // Writes, collected and applied by Commit, or before it once they fill half a write buffer (a
+  // batch goes into one memtable whole, so a large one would pass the memory bound).
   Status Put(int32_t state, int32_t key_group, std::string_view key, std::string_view value);
   Status Delete(int32_t state, int32_t key_group, std::string_view key);
   Status Commit();
@@ -92,30 +92,32 @@ class NativeStore {
   // Deletes every entry of the key groups in [first, last].
   Status DeleteKeyGroups(int32_t first, int32_t last);
 
-  // The memory the store takes now: its block cache's usage, memtables included.
+  // The memory the store takes now: its block cache's and write buffers' usage.
   int64_t MemoryBytes() const;
   // The bytes of its table files on disk.
   int64_t DiskBytes() const;
-  // Writes the memtables to table files (what exceeded the write buffers is there already).
+  // Compacts everything written into table files (what exceeded the write buffers is there
+  // already).
   Status Flush();
 
  private:
   NativeStore() = default;
 
-  // An iterator over `state` between the given bounds (the storage of `lower` and `upper` must
-  // outlive it).
-  std::unique_ptr<rocksdb::Iterator> NewIterator(int32_t state, const std::string& lower,
-                                                 const std::string& upper);
   Status CheckState(int32_t state, int32_t key_group) const;
-  // The key-group prefix followed by `key`.
-  std::string StoreKey(int32_t key_group, std::string_view key) const;
+  // The state and key-group prefix followed by `key`.
+  std::string StoreKey(int32_t state, int32_t key_group, std::string_view key) const;
+  // Visits the entries whose store key starts with `prefix`, key-group prefix and all.
+  Status ScanStoreKeys(
+      const std::string& prefix,
+      const std::function<bool(std::string_view key, std::string_view value)>& visit);
 
   NativeStoreOptions options_;
-  std::shared_ptr<rocksdb::Cache> cache_;
-  std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> states_;
-  std::unique_ptr<rocksdb::WriteBatch> pending_;
+  std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<const leveldb::FilterPolicy> filter_;
+  std::unique_ptr<leveldb::DB> db_;
+  std::unique_ptr<leveldb::WriteBatch> pending_;
+  int64_t pending_count_ = 0;
+  size_t write_buffer_bytes_ = 0;
 };
 
 // The two-byte big-endian key-group prefix of every key.

@@ -570,7 +570,7 @@ class WindowAggregateParityTest {
     }
 
     /**
-     * streamfusion.window.state=STORE: the windows' accumulators live in a native RocksDB store on
+     * streamfusion.window.state=STORE: the windows' accumulators live in a native LevelDB store on
      * disk (keys and timers in memory). TUMBLE, HOP and CUMULATE over the events (late rows among
      * them), in two phases and in one, match stock, and EXPLAIN's note says where the windows live.
      */

@@ -91,7 +91,7 @@ public final class StreamFusionOptions {
         /** Native state and timers, snapshotted into raw keyed state. */
         NATIVE,
         /**
-         * As NATIVE, with the slices' accumulators in a native store on disk (RocksDB) in the
+         * As NATIVE, with the slices' accumulators in a native store on disk (LevelDB) in the
          * TaskManager's local directories; keys and timers in native memory.
          */
         STORE
@@ -109,7 +109,7 @@ public final class StreamFusionOptions {
                                 + " them in native memory (bounded by streamfusion.memory.budget)"
                                 + " with native timers, snapshotted into Flink raw keyed state by"
                                 + " key group; STORE is NATIVE with the windows' accumulators in a"
-                                + " native RocksDB store in the TaskManager's local directories, so"
+                                + " native LevelDB store in the TaskManager's local directories, so"
                                 + " they may exceed memory (keys and timers stay in memory; its"
                                 + " cache takes a quarter of streamfusion.memory.budget); AUTO is"
                                 + " NATIVE with the hashmap state backend and FLINK with RocksDB,"

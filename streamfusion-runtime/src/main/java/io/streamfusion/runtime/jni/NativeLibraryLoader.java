@@ -19,16 +19,8 @@ final class NativeLibraryLoader {
     static final String DIR_PROPERTY = "streamfusion.native.dir";
     private static final String RESOURCE_DIR = "streamfusion/native/linux-x86_64/";
     private static final String[] LIBRARIES = {
-        "libarrow.so.2200",
-        "libprotobuf.so.32",
-        "libgflags.so.2.2",
-        "libsnappy.so.1",
-        "librocksdb.so.7.8",
-        "libstreamfusion.so"
+        "libarrow.so.2200", "libprotobuf.so.32", "libstreamfusion.so"
     };
-
-    /** Loaded before the library, from its folder when there (see above). */
-    private static final String[] PRELOADED = {"libgflags.so.2.2", "libsnappy.so.1"};
 
     private static boolean loaded;
 
@@ -44,12 +36,6 @@ final class NativeLibraryLoader {
             library = Paths.get(dir, "libstreamfusion.so");
         } else {
             library = extractFromJar();
-        }
-        for (String name : PRELOADED) {
-            Path dependency = library.resolveSibling(name);
-            if (Files.exists(dependency)) {
-                System.load(dependency.toAbsolutePath().toString());
-            }
         }
         System.load(library.toAbsolutePath().toString());
         loaded = true;
