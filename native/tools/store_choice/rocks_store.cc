@@ -32,25 +32,6 @@ std::string_view ToView(const rocksdb::Slice& s) {
   return std::string_view(s.data(), s.size());
 }
 
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
-}
-
 // The smallest key above every key that starts with `prefix`, or "" when there is none (all
 // bytes 0xff).
 std::string PrefixEnd(std::string prefix) {
@@ -266,87 +247,8 @@ Status RocksStore::Scan(
   return FromRocks(it->status(), "scan");
 }
 
-Status RocksStore::ExportKeyGroup(int32_t key_group, std::string* out) {
-  out->clear();
-  SF_RETURN_NOT_OK(CheckState(0, key_group));
-  const std::string lower = RocksKeyGroupPrefix(key_group);
-  const std::string upper = PrefixEnd(lower);
-  for (int32_t state = 0; state < num_states(); ++state) {
-    auto it = NewIterator(state, lower, upper);
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      out->push_back(static_cast<char>(state >> 8));
-      out->push_back(static_cast<char>(state & 0xff));
-      PutVarint(it->key().size() - 2, out);
-      out->append(it->key().data() + 2, it->key().size() - 2);
-      PutVarint(it->value().size(), out);
-      out->append(it->value().data(), it->value().size());
-    }
-    SF_RETURN_NOT_OK(FromRocks(it->status(), "export"));
-  }
-  return Status::OK();
-}
-
-Status RocksStore::ImportKeyGroup(int32_t key_group, std::string_view section) {
-  SF_RETURN_NOT_OK(CheckState(0, key_group));
-  while (!section.empty()) {
-    uint64_t key_length = 0;
-    uint64_t value_length = 0;
-    if (section.size() < 2) {
-      return Status::Invalid("native state store: key group ", key_group, " section truncated");
-    }
-    const int32_t state =
-        (static_cast<uint8_t>(section[0]) << 8) | static_cast<uint8_t>(section[1]);
-    section.remove_prefix(2);
-    if (!GetVarint(&section, &key_length) || key_length > section.size()) {
-      return Status::Invalid("native state store: key group ", key_group,
-                             " section has a bad key length");
-    }
-    const std::string_view key = section.substr(0, key_length);
-    section.remove_prefix(key_length);
-    if (!GetVarint(&section, &value_length) || value_length > section.size()) {
-      return Status::Invalid("native state store: key group ", key_group,
-                             " section has a bad value length");
-    }
-    SF_RETURN_NOT_OK(Put(state, key_group, key, section.substr(0, value_length)));
-    section.remove_prefix(value_length);
-  }
-  return Commit();
-}
-
-Status RocksStore::DeleteKeyGroups(int32_t first, int32_t last) {
-  if (first > last) return Status::OK();
-  SF_RETURN_NOT_OK(CheckState(0, first));
-  SF_RETURN_NOT_OK(CheckState(0, last));
-  const std::string begin = RocksKeyGroupPrefix(first);
-  const std::string end = PrefixEnd(RocksKeyGroupPrefix(last));
-  rocksdb::WriteOptions write;
-  write.disableWAL = true;
-  for (auto* handle : states_) {
-    SF_RETURN_NOT_OK(
-        FromRocks(db_->DeleteRange(write, handle, ToSlice(begin), ToSlice(end)), "delete range"));
-  }
-  return Status::OK();
-}
-
 int64_t RocksStore::MemoryBytes() const {
   return static_cast<int64_t>(cache_->GetUsage());
-}
-
-int64_t RocksStore::DiskBytes() const {
-  int64_t total = 0;
-  for (auto* handle : states_) {
-    uint64_t bytes = 0;
-    if (db_->GetIntProperty(handle, "rocksdb.total-sst-files-size", &bytes)) {
-      total += static_cast<int64_t>(bytes);
-    }
-  }
-  return total;
-}
-
-Status RocksStore::Flush() {
-  rocksdb::FlushOptions flush;
-  flush.wait = true;
-  return FromRocks(db_->Flush(flush, states_), "flush");
 }
 
 }  // namespace streamfusion::store_choice

@@ -70,21 +70,8 @@ class RocksStore {
   Status Scan(int32_t state, int32_t key_group, std::string_view prefix,
               const std::function<bool(std::string_view key, std::string_view value)>& visit);
 
-  // Every entry of `key_group` in every state, as one section: for each entry the state (2 bytes),
-  // the key's and the value's length (varints) and their bytes. Empty when the key group holds
-  // nothing. Reads committed writes only.
-  Status ExportKeyGroup(int32_t key_group, std::string* out);
-  // Writes back a section ExportKeyGroup wrote (of a store with the same states) and commits.
-  Status ImportKeyGroup(int32_t key_group, std::string_view section);
-  // Deletes every entry of the key groups in [first, last].
-  Status DeleteKeyGroups(int32_t first, int32_t last);
-
   // The memory the store takes now: its block cache's usage, memtables included.
   int64_t MemoryBytes() const;
-  // The bytes of its table files on disk.
-  int64_t DiskBytes() const;
-  // Writes the memtables to table files (what exceeded the write buffers is there already).
-  Status Flush();
 
  private:
   RocksStore() = default;
