@@ -15,6 +15,7 @@
 #include "streamfusion/expression/test_util.h"
 #include "streamfusion/operators/aggregate/agg_test_util.h"
 #include "streamfusion/operators/window/window_aggregate.h"
+#include "streamfusion/operators/window/window_test_util.h"
 
 namespace streamfusion::operators::window_agg_testing {
 
@@ -24,10 +25,9 @@ using expression::testing::T;
 using operators::testing::RetractableExtremeAcc;
 using operators::testing::ValueImages;
 using Node = plan::WindowAggregateNode;
-
-inline plan::DataType Ts3() {
-  return T(plan::DataType::TIMESTAMP, 3);
-}
+using operators::testing::AddCountSumCalls;
+using operators::testing::AddField;
+using operators::testing::Ts3;
 
 struct Row {
   int32_t key;
@@ -68,12 +68,6 @@ inline batch::BinaryRowBuffer Images(const std::vector<Row>& rows) {
   return out;
 }
 
-inline void AddField(plan::RowType* row, const std::string& name, const plan::DataType& type) {
-  auto* field = row->add_fields();
-  field->set_name(name);
-  *field->mutable_type() = type;
-}
-
 // GROUP BY k over `window`: COUNT(*) and SUM(v); ONE_PHASE outputs k, count, sum, window_start,
 // window_end, window_time; LOCAL outputs k, the three accumulator fields and the slice end.
 inline plan::Plan MakePlan(Node::Window window, int64_t size, int64_t slice,
@@ -88,20 +82,7 @@ inline plan::Plan MakePlan(Node::Window window, int64_t size, int64_t slice,
   node->set_slice(slice);
   node->set_time_field(1);
   node->set_mode(mode);
-  auto* agg = node->mutable_aggregate();
-  agg->add_grouping(0);
-  auto* count = agg->add_calls();
-  count->set_kind(plan::AggregateCall::COUNT1);
-  count->set_filter_arg(-1);
-  *count->mutable_result_type() = BigInt();
-  *count->add_acc_types() = BigInt();
-  auto* sum = agg->add_calls();
-  sum->set_kind(plan::AggregateCall::SUM);
-  sum->add_args(2);
-  sum->set_filter_arg(-1);
-  *sum->mutable_result_type() = BigInt();
-  *sum->add_acc_types() = BigInt();
-  agg->set_count_star_call(0);
+  AddCountSumCalls(node->mutable_aggregate());
   auto* out = plan.mutable_output_type();
   AddField(out, "k", Int());
   if (mode == Node::LOCAL) {

@@ -47,9 +47,8 @@ inline void AddInput(plan::Plan* plan) {
 
 // GROUP BY k: COUNT(*), SUM(v), window start and end, the output (k, c, s, window_start,
 // window_end) that Rows reads. `node` is a window or session window aggregation node of `plan`.
-template <typename WindowNode>
-void AddCountSum(WindowNode* node, plan::Plan* plan) {
-  auto* agg = node->mutable_aggregate();
+// GROUP BY k (field 0): COUNT(*) and SUM(v) (field 2), COUNT(*) the count-star call.
+inline void AddCountSumCalls(plan::GroupAggregateNode* agg) {
   agg->add_grouping(0);
   auto* count = agg->add_calls();
   count->set_kind(plan::AggregateCall::COUNT1);
@@ -63,6 +62,11 @@ void AddCountSum(WindowNode* node, plan::Plan* plan) {
   *sum->mutable_result_type() = BigInt();
   *sum->add_acc_types() = BigInt();
   agg->set_count_star_call(0);
+}
+
+template <typename WindowNode>
+void AddCountSum(WindowNode* node, plan::Plan* plan) {
+  AddCountSumCalls(node->mutable_aggregate());
   node->add_properties(plan::WindowAggregateNode::WINDOW_START);
   node->add_properties(plan::WindowAggregateNode::WINDOW_END);
   auto* out = plan->mutable_output_type();
