@@ -143,16 +143,12 @@ void OwnedWindowAggregate::RegisterTimer(int64_t window_end, KeyState* key) {
   }
 }
 
-std::string OwnedWindowAggregate::SlicePrefix(const KeyState* key) const {
+std::string OwnedWindowAggregate::SliceKey(const KeyState* key, int64_t slice_end) const {
   std::string out;
+  out.reserve(4 + key->image->size() + 8);
   const auto length = static_cast<uint32_t>(key->image->size());
   for (int b = 3; b >= 0; --b) out.push_back(static_cast<char>((length >> (8 * b)) & 0xff));
   out.append(*key->image);
-  return out;
-}
-
-std::string OwnedWindowAggregate::SliceKey(const KeyState* key, int64_t slice_end) const {
-  std::string out = SlicePrefix(key);
   const uint64_t ordered = static_cast<uint64_t>(slice_end) ^ (uint64_t{1} << 63);
   for (int b = 7; b >= 0; --b) out.push_back(static_cast<char>((ordered >> (8 * b)) & 0xff));
   return out;

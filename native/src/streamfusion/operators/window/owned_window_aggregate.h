@@ -114,10 +114,9 @@ class OwnedWindowAggregate {
                                        std::string* scratch);
   // Writes what SetSlice and ClearSlice left pending to the store (no-op in memory).
   Status Commit();
-  // The store key of a slice: the key image's length, the image, the slice end (big-endian with
-  // its sign flipped, so slices sort by end); without the end, the prefix of all a key's slices.
+  // The store key of a slice: the key image's length (so that no image is a prefix of another's
+  // key), the image, the slice end (big-endian with its sign flipped, so slices sort by end).
   std::string SliceKey(const KeyState* key, int64_t slice_end) const;
-  std::string SlicePrefix(const KeyState* key) const;
   Status FireWindow(KeyState* key, int64_t window_end);
   Status FireCumulativeWindow(KeyState* key, int64_t window_end);
   void QueueFire(KeyState* key, int64_t window_end, const std::string* const* accs, int32_t n);
