@@ -154,15 +154,21 @@ class FallbackAndExplainTest {
     }
 
     /**
-     * EXPLAIN says where an event-time window aggregation keeps its windows: natively with the
-     * hashmap backend (streamfusion.window.state AUTO), in Flink state with RocksDB or FLINK.
+     * EXPLAIN says where an event-time window aggregation keeps its windows and why: with
+     * streamfusion.window.state AUTO in native memory with the hashmap backend and in the native
+     * store with RocksDB; in Flink state with FLINK.
      */
     @ParameterizedTest
     @CsvSource({
-        "hashmap, AUTO, 'window state: native, by key group'",
-        "hashmap, FLINK, 'window state: Flink keyed state and timers'",
-        "rocksdb, AUTO, 'window state: Flink keyed state and timers'",
-        "rocksdb, NATIVE, 'window state: native, by key group'"
+        "hashmap, AUTO, 'window state: native, by key group, in memory \\(AUTO with the hashmap'",
+        "hashmap, FLINK, 'window state: Flink keyed state and timers"
+                + " \\(streamfusion.window.state=FLINK\\)'",
+        "rocksdb, AUTO, 'window state: native, by key group, the accumulators in a native store on"
+                + " disk \\(AUTO with RocksDB: measured faster'",
+        "rocksdb, FLINK, 'window state: Flink keyed state and timers"
+                + " \\(streamfusion.window.state=FLINK\\)'",
+        "rocksdb, NATIVE, 'window state: native, by key group, in memory"
+                + " \\(streamfusion.window.state=NATIVE'"
     })
     void explainShowsWhereWindowsAreKept(String backend, String mode, String note) {
         StreamTableEnvironment tEnv = nativeAllowingFallback();

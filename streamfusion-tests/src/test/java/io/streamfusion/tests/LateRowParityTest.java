@@ -23,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -113,16 +114,21 @@ class LateRowParityTest {
     }
 
     /**
-     * Stock Flink on heap state, then StreamFusion on heap (windows kept natively) and on RocksDB
-     * (windows in Flink state, read through the state port).
+     * Stock Flink on heap state, then StreamFusion on heap (windows kept natively in memory), on
+     * RocksDB (the windows' accumulators in the native store) and on RocksDB with
+     * streamfusion.window.state=FLINK (windows in Flink state, read through the state port).
      */
     private static void assertParity(String query, Map<String, String> options) throws Exception {
         Run stock = run(false, "hashmap", query, options);
         assertThat(stock.rows).as("stock's windows").isNotEmpty();
         assertThat(stock.lateDropped).as("late rows stock dropped").isPositive();
-        for (String backend : List.of("hashmap", "rocksdb")) {
+        for (String backend : List.of("hashmap", "rocksdb", "rocksdb+flink")) {
             long before = NativeMetrics.recordsIn();
-            Run nat = run(true, backend, query, options);
+            Map<String, String> nativeOptions = new HashMap<>(options);
+            if (backend.endsWith("+flink")) {
+                nativeOptions.put("streamfusion.window.state", "FLINK");
+            }
+            Run nat = run(true, backend.replace("+flink", ""), query, nativeOptions);
             String what = query + " on " + backend;
             assertThat(NativeMetrics.recordsIn())
                     .as("native records, " + what)

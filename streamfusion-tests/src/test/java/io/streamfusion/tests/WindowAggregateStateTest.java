@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -180,6 +181,9 @@ class WindowAggregateStateTest {
     /** A backend's suffix for the windows' accumulators in the native store (see env). */
     private static final String STORE = "+store";
 
+    /** A backend's suffix for windows kept in Flink state through the state port (see env). */
+    private static final String FLINK = "+flink";
+
     private static StreamTableEnvironment env(
             boolean nativeEngine,
             int parallelism,
@@ -215,11 +219,15 @@ class WindowAggregateStateTest {
         // The source's WatermarkAssigner stays on Flink.
         options.put("streamfusion.fallback", "allow");
         // "<backend>+store": the backend, with the windows' accumulators in the native store
-        // (streamfusion.window.state=STORE).
+        // (streamfusion.window.state=STORE); "<backend>+flink": windows in Flink state (FLINK);
+        // a bare backend takes the default (AUTO: in memory with hashmap, the store with RocksDB).
         String flinkBackend = backend;
-        if (backend.endsWith(STORE)) {
-            flinkBackend = backend.substring(0, backend.length() - STORE.length());
-            options.put("streamfusion.window.state", "STORE");
+        int plus = backend.indexOf('+');
+        if (plus >= 0) {
+            flinkBackend = backend.substring(0, plus);
+            options.put(
+                    "streamfusion.window.state",
+                    backend.substring(plus + 1).toUpperCase(Locale.ROOT));
         }
         StreamTableEnvironment tEnv =
                 StateJobs.env(nativeEngine, parallelism, flinkBackend, options);
@@ -331,16 +339,17 @@ class WindowAggregateStateTest {
     }
 
     /**
-     * Window TVFs over slices keep their windows natively with the hashmap backend (checkpoints:
-     * raw keyed state; savepoints: Flink's layout), in Flink state with RocksDB; sessions and
-     * legacy group windows always in Flink state.
+     * Window TVFs over slices keep their windows natively (checkpoints: raw keyed state;
+     * savepoints: Flink's layout): in memory with the hashmap backend, in the native store with
+     * RocksDB, in Flink state with "+flink"; sessions and legacy group windows always in Flink
+     * state.
      */
     private static void assertStateOwner(String backend, String window, long stateRowsBefore) {
         boolean sliced =
                 window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
         assertThat(NativeMetrics.nativeStateRows() > stateRowsBefore)
                 .as("windows in native state (%s, %s)", backend, window)
-                .isEqualTo(sliced && (backend.equals("hashmap") || backend.endsWith(STORE)));
+                .isEqualTo(sliced && !backend.endsWith(FLINK));
     }
 
     @ParameterizedTest
@@ -356,7 +365,7 @@ class WindowAggregateStateTest {
         "rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
         "rocksdb, CUMULATE_UPDATING_DISTINCT, ONE_PHASE",
         "hashmap, SESSION_TVF_DISTINCT, ONE_PHASE",
-        "rocksdb+store, HOP, ONE_PHASE",
+        "rocksdb+flink, HOP, ONE_PHASE",
         "hashmap+store, TUMBLE, TWO_PHASE"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
@@ -434,7 +443,7 @@ class WindowAggregateStateTest {
         "rocksdb, 3, HOP_UPDATING_DISTINCT, ONE_PHASE",
         "hashmap, 3, SESSION_TVF_UPDATING, ONE_PHASE",
         "rocksdb, 1, SESSION_TVF_DISTINCT, ONE_PHASE",
-        "rocksdb+store, 3, CUMULATE, TWO_PHASE",
+        "rocksdb+flink, 3, CUMULATE, TWO_PHASE",
         "rocksdb+store, 1, TUMBLE, ONE_PHASE"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
@@ -481,7 +490,7 @@ class WindowAggregateStateTest {
         "true, hashmap, TUMBLE_UPDATING_DISTINCT, ONE_PHASE",
         "false, rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
         "true, rocksdb, SESSION_DISTINCT, LEGACY",
-        "true, rocksdb+store, TUMBLE, TWO_PHASE",
+        "true, rocksdb+flink, TUMBLE, TWO_PHASE",
         "false, rocksdb+store, HOP, ONE_PHASE"
     })
     void savepointsMoveBetweenStockAndNative(

@@ -384,7 +384,8 @@ public final class WindowAggregateConverter implements OperatorFamily {
         if (!local) {
             window.addAllProperties(propertiesOf(node));
         }
-        window.setSpillToStore(nativeState && windowState == WindowState.STORE);
+        boolean spill = nativeState && StreamExecNativeWindowAggregate.spillsToStore(config);
+        window.setSpillToStore(spill);
         int[] grouping = NodeFields.read(node, "grouping");
 
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
@@ -406,6 +407,8 @@ public final class WindowAggregateConverter implements OperatorFamily {
                 infos.getIndexOfCountStar(),
                 shiftTimeZone,
                 nativeState,
+                StreamExecNativeWindowAggregate.stateNote(
+                        config, local, eventTime, keepsMaps, nativeState, spill),
                 distincts.toArray(new DistinctState[0]),
                 transformationName);
     }

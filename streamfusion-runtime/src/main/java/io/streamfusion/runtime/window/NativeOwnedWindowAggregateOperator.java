@@ -63,12 +63,12 @@ import java.util.stream.Stream;
  *       WindowAggOperator keeps it.
  * </ul>
  *
- * <p>The state lives in native memory bounded by the operator's budget, so the planner uses this
- * operator with the heap (hashmap) state backend only; with RocksDB window state stays in Flink.
- * Savepoints are written in Flink's layout of the windows (keyed state "window-aggs" and timers
- * "window-timers", see {@link FlinkWindowState}) and such state is moved into the native state on
- * restore, so savepoints move between this operator, the stock one and the native one over Flink
- * state.
+ * <p>The state lives in native memory bounded by the operator's budget, or with its accumulators in
+ * a native store on disk (streamfusion.window.state STORE, and AUTO with RocksDB), keys and timers
+ * in memory. Savepoints are written in Flink's layout of the windows (keyed state "window-aggs" and
+ * timers "window-timers", see {@link FlinkWindowState}) and such state is moved into the native
+ * state on restore, so savepoints move between this operator, the stock one and the native one over
+ * Flink state.
  */
 public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         implements Triggerable<RowData, Long> {
@@ -146,13 +146,6 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     @SuppressWarnings("unchecked")
     public void open() throws Exception {
         super.open();
-        if (!(getKeyedStateBackend() instanceof HeapKeyedStateBackend)) {
-            LOG.warn(
-                    "Native window state with the {} state backend: windows are kept in native"
-                            + " memory (bounded by streamfusion.memory.budget), not in the backend;"
-                            + " set streamfusion.window.state=flink to keep them in Flink state",
-                    getKeyedStateBackend().getClass().getSimpleName());
-        }
         int maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
         long budget = stateBudget();
         NativeMetrics.setWindowStateBudget(budget);
@@ -165,6 +158,15 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                 WindowAggregateNode.Builder window =
                         island.getOperatorsBuilder(i).getWindowAggregateBuilder();
                 window.setOwnedStateKeyGroups(maxParallelism);
+                if (!window.getSpillToStore()
+                        && !(getKeyedStateBackend() instanceof HeapKeyedStateBackend)) {
+                    LOG.warn(
+                            "Native window state with the {} state backend: windows are kept in"
+                                    + " native memory (bounded by streamfusion.memory.budget), not"
+                                    + " in the backend; streamfusion.window.state=STORE keeps"
+                                    + " their accumulators in a native store on disk",
+                            getKeyedStateBackend().getClass().getSimpleName());
+                }
                 if (window.getSpillToStore()) {
                     // The accumulators' store: in one of the TaskManager's local directories,
                     // its cache a quarter of the budget; it deletes its directory when closed.
