@@ -36,6 +36,21 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
     current_proto = &op_output;
   }
   pipeline->output_type_ = *current;
+  if (plan.has_port_store()) {
+    if (pipeline->port_ == nullptr) {
+      return InternalError("A port store for an island without keyed state");
+    }
+    const PortStoreOptions& options = plan.port_store();
+    state::NativeStoreOptions store;
+    store.directory = options.directory();
+    store.states.assign(options.states().begin(), options.states().end());
+    store.memory_bytes = options.memory_bytes();
+    store.max_parallelism = options.max_parallelism();
+    if (store.directory.empty() || store.states.empty() || store.max_parallelism <= 0) {
+      return InternalError("A port store needs a directory, states and key groups");
+    }
+    SF_ASSIGN_OR_RAISE(pipeline->port_store_, state::PortStore::Open(std::move(store)));
+  }
   return pipeline;
 }
 
@@ -101,19 +116,40 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Process(
   std::vector<operators::Batch> batches(1);
   batches[0].rows = input;
   batches[0].times = std::move(times);
-  return Run(std::move(batches), After::kNothing);
+  return Served(Run(std::move(batches), After::kNothing));
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Flush() {
-  return Run({}, After::kFlush);
+  return Served(Run({}, After::kFlush));
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::AdvanceEventTime(int64_t watermark) {
-  return Run({}, After::kAdvanceEventTime, watermark);
+  return Served(Run({}, After::kAdvanceEventTime, watermark));
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::AdvanceProcessingTime(int64_t now) {
-  return Run({}, After::kAdvanceProcessingTime, now);
+  return Served(Run({}, After::kAdvanceProcessingTime, now));
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Served(
+    Result<std::shared_ptr<arrow::RecordBatch>> output) {
+  if (port_store_ == nullptr || !output.ok()) return output;
+  std::shared_ptr<arrow::RecordBatch> result = std::move(*output);
+  while (true) {
+    if (port_->has_message()) {
+      port_message_.clear();
+      port_answers_.clear();
+      port_->TakeMessage(&port_message_);
+      SF_RETURN_NOT_OK(port_store_->Serve(
+          port_message_.data(), static_cast<int64_t>(port_message_.size()), &port_answers_));
+      if (blocked_) {
+        SF_RETURN_NOT_OK(
+            port_->Answer(port_answers_.data(), static_cast<int64_t>(port_answers_.size())));
+      }
+    }
+    if (!blocked_) return result;
+    SF_ASSIGN_OR_RAISE(result, Resume());
+  }
 }
 
 Status Pipeline::SetWatermarkIdle(bool idle) {
@@ -130,6 +166,20 @@ operators::Operator* Pipeline::StateOwner() {
 }
 
 Status Pipeline::Snapshot(operators::KeyGroupSections* out) {
+  if (port_store_ != nullptr) {
+    // Every key group that holds state, in ascending order, as the store exports it.
+    *out = operators::KeyGroupSections{};
+    out->offsets.push_back(0);
+    std::string section;
+    for (int32_t key_group = 0; key_group < port_store_->max_parallelism(); ++key_group) {
+      SF_RETURN_NOT_OK(port_store_->store()->ExportKeyGroup(key_group, &section));
+      if (section.empty()) continue;
+      out->bytes.insert(out->bytes.end(), section.begin(), section.end());
+      out->key_groups.push_back(key_group);
+      out->offsets.push_back(static_cast<int32_t>(out->bytes.size()));
+    }
+    return Status::OK();
+  }
   operators::Operator* owner = StateOwner();
   if (owner == nullptr) {
     *out = operators::KeyGroupSections{};
@@ -140,6 +190,11 @@ Status Pipeline::Snapshot(operators::KeyGroupSections* out) {
 }
 
 Status Pipeline::Restore(int32_t key_group, const uint8_t* data, int64_t length) {
+  if (port_store_ != nullptr) {
+    return port_store_->store()->ImportKeyGroup(
+        key_group,
+        std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(length)));
+  }
   operators::Operator* owner = StateOwner();
   if (owner == nullptr) return InternalError("Restore of an island that owns no state");
   return owner->Restore(key_group, data, length);
@@ -332,6 +387,7 @@ int64_t Pipeline::memory_bytes() const {
   // The operators' pools are children of the island's, and each operator counts its own.
   int64_t bytes = pool_->own_bytes();
   for (const auto& op : operators_) bytes += op->MemoryBytes();
+  if (port_store_ != nullptr) bytes += port_store_->memory_bytes();
   return bytes;
 }
 

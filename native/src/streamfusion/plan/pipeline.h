@@ -16,6 +16,7 @@
 #include "streamfusion/memory/accounting_pool.h"
 #include "streamfusion/operators/operator.h"
 #include "streamfusion/plan.pb.h"
+#include "streamfusion/state/port_store.h"
 #include "streamfusion/state/state_port.h"
 #include "streamfusion/type/logical_type.h"
 
@@ -58,8 +59,8 @@ class Pipeline {
   std::vector<operators::WatermarkMark> TakeWatermarks() { return std::exchange(marks_, {}); }
   bool has_watermarks() const { return !marks_.empty(); }
 
-  // The state the island's operators keep themselves (at most one operator owns state), for a
-  // checkpoint; none when no operator owns state.
+  // The state the island's operators keep themselves (at most one operator owns state), or the
+  // port store's, for a checkpoint; none when no operator owns state.
   Status Snapshot(operators::KeyGroupSections* out);
   // Adds one key group's section of such a snapshot, before any input.
   Status Restore(int32_t key_group, const uint8_t* data, int64_t length);
@@ -74,7 +75,11 @@ class Pipeline {
   // The island's port to Flink keyed state (its one stateful operator's), or null when no
   // operator of the island keeps Flink keyed state. Its message holds the reads of a blocked
   // call, or the writes of a finished one, which the JVM applies before emitting the output.
+  // With a port store (Plan.port_store) the island serves its port itself: no call leaves a
+  // message or blocks.
   state::StatePort* state_port() { return port_.get(); }
+  // The native store that serves the port, or null.
+  state::PortStore* port_store() { return port_store_.get(); }
 
   // Flushes the island (a watermark, a checkpoint barrier, the end of input): each operator in
   // order hands out what it buffers (operators::Operator::Flush), which runs through the
@@ -136,6 +141,11 @@ class Pipeline {
   // batches the last handed out are then run_.inputs.
   Status Continue(bool resume);
 
+  // With a port store: serves what the port holds after a call that returned `output`, resuming
+  // the call while it blocks; returns the call's output.
+  Result<std::shared_ptr<arrow::RecordBatch>> Served(
+      Result<std::shared_ptr<arrow::RecordBatch>> output);
+
   // The island's output from the batches its last operator handed out; sets source_rows_.
   Result<std::shared_ptr<arrow::RecordBatch>> TakeOutput(std::vector<operators::Batch> batches);
 
@@ -144,6 +154,9 @@ class Pipeline {
   type::RowType output_type_;
   std::vector<std::unique_ptr<operators::Operator>> operators_;
   std::unique_ptr<state::StatePort> port_;
+  std::unique_ptr<state::PortStore> port_store_;
+  std::vector<uint8_t> port_message_;
+  std::vector<uint8_t> port_answers_;
   // Where a run is: the operator taking input, its input batches, how many it took, whether it
   // was flushed, and what it handed out so far.
   struct RunPosition {

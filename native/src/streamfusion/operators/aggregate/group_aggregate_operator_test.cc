@@ -1,7 +1,12 @@
 #include "streamfusion/operators/aggregate/group_aggregate_operator.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +17,7 @@
 #include "streamfusion/operators/aggregate/agg_test_util.h"
 #include "streamfusion/plan/pipeline.h"
 #include "streamfusion/state/fake_keyed_state.h"
+#include "streamfusion/state/key_group.h"
 
 // The group aggregation on the operator contract, in an island, over a state port served by an
 // in-memory stand-in for the JVM's KeyedStatePort (same message format). The rules themselves are
@@ -177,6 +183,111 @@ TEST(GroupAggregateOperatorTest, MalformedAnswersAreAnErrorNotACrash) {
   // A length running past the end.
   const std::vector<uint8_t> long_value = {0x40, 0, 0, 0, 1, 2};
   EXPECT_FALSE(island->state_port()->Answer(long_value.data(), 6).ok());
+}
+
+// MaxPlan's island with its state port served by the native store (state/port_store.h) in a fresh
+// directory named `name`.
+std::unique_ptr<plan::Pipeline> StoreIsland(const std::string& name) {
+  plan::Plan plan = MaxPlan();
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("streamfusion-group-store-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(dir);
+  plan::PortStoreOptions* store = plan.mutable_port_store();
+  store->set_directory(dir.string());
+  store->set_memory_bytes(4 << 20);
+  store->set_max_parallelism(128);
+  for (const char* state : {"accState", "max", "max_null_state"}) store->add_states(state);
+  auto made = plan::Pipeline::Make(plan, 0);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return std::move(*made);
+}
+
+// Random rows over keys 0..19: inserts, and retractions of values that may or may not be there.
+std::vector<Row> RandomRows(std::mt19937* random, int n) {
+  std::vector<Row> rows;
+  for (int i = 0; i < n; ++i) {
+    const bool retract = (*random)() % 10 < 3;
+    rows.push_back({static_cast<int8_t>(retract ? 3 : 0), static_cast<int32_t>((*random)() % 20),
+                    static_cast<int64_t>((*random)() % 30)});
+  }
+  return rows;
+}
+
+// The store-served island's changelog for a batch: it never blocks or leaves a message.
+std::vector<std::string> RunStoreBatch(plan::Pipeline* island, const std::vector<Row>& rows) {
+  FakeKeyedState unused;
+  int rounds = 0;
+  std::vector<std::string> changelog = RunBatch(island, &unused, rows, &rounds);
+  EXPECT_EQ(rounds, 0);
+  EXPECT_EQ(unused.reads, 0);
+  EXPECT_FALSE(island->blocked());
+  EXPECT_FALSE(island->state_port()->has_message());
+  return changelog;
+}
+
+TEST(GroupAggregateOperatorTest, TheNativeStoreServesThePortAsFlinkStateDoes) {
+  auto over_flink = *plan::Pipeline::Make(MaxPlan(), 0);
+  FakeKeyedState jvm;
+  auto over_store = StoreIsland("differential");
+  std::mt19937 random(44);
+  int rounds = 0;
+  int rescans = 0;
+  for (int b = 0; b < 40; ++b) {
+    const std::vector<Row> rows = RandomRows(&random, 60);
+    const std::vector<std::string> expected = RunBatch(over_flink.get(), &jvm, rows, &rounds);
+    rescans += rounds > 1 ? 1 : 0;
+    EXPECT_EQ(RunStoreBatch(over_store.get(), rows), expected) << "batch " << b;
+  }
+  // The batches retracted maxima, so whole maps were read back (GetEntries) too.
+  EXPECT_GT(rescans, 0);
+}
+
+// A checkpoint's sections (by key group) restore into islands of another parallelism: each gets
+// its key groups' sections and its keys' rows, and together they go on as one island would.
+TEST(GroupAggregateOperatorTest, TheNativeStoresSnapshotRestoresSplitByKeyGroup) {
+  auto before = StoreIsland("before");
+  auto whole = *plan::Pipeline::Make(MaxPlan(), 0);
+  FakeKeyedState jvm;
+  std::mt19937 random(7);
+  int rounds = 0;
+  for (int b = 0; b < 10; ++b) {
+    const std::vector<Row> rows = RandomRows(&random, 60);
+    RunStoreBatch(before.get(), rows);
+    RunBatch(whole.get(), &jvm, rows, &rounds);
+  }
+  KeyGroupSections snapshot;
+  ASSERT_TRUE(before->Snapshot(&snapshot).ok());
+  ASSERT_FALSE(snapshot.key_groups.empty());
+  std::unique_ptr<plan::Pipeline> halves[2] = {StoreIsland("half-0"), StoreIsland("half-1")};
+  auto half_of = [](int32_t key_group) {
+    return state::OperatorIndexForKeyGroup(128, 2, key_group);
+  };
+  for (size_t i = 0; i < snapshot.key_groups.size(); ++i) {
+    const int32_t from = snapshot.offsets[i];
+    ASSERT_TRUE(halves[half_of(snapshot.key_groups[i])]
+                    ->Restore(snapshot.key_groups[i], snapshot.bytes.data() + from,
+                              snapshot.offsets[i + 1] - from)
+                    .ok());
+  }
+  before.reset();  // its directory goes with it
+  for (int b = 0; b < 10; ++b) {
+    const std::vector<Row> rows = RandomRows(&random, 60);
+    std::vector<std::string> expected = RunBatch(whole.get(), &jvm, rows, &rounds);
+    std::vector<Row> split[2];
+    batch::BinaryRowBuffer scratch;
+    std::vector<int32_t> key_groups;
+    ASSERT_TRUE(state::KeyGroups(InputType(), *Batch(rows), {0}, 128, &scratch, &key_groups).ok());
+    for (size_t r = 0; r < rows.size(); ++r) split[half_of(key_groups[r])].push_back(rows[r]);
+    std::vector<std::string> got;
+    for (int h = 0; h < 2; ++h) {
+      const std::vector<std::string> out = RunStoreBatch(halves[h].get(), split[h]);
+      got.insert(got.end(), out.begin(), out.end());
+    }
+    // Each key's changes keep their order within its half; across keys the order differs.
+    std::sort(expected.begin(), expected.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, expected) << "batch " << b;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,275 @@
+#include "streamfusion/state/port_store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "streamfusion/state/key_group.h"
+#include "streamfusion/state/state_port.h"
+
+namespace streamfusion::state {
+namespace {
+
+constexpr int32_t kValues = 0;  // a ValueState
+constexpr int32_t kMap = 1;     // a MapState
+
+std::unique_ptr<PortStore> Open(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("streamfusion-port-store-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(dir);
+  NativeStoreOptions options;
+  options.directory = dir.string();
+  options.states = {"accState", "distinctMap"};
+  options.memory_bytes = 8 << 20;
+  options.max_parallelism = 128;
+  auto store = PortStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return std::move(*store);
+}
+
+// A key image: 16 bytes (images are whole 8-byte words) that differ by `i`.
+std::string Key(int i) {
+  std::string image(16, '\0');
+  image[8] = static_cast<char>(i);
+  image[9] = static_cast<char>(i >> 8);
+  return image;
+}
+
+// Sends what `port` holds to `store` and hands the answers back to the port.
+void Serve(StatePort* port, PortStore* store) {
+  std::vector<uint8_t> message;
+  port->TakeMessage(&message);
+  std::vector<uint8_t> answers;
+  Status served = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  ASSERT_TRUE(served.ok()) << served.ToString();
+  Status answered = port->Answer(answers.data(), static_cast<int64_t>(answers.size()));
+  ASSERT_TRUE(answered.ok()) << answered.ToString();
+}
+
+// A new batch of the port with keys 0 .. n-1.
+void BeginBatch(StatePort* port, int n) {
+  port->BeginBatch();
+  batch::BinaryRowBuffer keys;
+  for (int i = 0; i < n; ++i) keys.Append(Key(i));
+  port->AddKeys(keys);
+}
+
+TEST(PortStoreTest, ValuesAreReadWrittenAndClearedPerKey) {
+  auto store = Open("values");
+  StatePort port;
+  BeginBatch(&port, 3);
+  port.PutValue(kValues, 0, "zero");
+  port.PutValue(kValues, 2, "two");
+  Serve(&port, store.get());
+
+  BeginBatch(&port, 3);
+  const int32_t r0 = port.GetValue(kValues, 0);
+  const int32_t r1 = port.GetValue(kValues, 1);
+  const int32_t r2 = port.GetValue(kValues, 2);
+  const int32_t other_state = port.GetValue(kMap, 0);
+  Serve(&port, store.get());
+  ASSERT_TRUE(port.present(r0));
+  EXPECT_EQ(port.value(r0), "zero");
+  EXPECT_FALSE(port.present(r1));
+  ASSERT_TRUE(port.present(r2));
+  EXPECT_EQ(port.value(r2), "two");
+  EXPECT_FALSE(port.present(other_state));
+
+  // A write is visible to a read after it in the same message; a clear removes the value.
+  BeginBatch(&port, 3);
+  port.PutValue(kValues, 1, "one");
+  port.Clear(kValues, 2);
+  const int32_t after_put = port.GetValue(kValues, 1);
+  const int32_t after_clear = port.GetValue(kValues, 2);
+  Serve(&port, store.get());
+  ASSERT_TRUE(port.present(after_put));
+  EXPECT_EQ(port.value(after_put), "one");
+  EXPECT_FALSE(port.present(after_clear));
+}
+
+TEST(PortStoreTest, MapEntriesAreReadOneByOneAndWhole) {
+  auto store = Open("maps");
+  StatePort port;
+  BeginBatch(&port, 2);
+  const std::string a(8, 'a'), b(8, 'b'), c(8, 'c');
+  port.PutEntry(kMap, 0, b, "2");
+  port.PutEntry(kMap, 0, a, "1");
+  port.PutEntry(kMap, 0, c, "3");
+  port.PutEntry(kMap, 1, a, "other key");
+  port.PutValue(kValues, 0, "a value of the same key");
+  Serve(&port, store.get());
+
+  BeginBatch(&port, 2);
+  port.RemoveEntry(kMap, 0, b);
+  const int32_t one = port.GetEntry(kMap, 0, a);
+  const int32_t removed = port.GetEntry(kMap, 0, b);
+  const int32_t whole = port.GetEntries(kMap, 0);
+  const int32_t none = port.GetEntries(kValues, 1);
+  Serve(&port, store.get());
+  ASSERT_TRUE(port.present(one));
+  EXPECT_EQ(port.value(one), "1");
+  EXPECT_FALSE(port.present(removed));
+  auto entries = port.entries(whole);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].key, a);
+  EXPECT_EQ(entries[0].value, "1");
+  EXPECT_EQ(entries[1].key, c);
+  EXPECT_EQ(entries[1].value, "3");
+  EXPECT_TRUE(port.entries(none).empty());
+
+  // Clearing a map removes every entry of that key only.
+  BeginBatch(&port, 2);
+  port.Clear(kMap, 0);
+  const int32_t cleared = port.GetEntries(kMap, 0);
+  const int32_t kept = port.GetEntries(kMap, 1);
+  const int32_t value = port.GetValue(kValues, 0);
+  Serve(&port, store.get());
+  EXPECT_TRUE(port.entries(cleared).empty());
+  ASSERT_EQ(port.entries(kept).size(), 1u);
+  EXPECT_EQ(port.entries(kept)[0].value, "other key");
+  ASSERT_TRUE(port.present(value));
+  EXPECT_EQ(port.value(value), "a value of the same key");
+}
+
+TEST(PortStoreTest, NamespacesSeparateAKeysValues) {
+  auto store = Open("namespaces");
+  StatePort port;
+  BeginBatch(&port, 1);
+  port.SetNamespace(TimeWindowBytes(0, 10));
+  port.PutValue(kValues, 0, "first window");
+  port.SetNamespace(TimeWindowBytes(10, 20));
+  port.PutValue(kValues, 0, "second window");
+  Serve(&port, store.get());
+
+  BeginBatch(&port, 1);
+  port.SetNamespace(TimeWindowBytes(0, 10));
+  const int32_t first = port.GetValue(kValues, 0);
+  port.SetNamespace(TimeWindowBytes(10, 20));
+  port.Clear(kValues, 0);
+  const int32_t second = port.GetValue(kValues, 0);
+  port.ClearNamespace();
+  const int32_t plain = port.GetValue(kValues, 0);
+  Serve(&port, store.get());
+  ASSERT_TRUE(port.present(first));
+  EXPECT_EQ(port.value(first), "first window");
+  EXPECT_FALSE(port.present(second));
+  EXPECT_FALSE(port.present(plain));
+}
+
+TEST(PortStoreTest, KeysAreNumberedAcrossTheRoundsOfABatch) {
+  auto store = Open("rounds");
+  StatePort port;
+  BeginBatch(&port, 2);
+  port.PutValue(kValues, 1, "one");
+  Serve(&port, store.get());
+  // More keys in the same batch: numbered after the first two.
+  batch::BinaryRowBuffer more;
+  more.Append(Key(1));
+  ASSERT_EQ(port.AddKeys(more), 2);
+  const int32_t read = port.GetValue(kValues, 2);
+  Serve(&port, store.get());
+  ASSERT_TRUE(port.present(read));
+  EXPECT_EQ(port.value(read), "one");
+}
+
+TEST(PortStoreTest, EntriesLiveInTheirKeysFlinkKeyGroup) {
+  auto store = Open("key-groups");
+  StatePort port;
+  BeginBatch(&port, 40);
+  for (int i = 0; i < 40; ++i) port.PutValue(kValues, i, "v" + std::to_string(i));
+  Serve(&port, store.get());
+  for (int i = 0; i < 40; ++i) {
+    const std::string key = Key(i);
+    const int32_t group =
+        KeyGroupForHash(BinaryRowHash(reinterpret_cast<const uint8_t*>(key.data()), 16), 128);
+    std::string section;
+    ASSERT_TRUE(store->store()->ExportKeyGroup(group, &section).ok());
+    EXPECT_NE(section.find(key), std::string::npos) << "key " << i << " in key group " << group;
+  }
+}
+
+TEST(PortStoreTest, ExportWritesTheStoreAsPortWritesAndClears) {
+  auto source = Open("export-source");
+  StatePort port;
+  BeginBatch(&port, 30);
+  for (int i = 0; i < 30; ++i) {
+    port.PutValue(kValues, i, std::string(i + 1, 'v'));
+    for (int e = 0; e < i % 4; ++e) port.PutEntry(kMap, i, Key(100 + e), std::to_string(e));
+  }
+  port.SetNamespace(TimeWindowBytes(5, 6));
+  port.PutValue(kValues, 7, "namespaced");
+  port.ClearNamespace();
+  Serve(&port, source.get());
+
+  // Into a second store as writes, in small messages (each numbering its keys from 0).
+  auto copy = Open("export-copy");
+  int messages = 0;
+  auto apply = [&](const std::vector<uint8_t>& message) -> Status {
+    ++messages;
+    std::vector<uint8_t> answers;
+    SF_RETURN_NOT_OK(copy->Serve(message.data(), static_cast<int64_t>(message.size()), &answers));
+    if (!answers.empty()) return InternalError("answers to writes");
+    return Status::OK();
+  };
+  ASSERT_TRUE(source->Export(false, 200, apply).ok());
+  EXPECT_GT(messages, 3);
+
+  BeginBatch(&port, 30);
+  std::vector<int32_t> values, maps;
+  for (int i = 0; i < 30; ++i) {
+    values.push_back(port.GetValue(kValues, i));
+    maps.push_back(port.GetEntries(kMap, i));
+  }
+  port.SetNamespace(TimeWindowBytes(5, 6));
+  const int32_t namespaced = port.GetValue(kValues, 7);
+  port.ClearNamespace();
+  Serve(&port, copy.get());
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(port.present(values[i]));
+    EXPECT_EQ(port.value(values[i]), std::string(i + 1, 'v'));
+    auto entries = port.entries(maps[i]);
+    ASSERT_EQ(entries.size(), static_cast<size_t>(i % 4));
+    for (int e = 0; e < i % 4; ++e) {
+      EXPECT_EQ(entries[e].key, Key(100 + e));
+      EXPECT_EQ(entries[e].value, std::to_string(e));
+    }
+  }
+  ASSERT_TRUE(port.present(namespaced));
+  EXPECT_EQ(port.value(namespaced), "namespaced");
+
+  // The clears of the source empty the copy.
+  ASSERT_TRUE(source->Export(true, 200, apply).ok());
+  for (int32_t group = 0; group < 128; ++group) {
+    std::string section;
+    ASSERT_TRUE(copy->store()->ExportKeyGroup(group, &section).ok());
+    EXPECT_TRUE(section.empty()) << "key group " << group;
+  }
+}
+
+TEST(PortStoreTest, TimersAndMalformedMessagesAreRefused) {
+  auto store = Open("refused");
+  StatePort port;
+  BeginBatch(&port, 1);
+  port.Timer(StateOp::kRegisterEventTimer, 0, 0, 99);
+  std::vector<uint8_t> message;
+  port.TakeMessage(&message);
+  std::vector<uint8_t> answers;
+  Status timer = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  EXPECT_FALSE(timer.ok());
+  EXPECT_NE(timer.ToString().find("timers"), std::string::npos) << timer.ToString();
+
+  BeginBatch(&port, 1);
+  port.PutValue(kValues, 0, "value");
+  message.clear();
+  port.TakeMessage(&message);
+  message.resize(message.size() - 2);
+  Status truncated = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  EXPECT_FALSE(truncated.ok());
+}
+
+}  // namespace
+}  // namespace streamfusion::state
