@@ -510,6 +510,55 @@ JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_restorePipelin
   });
 }
 
+// The island's port store as state port messages of writes (or with `clears`, of clears), each
+// of about `message_bytes` at most, handed to `sink` (a java.util.function.Consumer<byte[]>) in
+// turn (state/port_store.h, PortStore::Export).
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_exportStore(
+    JNIEnv* env, jclass, jlong handle, jboolean clears, jint message_bytes, jobject sink) {
+  CountCrossing();
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    state::PortStore* store = h->pipeline->port_store();
+    if (store == nullptr) return InternalError("exportStore on an island without a port store");
+    jclass consumer = env->GetObjectClass(sink);
+    jmethodID accept = env->GetMethodID(consumer, "accept", "(Ljava/lang/Object;)V");
+    env->DeleteLocalRef(consumer);
+    if (accept == nullptr) return InternalError("exportStore: the sink is not a Consumer");
+    SF_RETURN_NOT_OK(store->Export(
+        clears != JNI_FALSE, message_bytes, [&](const std::vector<uint8_t>& message) -> Status {
+          jbyteArray bytes = env->NewByteArray(static_cast<jsize>(message.size()));
+          if (bytes == nullptr) return InternalError("exportStore: no memory for a message");
+          env->SetByteArrayRegion(bytes, 0, static_cast<jsize>(message.size()),
+                                  reinterpret_cast<const jbyte*>(message.data()));
+          env->CallVoidMethod(sink, accept, bytes);
+          env->DeleteLocalRef(bytes);
+          if (env->ExceptionCheck()) return InternalError("exportStore: the sink threw");
+          return Status::OK();
+        }));
+    return true;
+  });
+}
+
+// Applies a state port message of writes (Flink state read back as port writes, after a restore
+// from Flink's layout) to the island's port store.
+JNIEXPORT void JNICALL Java_io_streamfusion_runtime_jni_NativeLib_importStore(JNIEnv* env, jclass,
+                                                                              jlong handle,
+                                                                              jbyteArray message) {
+  CountCrossing();
+  Guard<bool>(env, false, [&]() -> Result<bool> {
+    SF_ASSIGN_OR_RAISE(PipelineHandle * h, CheckedHandle(handle));
+    state::PortStore* store = h->pipeline->port_store();
+    if (store == nullptr) return InternalError("importStore on an island without a port store");
+    std::vector<uint8_t> bytes(static_cast<size_t>(env->GetArrayLength(message)));
+    env->GetByteArrayRegion(message, 0, static_cast<jsize>(bytes.size()),
+                            reinterpret_cast<jbyte*>(bytes.data()));
+    std::vector<uint8_t> answers;
+    SF_RETURN_NOT_OK(store->Serve(bytes.data(), static_cast<int64_t>(bytes.size()), &answers));
+    if (!answers.empty()) return InternalError("importStore: a message with reads");
+    return true;
+  });
+}
+
 // Rows the island's operators dropped as late since the last call.
 JNIEXPORT jlong JNICALL Java_io_streamfusion_runtime_jni_NativeLib_lateRowsDropped(JNIEnv* env,
                                                                                    jclass,

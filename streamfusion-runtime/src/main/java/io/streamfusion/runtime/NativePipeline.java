@@ -121,6 +121,17 @@ public final class NativePipeline implements AutoCloseable {
         NativeLib.restorePipeline(checkedHandle(), keyGroup, section);
     }
 
+    /** See {@link NativeLib#exportStore}. */
+    public void exportStore(
+            boolean clears, int messageBytes, java.util.function.Consumer<byte[]> sink) {
+        NativeLib.exportStore(checkedHandle(), clears, messageBytes, sink);
+    }
+
+    /** See {@link NativeLib#importStore}. */
+    public void importStore(byte[] message) {
+        NativeLib.importStore(checkedHandle(), message);
+    }
+
     /** See {@link NativeLib#lateRowsDropped}. */
     public long lateRowsDropped() {
         return NativeLib.lateRowsDropped(checkedHandle());

@@ -20,6 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -34,6 +35,9 @@ class GroupAggregateStateTest {
     @RegisterExtension static final ParityCluster MINI_CLUSTER = ParityHarness.miniCluster();
 
     private static final int ROWS = 20_000;
+
+    /** A backend's suffix for the aggregation's state in the native store (see env). */
+    private static final String STORE = "+store";
 
     private static final String QUERY =
             "SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v), AVG(v), COUNT(*) FILTER (WHERE v % 3 = 0) "
@@ -110,7 +114,17 @@ class GroupAggregateStateTest {
             int rowsPerSecond,
             Map<String, String> extra,
             StateJobs.Ids ids) {
-        StreamTableEnvironment tEnv = StateJobs.env(nativeEngine, parallelism, backend, extra);
+        // "<backend>+store": the backend, with the aggregation's state in the native store
+        // (streamfusion.group.state=STORE).
+        Map<String, String> options = extra;
+        String flinkBackend = backend;
+        if (backend.endsWith(STORE)) {
+            flinkBackend = backend.substring(0, backend.length() - STORE.length());
+            options = new java.util.HashMap<>(extra);
+            options.put("streamfusion.group.state", "STORE");
+        }
+        StreamTableEnvironment tEnv =
+                StateJobs.env(nativeEngine, parallelism, flinkBackend, options);
         tEnv.executeSql(StateJobs.sequenceSource("src", ROWS, rowsPerSecond, "", ids));
         return tEnv;
     }
@@ -163,7 +177,10 @@ class GroupAggregateStateTest {
         "rocksdb, true, retract-distinct",
         "hashmap, false, retract-min-max",
         "rocksdb, true, retract-min-max",
-        "hashmap, true, retract-first-last"
+        "hashmap, true, retract-first-last",
+        "rocksdb+store, false, plain",
+        "hashmap+store, true, distinct",
+        "rocksdb+store, false, retract-min-max"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, boolean miniBatch, String kind, @TempDir Path dir) throws Exception {
@@ -193,6 +210,8 @@ class GroupAggregateStateTest {
         boolean slow = kind.equals("retract-first-last") && backend.equals("rocksdb");
         long before = NativeMetrics.recordsIn();
         long loadsBefore = NativeMetrics.wholeMapLoads();
+        long stateRowsBefore = NativeMetrics.nativeStateRows();
+        List<String> storesBefore = NativeMetrics.storeDirectories();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment nat =
                 env(
@@ -217,7 +236,14 @@ class GroupAggregateStateTest {
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(2L * ROWS);
         StateJobs.assertRestoredFromCheckpoint(ROWS);
         assertThat(actual).isEqualTo(expected);
-        if (kind.equals("retract-min-max")) {
+        if (backend.endsWith(STORE)) {
+            // The store serves the port, rescans of whole maps included.
+            assertThat(NativeMetrics.nativeStateRows())
+                    .as("rows into the native store")
+                    .isGreaterThan(stateRowsBefore);
+            // The failed tasks' stores and the finished job's are gone.
+            StateJobs.assertStoreDirectoriesDeleted(storesBefore);
+        } else if (kind.equals("retract-min-max")) {
             assertThat(NativeMetrics.wholeMapLoads()).as("rescans").isGreaterThan(loadsBefore);
         }
     }
@@ -234,7 +260,9 @@ class GroupAggregateStateTest {
         "rocksdb, false, retract-distinct",
         "rocksdb, false, retract-min-max",
         "hashmap, false, retract-first-last",
-        "rocksdb, false, retract-first-last"
+        "rocksdb, false, retract-first-last",
+        "rocksdb+store, true, retract-distinct",
+        "hashmap+store, false, retract-first-last"
     })
     void failureAndRestoreFromCheckpointGiveStockResultsFull(
             String backend, boolean miniBatch, String kind, @TempDir Path dir) throws Exception {
@@ -242,12 +270,49 @@ class GroupAggregateStateTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"hashmap, 3, false", "rocksdb, 1, false", "hashmap, 3, true"})
+    @CsvSource({
+        "hashmap, 3, false",
+        "rocksdb, 1, false",
+        "hashmap, 3, true",
+        "rocksdb+store, 3, false",
+        "hashmap+store, 1, true"
+    })
     void savepointAtTwoRestoresAtAnotherParallelism(
             String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
             throws Exception {
         assertSavepointRestore(
                 QUERY, QUERY_SINK, true, true, backend, restoreParallelism, miniBatch, dir);
+    }
+
+    /**
+     * The state in the native store: retained checkpoints of parallelism 2 (its key groups in raw
+     * keyed state) restore at 3 and at 1, key groups split and merged by Flink.
+     */
+    @ParameterizedTest
+    @CsvSource({"rocksdb+store, 3, false", "hashmap+store, 1, true"})
+    void checkpointWithTheNativeStoreRestoresAtAnotherParallelism(
+            String backend, int restoreParallelism, boolean miniBatch, @TempDir Path dir)
+            throws Exception {
+        ExecNodeContext.resetIdCounter();
+        StreamTableEnvironment first =
+                env(true, 2, backend, 4_000, with(StateJobs.retainedCheckpoints(dir), miniBatch));
+        first.executeSql(QUERY_SINK);
+        long stateRows = NativeMetrics.nativeStateRows();
+        List<String> storesBefore = NativeMetrics.storeDirectories();
+        String checkpoint =
+                StateJobs.checkpointMidway(
+                        MINI_CLUSTER.miniCluster(),
+                        first,
+                        "INSERT INTO out_sink " + QUERY,
+                        dir,
+                        ROWS);
+        assertThat(NativeMetrics.nativeStateRows())
+                .as("rows into the native store")
+                .isGreaterThan(stateRows);
+        // The cancelled job's stores are gone.
+        StateJobs.assertStoreDirectoriesDeleted(storesBefore);
+        assertRestoresToStockResult(
+                QUERY, QUERY_SINK, checkpoint, true, backend, restoreParallelism, miniBatch);
     }
 
     /** The rest of the matrix above, under {@code ./sf test --full}. */
@@ -268,7 +333,9 @@ class GroupAggregateStateTest {
     @CsvSource({
         "true, true, hashmap, 3, false",
         "true, false, rocksdb, 2, false",
-        "false, true, rocksdb, 3, true"
+        "false, true, rocksdb, 3, true",
+        "true, true, rocksdb+store, 3, false",
+        "true, false, hashmap+store, 2, true"
     })
     void retractingMinMaxSavepointsRestore(
             boolean firstNative,
@@ -355,7 +422,13 @@ class GroupAggregateStateTest {
      * StreamFusion can be switched on or off for a running job.
      */
     @ParameterizedTest
-    @CsvSource({"true, rocksdb, false", "false, rocksdb, false", "true, hashmap, true"})
+    @CsvSource({
+        "true, rocksdb, false",
+        "false, rocksdb, false",
+        "true, hashmap, true",
+        "true, rocksdb+store, false",
+        "false, hashmap+store, true"
+    })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, boolean miniBatch, @TempDir Path dir)
             throws Exception {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -25,7 +26,9 @@ import org.apache.flink.util.ExceptionUtils;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -301,6 +304,10 @@ final class StateJobs {
             job = tEnv.executeSql(insert).getJobClient().get();
             awaitCheckpointAfter(mini, job.getJobID(), awaitHeld(job));
             job.cancel().get();
+            // Cancelled once every task has closed (its native resources freed).
+            while (!job.getJobStatus().get().isGloballyTerminalState()) {
+                Thread.sleep(20);
+            }
             assertThat(FailOnce.CALLS.size())
                     .as("rows read before the cancellation")
                     .isPositive()
@@ -398,6 +405,20 @@ final class StateJobs {
             }
             Thread.sleep(POLL_MILLIS);
         }
+    }
+
+    /**
+     * The native stores opened since {@code before} ({@link NativeMetrics#storeDirectories}): at
+     * least one, and none of their directories left once the jobs that opened them ended, failed
+     * over or were cancelled.
+     */
+    static void assertStoreDirectoriesDeleted(List<String> before) {
+        List<String> opened = new ArrayList<>(NativeMetrics.storeDirectories());
+        opened.removeAll(before);
+        assertThat(opened).as("native stores opened").isNotEmpty();
+        assertThat(opened)
+                .as("native store directories left behind")
+                .noneMatch(dir -> Files.exists(Path.of(dir)));
     }
 
     /**

@@ -374,6 +374,7 @@ class WindowAggregateStateTest {
 
         long before = NativeMetrics.recordsIn();
         long stateRows = NativeMetrics.nativeStateRows();
+        List<String> storesBefore = NativeMetrics.storeDirectories();
         ExecNodeContext.resetIdCounter();
         StreamTableEnvironment nat =
                 env(
@@ -405,6 +406,17 @@ class WindowAggregateStateTest {
                         ? (int) sessionRows(IN_ORDER)
                         : ROWS);
         assertThat(actual).isEqualTo(expected);
+        if (usesTheStore(backend, window)) {
+            // The failed tasks' stores and the finished job's are gone.
+            StateJobs.assertStoreDirectoriesDeleted(storesBefore);
+        }
+    }
+
+    /** Whether a window TVF over slices keeps its accumulators in the native store. */
+    private static boolean usesTheStore(String backend, String window) {
+        boolean sliced =
+                window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
+        return sliced && (backend.equals("rocksdb") || backend.endsWith(STORE));
     }
 
     /** The rest of the matrix above, under {@code ./sf test --full}. */

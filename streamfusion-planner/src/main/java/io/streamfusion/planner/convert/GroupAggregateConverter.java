@@ -8,6 +8,8 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.planner.nodes.NativeExecNode;
 import io.streamfusion.planner.nodes.StreamExecNativeGroupAggregate;
+import io.streamfusion.runtime.config.StreamFusionOptions;
+import io.streamfusion.runtime.config.StreamFusionOptions.GroupState;
 import io.streamfusion.runtime.state.DistinctState;
 
 import org.apache.calcite.rel.core.AggregateCall;
@@ -79,7 +81,7 @@ public final class GroupAggregateConverter implements OperatorFamily {
                 (node, c) -> convertLocal(node, c.typeFactory(), c.session()));
         registry.add(
                 StreamExecGlobalGroupAggregate.class,
-                (node, c) -> convertGlobal(node, c.typeFactory(), c.session()));
+                (node, c) -> convertGlobal(node, c.config(), c.typeFactory(), c.session()));
         registry.refuse(
                 StreamExecIncrementalGroupAggregate.class,
                 "IncrementalGroupAggregate (a split DISTINCT aggregation with mini-batch,"
@@ -126,6 +128,7 @@ public final class GroupAggregateConverter implements OperatorFamily {
                 agg,
                 infos,
                 inputType,
+                config,
                 session,
                 stateMetadataList,
                 StreamExecGroupAggregate.GROUP_AGGREGATE_TRANSFORMATION,
@@ -147,6 +150,7 @@ public final class GroupAggregateConverter implements OperatorFamily {
                 GroupAggregateNode.newBuilder().setMode(Mode.LOCAL),
                 infos,
                 inputType,
+                null,
                 session,
                 null,
                 StreamExecLocalGroupAggregate.LOCAL_GROUP_AGGREGATE_TRANSFORMATION,
@@ -156,6 +160,7 @@ public final class GroupAggregateConverter implements OperatorFamily {
     /** StreamExecGlobalGroupAggregate: merges the local accumulators into keyed state. */
     static StreamExecNativeGroupAggregate convertGlobal(
             StreamExecGlobalGroupAggregate node,
+            TableConfig config,
             FlinkTypeFactory typeFactory,
             SessionOptions session)
             throws UnsupportedNativeException {
@@ -180,6 +185,7 @@ public final class GroupAggregateConverter implements OperatorFamily {
                 agg,
                 infos,
                 (RowType) node.getInputEdges().get(0).getOutputType(),
+                config,
                 session,
                 NodeFields.read(node, "stateMetadataList"),
                 StreamExecGlobalGroupAggregate.GLOBAL_GROUP_AGGREGATE_TRANSFORMATION,
@@ -279,11 +285,31 @@ public final class GroupAggregateConverter implements OperatorFamily {
             GroupAggregateNode.Builder agg,
             AggregateInfoList infos,
             RowType inputType,
+            TableConfig config,
             SessionOptions session,
             List<StateMetadata> stateMetadataList,
             String transformationName,
             boolean keyed)
             throws UnsupportedNativeException {
+        String stateNote = null;
+        if (keyed) {
+            GroupState option = config.get(StreamFusionOptions.GROUP_STATE);
+            boolean ttl = stateTtl(config, stateMetadataList) > 0;
+            boolean inStore = option == GroupState.STORE && !ttl;
+            agg.setStateInStore(inStore);
+            stateNote =
+                    inStore
+                            ? "group state: a native store on disk, by key group"
+                                    + " (streamfusion.group.state=STORE; checkpoints: raw keyed"
+                                    + " state; savepoints: Flink's layout)"
+                            : "group state: Flink keyed state through the state port ("
+                                    + (option == GroupState.STORE
+                                            ? "state TTL keeps Flink state"
+                                            : option == GroupState.FLINK
+                                                    ? "streamfusion.group.state=FLINK"
+                                                    : "streamfusion.group.state AUTO")
+                                    + ")";
+        }
         int[] grouping = NodeFields.read(node, "grouping");
         for (int key : grouping) {
             agg.addGrouping(key);
@@ -308,7 +334,8 @@ public final class GroupAggregateConverter implements OperatorFamily {
                 distincts.toArray(new DistinctState[0]),
                 stateMetadataList,
                 transformationName,
-                keyed);
+                keyed,
+                stateNote);
     }
 
     /**

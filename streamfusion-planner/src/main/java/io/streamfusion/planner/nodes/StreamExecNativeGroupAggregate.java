@@ -40,6 +40,7 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
     private final List<StateMetadata> stateMetadataList;
     private final String transformationName;
     private final boolean keyed;
+    private final String stateNote;
 
     /** The LOCAL phase in an island: its plan, and the Calc it absorbs before it. */
     private byte[] islandPlan;
@@ -54,6 +55,7 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
      *     GlobalGroupAggregate)
      * @param transformationName the original's transformation name (part of its operator uid)
      * @param keyed false for the local aggregation, which keeps no state
+     * @param stateNote where the state lives and why (EXPLAIN); null when keyed is false
      */
     public StreamExecNativeGroupAggregate(
             ExecNodeBase<RowData> original,
@@ -64,7 +66,8 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
             DistinctState[] distincts,
             List<StateMetadata> stateMetadataList,
             String transformationName,
-            boolean keyed) {
+            boolean keyed,
+            String stateNote) {
         super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
@@ -72,6 +75,12 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
         this.stateMetadataList = stateMetadataList;
         this.transformationName = transformationName;
         this.keyed = keyed;
+        this.stateNote = stateNote;
+    }
+
+    @Override
+    public String note() {
+        return stateNote;
     }
 
     /** Whether this is the stateless LOCAL phase of a two-phase aggregation. */
@@ -125,6 +134,10 @@ public class StreamExecNativeGroupAggregate extends NativeExecNodeBase {
                 GroupAggregateNode.Builder agg =
                         run.getOperatorsBuilder(membersBefore).getGroupAggregateBuilder();
                 agg.setStateTtlEnabled(stateRetentionTime > 0);
+                if (stateRetentionTime > 0) {
+                    // A per-operator TTL hint: the native store keeps no TTL, Flink state does.
+                    agg.setStateInStore(false);
+                }
                 agg.setBundleRows(bundleRows);
                 runPlan = run.build().toByteArray();
             } catch (InvalidProtocolBufferException e) {

@@ -2,14 +2,17 @@ package io.streamfusion.runtime.aggregate;
 
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
+import io.streamfusion.plan.PortStoreOptions;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.island.NativeBatchOperator;
 import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.MemoryGauges;
+import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.state.KeyedStatePort;
+import io.streamfusion.runtime.state.RawKeyedSections;
 import io.streamfusion.runtime.state.StateCodec;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -20,11 +23,18 @@ import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.util.StateConfigUtil;
 import org.apache.flink.table.types.CollectionDataType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The operator shell of a native non-windowed group aggregation, computing natively over
@@ -43,6 +53,13 @@ import org.apache.flink.table.types.logical.LogicalType;
  * Checkpoints, RocksDB, state TTL and rescaling work as for the stock operator, and savepoints move
  * between the two.
  *
+ * <p>With {@code streamfusion.group.state=STORE} (GroupAggregateNode.state_in_store) the same
+ * states live in a native store on disk instead, which serves the port inside the island
+ * (state/port_store.h): no JVM round per batch. Checkpoints then write the store's key groups into
+ * Flink's raw keyed state ({@link RawKeyedSections}); a savepoint writes the store's content into
+ * the declared Flink states before its synchronous part and removes it after, so it holds Flink's
+ * layout, and a restore moves state found in that layout into the store.
+ *
  * <p>A batch costs a few native calls and one state read and at most one state write per distinct
  * key and touched map entry: native code finds the distinct keys (as the BinaryRowData images
  * Flink's key selector builds), reads what it needs through the port, replays the rows in input
@@ -52,6 +69,11 @@ import org.apache.flink.table.types.logical.LogicalType;
 public class NativeGroupAggregateOperator extends NativeBatchOperator {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(NativeGroupAggregateOperator.class);
+
+    /** The size of the state port messages that move state between the store and Flink state. */
+    private static final int MESSAGE_BYTES = 1 << 20;
 
     private final byte[] plan;
     private final int keyArity;
@@ -70,6 +92,14 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private transient NativePipeline pipeline;
     private transient KeyedStatePort port;
 
+    /** The aggregation's state is in the native store (see the class comment). */
+    private final boolean stateInStore;
+
+    private transient RawKeyedSections restored;
+
+    /** Set while a savepoint is taken: the state is in Flink's layout, not in raw state. */
+    private transient boolean savepoint;
+
     public NativeGroupAggregateOperator(ShellSpec spec, long stateRetentionTime) {
         super(spec, spec.maxDelayMillis);
         this.plan = spec.plan;
@@ -79,6 +109,32 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         this.outputArity = spec.outputArity;
         this.stateRetentionTime = stateRetentionTime;
         this.memoryBudgetBytes = spec.memoryBudgetBytes;
+        this.stateInStore = stateInStore(plan);
+    }
+
+    private static boolean stateInStore(byte[] plan) {
+        try {
+            return Plans.parse(plan).getOperatorsList().stream()
+                    .anyMatch(
+                            op ->
+                                    op.hasGroupAggregate()
+                                            && op.getGroupAggregate().getStateInStore());
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException("The island's plan does not parse", e);
+        }
+    }
+
+    @Override
+    protected boolean isUsingCustomRawKeyedState() {
+        return stateInStore;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (stateInStore) {
+            restored = RawKeyedSections.read(context);
+        }
     }
 
     @Override
@@ -99,10 +155,87 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             port = new KeyedStatePort(keyArity, this::setCurrentKey);
             declareStates();
         }
-        pipeline = openPipeline(plan, run -> new NativePipeline(run, memoryBudgetBytes));
+        byte[] runPlan = stateInStore ? withPortStore(parsed) : plan;
+        pipeline = openPipeline(runPlan, run -> new NativePipeline(run, memoryBudgetBytes));
+        if (stateInStore) {
+            restored.restoreInto(pipeline);
+            restored = null;
+            // State in Flink's layout (a savepoint) moves into the store.
+            int moved = port.moveOut(getKeyedStateBackend(), MESSAGE_BYTES, pipeline::importStore);
+            if (moved > 0) {
+                LOG.info(
+                        "Moved the state of {} keys from Flink state into the native store", moved);
+            }
+        }
         openBatches(FieldUse.of(parsed), outputArity);
         MemoryGauges.register(
                 getMetricGroup(), () -> pipeline == null ? 0L : pipeline.memoryBytes());
+    }
+
+    /** The island's plan with the port store of its states (Plan.port_store). */
+    private byte[] withPortStore(Plan parsed) {
+        PortStoreOptions.Builder store =
+                PortStoreOptions.newBuilder()
+                        .setDirectory(nativeStoreDirectory("group").toString())
+                        .setMemoryBytes(memoryBudgetBytes / 4)
+                        .setMaxParallelism(
+                                getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
+        for (String name : port.stateNames()) {
+            store.addStates(name == null ? "" : name);
+        }
+        LOG.info("Native group aggregation state in the native store at {}", store.getDirectory());
+        return parsed.toBuilder().setPortStore(store).build().toByteArray();
+    }
+
+    /**
+     * A savepoint holds the state in Flink's layout (so stock Flink, or this engine over Flink
+     * state, restores it): the store's content is written into the declared Flink states before the
+     * snapshot and removed once its synchronous part is done. Checkpoints keep the store's sections
+     * in raw keyed state.
+     */
+    @Override
+    public OperatorSnapshotFutures snapshotState(
+            long checkpointId,
+            long timestamp,
+            CheckpointOptions checkpointOptions,
+            CheckpointStreamFactory factory)
+            throws Exception {
+        if (!stateInStore || !checkpointOptions.getCheckpointType().isSavepoint()) {
+            return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
+        }
+        Object key = getCurrentKey();
+        pipeline.exportStore(false, MESSAGE_BYTES, this::applyToFlinkState);
+        savepoint = true;
+        try {
+            return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
+        } finally {
+            savepoint = false;
+            pipeline.exportStore(true, MESSAGE_BYTES, this::applyToFlinkState);
+            if (key != null) {
+                setCurrentKey(key);
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (stateInStore && !savepoint) {
+            RawKeyedSections.write(context, pipeline.snapshot(), "Native group aggregation state");
+        }
+    }
+
+    /** Applies a message of the store's writes (or clears) to the declared Flink states. */
+    private void applyToFlinkState(byte[] message) {
+        try {
+            if (port.serve(message, 0) != null) {
+                throw new IllegalStateException("The native store's export holds reads");
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot write the native store into Flink state", e);
+        }
     }
 
     /** The states, declared as Flink's function and generated aggregation declare them. */
@@ -194,6 +327,9 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
             return;
         }
         long result = pipeline.processRows(batch.bytes(), batch.offsets(), rows);
+        if (stateInStore) {
+            NativeMetrics.addNativeStateRows(rows);
+        }
         if (CallResult.statePending(result)) {
             if (port == null) {
                 throw new IllegalStateException("A stateless aggregation asked for state");

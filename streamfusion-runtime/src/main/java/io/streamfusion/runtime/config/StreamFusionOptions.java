@@ -120,6 +120,34 @@ public final class StreamFusionOptions {
                                 + " with any other backend. Windows with DISTINCT or MIN/MAX maps"
                                 + " keep Flink state under AUTO.");
 
+    /** Where a native group aggregation keeps its state. */
+    public enum GroupState {
+        /** FLINK (until the native store is measured faster for group aggregations). */
+        AUTO,
+        /** Flink's keyed state, read and written through the state port, laid out as stock's. */
+        FLINK,
+        /**
+         * The same states in a native store on disk (LevelDB) in the TaskManager's local
+         * directories, which serves the state port inside the island.
+         */
+        STORE
+    }
+
+    public static final ConfigOption<GroupState> GROUP_STATE =
+            ConfigOptions.key("streamfusion.group.state")
+                    .enumType(GroupState.class)
+                    .defaultValue(GroupState.AUTO)
+                    .withDescription(
+                            "Where native group aggregations (GROUP BY without windows; the"
+                                + " stateful phase) keep their accumulators and DISTINCT, MIN/MAX"
+                                + " and FIRST/LAST_VALUE maps: FLINK in Flink keyed state through"
+                                + " the state port, laid out as the stock operator's; STORE in a"
+                                + " native LevelDB store in the TaskManager's local directories"
+                                + " that spills to disk (checkpoints: its key groups in raw keyed"
+                                + " state; savepoints: Flink's layout; its cache takes a quarter of"
+                                + " streamfusion.memory.budget; not with state TTL, which keeps"
+                                + " Flink state); AUTO is FLINK.");
+
     public static final ConfigOption<MemorySize> MEMORY_BUDGET =
             ConfigOptions.key("streamfusion.memory.budget")
                     .memoryType()
@@ -153,6 +181,7 @@ public final class StreamFusionOptions {
                     BATCH_MAX_DELAY,
                     WINDOW_BUFFER_ROWS,
                     WINDOW_STATE,
+                    GROUP_STATE,
                     MEMORY_BUDGET,
                     BORROWED_STRING_EXIT);
 

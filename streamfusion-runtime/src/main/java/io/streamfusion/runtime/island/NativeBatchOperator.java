@@ -91,6 +91,30 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     }
 
     /**
+     * A fresh directory for a native store of this subtask (named after {@code what}, the operator
+     * and the subtask): in one of the TaskManager's local directories (the IOManager's spilling
+     * directories, spread by subtask). The store creates it and deletes it when closed.
+     */
+    protected java.nio.file.Path nativeStoreDirectory(String what) {
+        String[] dirs =
+                getContainingTask().getEnvironment().getIOManager().getSpillingDirectoriesPaths();
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        java.nio.file.Path dir =
+                java.nio.file.Paths.get(
+                        dirs[subtask % dirs.length],
+                        "streamfusion-"
+                                + what
+                                + "-store-"
+                                + getOperatorID()
+                                + "-"
+                                + subtask
+                                + "-"
+                                + java.util.UUID.randomUUID());
+        NativeMetrics.addStoreDirectory(dir.toString());
+        return dir;
+    }
+
+    /**
      * Creates the island's pipeline with {@code create} from {@code plan}. When the island has a
      * watermark assigner, the plan gets the interval and processing time that Flink's operator
      * reads when it opens (the job's auto-watermark interval, not the planner's configuration),

@@ -94,6 +94,20 @@ public final class NativeLib {
     /** Adds one key group's section of a {@link #snapshotPipeline} to the island, before input. */
     public static native void restorePipeline(long handle, int keyGroup, byte[] section);
 
+    /**
+     * The island's port store (Plan.port_store) as state port messages of writes, or with {@code
+     * clears} of clears, each of about {@code messageBytes} at most, handed to {@code sink} in
+     * turn: its state in Flink's layout for a savepoint, and removed again after it.
+     */
+    public static native void exportStore(
+            long handle,
+            boolean clears,
+            int messageBytes,
+            java.util.function.Consumer<byte[]> sink);
+
+    /** Applies a state port message of writes to the island's port store. */
+    public static native void importStore(long handle, byte[] message);
+
     /** Rows the island's operators dropped as late since the last call. */
     public static native long lateRowsDropped(long handle);
 

@@ -77,6 +77,27 @@ public final class NativeMetrics {
     }
 
     /**
+     * The directories of the native stores opened in this JVM (the last 1,000), so that tests can
+     * check that each is deleted when its job ends or fails over.
+     */
+    public static void addStoreDirectory(String directory) {
+        synchronized (STORE_DIRECTORIES) {
+            if (STORE_DIRECTORIES.size() >= 1_000) {
+                STORE_DIRECTORIES.remove(STORE_DIRECTORIES.iterator().next());
+            }
+            STORE_DIRECTORIES.add(directory);
+        }
+    }
+
+    public static java.util.List<String> storeDirectories() {
+        synchronized (STORE_DIRECTORIES) {
+            return new java.util.ArrayList<>(STORE_DIRECTORIES);
+        }
+    }
+
+    private static final java.util.Set<String> STORE_DIRECTORIES = new java.util.LinkedHashSet<>();
+
+    /**
      * A group's whole state-backed map read: for MIN/MAX over retracting input (a rescan), or every
      * entry of a FIRST/LAST_VALUE order map.
      */

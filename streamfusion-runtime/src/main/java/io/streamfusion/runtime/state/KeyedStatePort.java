@@ -7,18 +7,25 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongUnaryOperator;
+import java.util.stream.Stream;
 
 /**
  * The JVM side of the state port (native/src/streamfusion/state/state_port.h): serves a native
@@ -176,6 +183,15 @@ public final class KeyedStatePort {
             StateCodec valueCodec,
             StateCodec namespaceCodec) {
         declare(id, new Declared(name, (State) state, keyCodec, valueCodec, namespaceCodec));
+    }
+
+    /** The names of the declared states, in their numbering (null where none is declared). */
+    public List<String> stateNames() {
+        List<String> names = new ArrayList<>();
+        for (Declared state : states) {
+            names.add(state == null ? null : state.name);
+        }
+        return names;
     }
 
     /** Declares that state {@code id} does not exist for this operator. */
@@ -471,6 +487,121 @@ public final class KeyedStatePort {
         }
         firedKeys.clear();
         firedNamespaces.clear();
+    }
+
+    /**
+     * Moves what the declared states hold in the keyed state backend out of it, as state port
+     * messages of writes (PutValue, PutEntry; each numbering its keys from 0 and of about {@code
+     * messageBytes} at most) handed to {@code sink}, then clears those states: a restore from
+     * Flink's layout of them (a savepoint of stock Flink, or of the native operator over Flink
+     * state) into a native port store, which applies the messages. Non-namespaced states only.
+     * Returns the keys moved.
+     */
+    @SuppressWarnings("unchecked")
+    public int moveOut(KeyedStateBackend<?> backend, int messageBytes, Consumer<byte[]> sink)
+            throws Exception {
+        Set<BinaryRowData> keysWithState = new LinkedHashSet<>();
+        for (Declared state : states) {
+            if (state == null || state.state == null) {
+                continue;
+            }
+            if (state.namespaceCodec != null) {
+                throw new IllegalStateException(
+                        "Namespaced state " + state.name + " cannot move into a native store");
+            }
+            try (Stream<?> stateKeys = backend.getKeys(state.name, VoidNamespace.INSTANCE)) {
+                stateKeys.forEach(key -> keysWithState.add(binaryKey(key).copy()));
+            }
+        }
+        StateBytes keyBytes = new StateBytes();
+        StateBytes ops = new StateBytes();
+        int[] counts = new int[2]; // keys, ops of the message being built
+        Runnable flush =
+                () -> {
+                    if (counts[1] == 0) {
+                        return;
+                    }
+                    StateBytes message = new StateBytes();
+                    message.writeInt(0);
+                    message.writeInt(counts[0]);
+                    message.write(keyBytes.toArray(), 0, keyBytes.size());
+                    message.writeInt(counts[1]);
+                    message.write(ops.toArray(), 0, ops.size());
+                    sink.accept(message.toArray());
+                    keyBytes.clear();
+                    ops.clear();
+                    counts[0] = 0;
+                    counts[1] = 0;
+                };
+        for (BinaryRowData key : keysWithState) {
+            setCurrentKey.accept(key);
+            byte[] image =
+                    BinarySegmentUtils.copyToBytes(
+                            key.getSegments(), key.getOffset(), key.getSizeInBytes());
+            keyBytes.writeInt(image.length);
+            keyBytes.write(image, 0, image.length);
+            int index = counts[0]++;
+            for (int id = 0; id < states.size(); id++) {
+                Declared state = states.get(id);
+                if (state == null || state.state == null) {
+                    continue;
+                }
+                if (state.keyCodec == null) {
+                    Object value = ((ValueState<Object>) state.state).value();
+                    if (value != null) {
+                        writeOp(ops, PUT_VALUE, id, index);
+                        writeBlob(ops, state.valueCodec, value);
+                        counts[1]++;
+                    }
+                    continue;
+                }
+                Iterable<Map.Entry<Object, Object>> entries =
+                        ((MapState<Object, Object>) state.state).entries();
+                if (entries == null) {
+                    continue;
+                }
+                for (Map.Entry<Object, Object> entry : entries) {
+                    writeOp(ops, PUT_ENTRY, id, index);
+                    writeBlob(ops, state.keyCodec, entry.getKey());
+                    writeBlob(ops, state.valueCodec, entry.getValue());
+                    counts[1]++;
+                }
+            }
+            if (keyBytes.size() + ops.size() >= messageBytes) {
+                flush.run();
+            }
+        }
+        flush.run();
+        for (BinaryRowData key : keysWithState) {
+            setCurrentKey.accept(key);
+            for (Declared state : states) {
+                if (state != null && state.state != null) {
+                    state.state.clear();
+                }
+            }
+        }
+        return keysWithState.size();
+    }
+
+    private static BinaryRowData binaryKey(Object key) {
+        if (!(key instanceof BinaryRowData)) {
+            throw new IllegalStateException(
+                    "A key of " + key.getClass().getName() + ", not BinaryRowData, in keyed state");
+        }
+        return (BinaryRowData) key;
+    }
+
+    private static void writeOp(StateBytes out, int code, int state, int key) {
+        out.writeByte(code);
+        out.writeInt(state);
+        out.writeInt(key);
+    }
+
+    private static void writeBlob(StateBytes out, StateCodec codec, Object value)
+            throws IOException {
+        int at = out.reserveInt();
+        codec.encode(value, out);
+        out.patchInt(at, out.size() - at - 4);
     }
 
     private void writeValue(Declared state, Object value) throws Exception {

@@ -31,6 +31,11 @@ public final class StateBytes {
         size += 4;
     }
 
+    public void writeByte(int value) {
+        ensure(1);
+        bytes[size++] = (byte) value;
+    }
+
     public void writeLong(long value) {
         ensure(8);
         for (int i = 0; i < 8; i++) {

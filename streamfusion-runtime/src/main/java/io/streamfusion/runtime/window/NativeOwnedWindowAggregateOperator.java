@@ -8,6 +8,7 @@ import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.metrics.NativeMetrics;
+import io.streamfusion.runtime.state.RawKeyedSections;
 import io.streamfusion.runtime.transpose.FieldUse;
 
 import org.apache.flink.api.common.state.ValueState;
@@ -17,10 +18,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Meter;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
-import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
-import org.apache.flink.runtime.state.KeyGroupsList;
 import org.apache.flink.runtime.state.KeyedStateBackend;
-import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
@@ -36,13 +34,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -86,8 +78,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     private final boolean budgetConfigured;
 
     private transient NativePipeline agg;
-    private transient List<Integer> restoredGroups;
-    private transient List<byte[]> restoredSections;
+    private transient RawKeyedSections restored;
     private transient Meter lateRecordsDroppedRate;
     private transient FlinkWindowState flinkState;
 
@@ -125,21 +116,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        restoredGroups = new ArrayList<>();
-        restoredSections = new ArrayList<>();
-        if (!context.isRestored()) {
-            return;
-        }
-        for (KeyGroupStatePartitionStreamProvider provider : context.getRawKeyedStateInputs()) {
-            DataInputStream in = new DataInputStream(provider.getStream());
-            int length = in.readInt();
-            if (length > 0) {
-                byte[] section = new byte[length];
-                in.readFully(section);
-                restoredGroups.add(provider.getKeyGroupId());
-                restoredSections.add(section);
-            }
-        }
+        restored = RawKeyedSections.read(context);
     }
 
     @Override
@@ -170,21 +147,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                 if (window.getSpillToStore()) {
                     // The accumulators' store: in one of the TaskManager's local directories,
                     // its cache a quarter of the budget; it deletes its directory when closed.
-                    String[] dirs =
-                            getContainingTask()
-                                    .getEnvironment()
-                                    .getIOManager()
-                                    .getSpillingDirectoriesPaths();
-                    int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-                    Path dir =
-                            Paths.get(
-                                    dirs[subtask % dirs.length],
-                                    "streamfusion-window-store-"
-                                            + getOperatorID()
-                                            + "-"
-                                            + subtask
-                                            + "-"
-                                            + UUID.randomUUID());
+                    Path dir = nativeStoreDirectory("window");
                     window.setStoreDirectory(dir.toString()).setStoreMemoryBytes(budget / 4);
                     LOG.info("Native window state spills to {}", dir);
                 }
@@ -194,11 +157,8 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         // The restored watermark: rows are combined at it until the next one (nothing is due yet:
         // the state is empty).
         checkNoOutput(agg.advanceEventTime(currentWatermark));
-        for (int i = 0; i < restoredSections.size(); i++) {
-            agg.restore(restoredGroups.get(i), restoredSections.get(i));
-        }
-        restoredGroups = null;
-        restoredSections = null;
+        restored.restoreInto(agg);
+        restored = null;
         // Flink's layout of the windows: the state of a savepoint (this operator's, the stock
         // operator's or the native one's over Flink state) is moved into the native state.
         RowDataSerializer accSerializer = new RowDataSerializer(accTypes);
@@ -305,32 +265,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
         if (savepoint) {
             return;
         }
-        NativePipeline.Snapshot snapshot = agg.snapshot();
-        KeyedStateCheckpointOutputStream out = context.getRawKeyedOperatorStateOutput();
-        DataOutputStream data = new DataOutputStream(out);
-        KeyGroupsList groups = out.getKeyGroupList();
-        // Every key group of the range gets a section (empty: length 0), so a restore never
-        // meets a key group without one.
-        int section = 0;
-        for (int i = 0; i < groups.getNumberOfKeyGroups(); i++) {
-            int keyGroup = groups.getKeyGroupId(i);
-            out.startNewKeyGroup(keyGroup);
-            if (section < snapshot.keyGroups.length && snapshot.keyGroups[section] == keyGroup) {
-                int from = snapshot.offsets[section];
-                int length = snapshot.offsets[section + 1] - from;
-                data.writeInt(length);
-                data.write(snapshot.bytes, from, length);
-                section++;
-            } else {
-                data.writeInt(0);
-            }
-            data.flush();
-        }
-        if (section != snapshot.keyGroups.length) {
-            throw new IllegalStateException(
-                    "Native window state holds keys of key groups outside this subtask's range "
-                            + groups);
-        }
+        RawKeyedSections.write(context, agg.snapshot(), "Native window state");
     }
 
     /** Flink timers exist only while a savepoint is taken; none may fire. */
