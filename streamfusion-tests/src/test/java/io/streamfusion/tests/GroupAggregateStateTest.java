@@ -315,6 +315,75 @@ class GroupAggregateStateTest {
                 QUERY, QUERY_SINK, checkpoint, true, backend, restoreParallelism, miniBatch);
     }
 
+    /**
+     * A checkpoint aborted after the native store was snapshotted into it (the sink, a task of its
+     * own with chaining off, fails its own snapshot of that checkpoint): the job fails over to the
+     * checkpoint before, whose key groups alone are restored into fresh stores, and its folded
+     * results are stock's. With the state in Flink's keyed state through the port too.
+     */
+    @ParameterizedTest
+    @CsvSource({"rocksdb+store, false", "hashmap+store, true", "rocksdb, false"})
+    void aCheckpointAbortedAfterTheNativeSnapshotRestoresTheOneBefore(
+            String backend, boolean miniBatch, @TempDir Path dir) throws Exception {
+        StateJobs.FailOnce.reset();
+        Map<Object, String> expected = stockResult(QUERY);
+        StateJobs.FailOnce.reset();
+        ExecNodeContext.resetIdCounter();
+        StreamTableEnvironment nat =
+                env(
+                        true,
+                        2,
+                        backend,
+                        8_000,
+                        with(
+                                Map.of(
+                                        CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
+                                        "100 ms",
+                                        CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
+                                        dir.toUri().toString(),
+                                        "pipeline.operator-chaining.enabled",
+                                        "false"),
+                                miniBatch),
+                        StateJobs.Ids.MAILBOX);
+        nat.executeSql(
+                "CREATE TEMPORARY TABLE aborting (k INT, c BIGINT, s BIGINT, mn BIGINT, mx BIGINT,"
+                        + " a BIGINT, f BIGINT) WITH ('connector' = '"
+                        + CheckpointAbortingTables.IDENTIFIER
+                        + "')");
+        CheckpointAbortingTables.arm();
+        nat.executeSql("INSERT INTO aborting " + QUERY).await();
+        assertThat(CheckpointAbortingTables.ABORTED.get())
+                .as("the aborted checkpoint")
+                .isPositive();
+        // Restored from the checkpoint before, taken after rows had gone through: of the rows read
+        // when the checkpoint was aborted, some are read again, not all (a restart from scratch).
+        int once = StateJobs.FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
+        long replayed = StateJobs.FailOnce.CALLS.values().stream().filter(c -> c > once).count();
+        assertThat(StateJobs.FailOnce.CALLS).hasSize(ROWS);
+        assertThat(replayed)
+                .as(
+                        "rows read again, of %s read at the abort",
+                        CheckpointAbortingTables.seenAtAbort)
+                .isPositive()
+                .isLessThan(CheckpointAbortingTables.seenAtAbort);
+        assertThat(foldLog(CheckpointAbortingTables.rows())).isEqualTo(expected);
+    }
+
+    /** A sink log's changelog ("+U[k, ...]") folded into each key's final row, as {@link #fold}. */
+    private static Map<Object, String> foldLog(List<String> log) {
+        Map<Object, String> state = new TreeMap<>();
+        for (String entry : log) {
+            String kind = entry.substring(0, 2);
+            Object key = Integer.valueOf(entry.substring(3, entry.indexOf(',')));
+            if (kind.equals("+I") || kind.equals("+U")) {
+                state.put(key, "+I" + entry.substring(2));
+            } else if (kind.equals("-D")) {
+                state.remove(key);
+            }
+        }
+        return state;
+    }
+
     /** The rest of the matrix above, under {@code ./sf test --full}. */
     @Tag("full")
     @ParameterizedTest
