@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * The native window aggregation keeps Flink's exactly-once state and timers: its windows equal an
@@ -410,6 +411,67 @@ class WindowAggregateStateTest {
             // The failed tasks' stores and the finished job's are gone.
             StateJobs.assertStoreDirectoriesDeleted(storesBefore);
         }
+    }
+
+    /**
+     * A checkpoint aborted after the windows' native snapshot was written into it (the sink, a task
+     * of its own with chaining off, fails its own snapshot of it): the job fails over to the
+     * checkpoint before, whose key groups alone are restored, and fires stock's windows (a window
+     * fired again after the failover is the same row). In the native store (RocksDB) and in native
+     * memory (hashmap).
+     */
+    @ParameterizedTest
+    @CsvSource({"rocksdb, HOP, ONE_PHASE", "hashmap, TUMBLE, TWO_PHASE"})
+    void aCheckpointAbortedAfterTheNativeSnapshotRestoresTheOneBefore(
+            String backend, String window, String phase, @TempDir Path dir) throws Exception {
+        List<String> expected = stockResult(window, phase, IN_ORDER);
+        assertThat(new TreeSet<>(expected)).as("distinct windows").hasSameSizeAs(expected);
+        StateJobs.FailOnce.reset();
+        long stateRows = NativeMetrics.nativeStateRows();
+        ExecNodeContext.resetIdCounter();
+        StreamTableEnvironment nat =
+                env(
+                        true,
+                        2,
+                        backend,
+                        8_000,
+                        phase,
+                        IN_ORDER,
+                        Map.of(
+                                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
+                                "100 ms",
+                                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
+                                dir.toUri().toString(),
+                                "pipeline.operator-chaining.enabled",
+                                "false"),
+                        StateJobs.Ids.MAILBOX);
+        nat.executeSql(
+                "CREATE TEMPORARY TABLE aborting (r STRING) WITH ('connector' = '"
+                        + CheckpointAbortingTables.IDENTIFIER
+                        + "')");
+        CheckpointAbortingTables.arm();
+        nat.executeSql("INSERT INTO aborting " + query(window)).await();
+        assertStateOwner(backend, window, stateRows);
+        assertThat(CheckpointAbortingTables.ABORTED.get())
+                .as("the aborted checkpoint")
+                .isPositive();
+        // Restored from the checkpoint before, taken after windows had fired: of the rows read
+        // when the checkpoint was aborted, some are read again, not all.
+        int once = StateJobs.FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
+        long replayed = StateJobs.FailOnce.CALLS.values().stream().filter(c -> c > once).count();
+        assertThat(replayed)
+                .as(
+                        "rows read again, of %s read at the abort",
+                        CheckpointAbortingTables.seenAtAbort)
+                .isPositive()
+                .isLessThan(CheckpointAbortingTables.seenAtAbort);
+        // The log holds "+I[r]" per window row.
+        TreeSet<String> fired = new TreeSet<>();
+        for (String entry : CheckpointAbortingTables.rows()) {
+            assertThat(entry).startsWith("+I[").endsWith("]");
+            fired.add(entry.substring(3, entry.length() - 1));
+        }
+        assertThat(new ArrayList<>(fired)).isEqualTo(expected);
     }
 
     /** Whether a window TVF over slices keeps its accumulators in the native store. */
