@@ -264,6 +264,14 @@ public final class NexmarkBenchmark {
                     NexmarkResults.Trial t = time(arm, query, config.events, i, j == 0, result);
                     runsOf(result, arm).trials.add(t);
                     line.append(String.format(" %s %.3fs", arm.key, t.netRuntimeSeconds));
+                    if (config.checkpointInterval != null) {
+                        line.append(
+                                String.format(
+                                        " (%d checkpoints, largest %.1f MB, longest %d ms)",
+                                        t.checkpoints.completed(),
+                                        t.checkpoints.maxFullBytes() / 1e6,
+                                        t.checkpoints.maxMillis()));
+                    }
                 }
                 progress("%s trial %d/%d:%s", query, i + 1, config.trials, line);
             }
@@ -476,6 +484,7 @@ public final class NexmarkBenchmark {
             JobExecutionResult job;
             double wallSeconds;
             double cpuSeconds;
+            CheckpointStats.Job checkpoints;
             try {
                 TableResult submitted = tEnv.executeSql(insert);
                 JobClient client = submitted.getJobClient().get();
@@ -495,6 +504,7 @@ public final class NexmarkBenchmark {
                 }
                 wallSeconds = (System.nanoTime() - wallStart) / 1e9;
                 cpuSeconds = sampler.cpuSeconds();
+                checkpoints = CheckpointStats.take(client.getJobID());
             } finally {
                 sampler.close();
                 if (profiled) {
@@ -516,7 +526,8 @@ public final class NexmarkBenchmark {
                     NativeMetrics.recordsIn() - nativeRecordsBefore,
                     arm.engine == Engine.NATIVE ? NativeLib.jniCrossings() - crossingsBefore : 0,
                     NativeMetrics.inputBatches() - inputBatchesBefore,
-                    profiled);
+                    profiled,
+                    checkpoints);
         } finally {
             deleteRecursively(output);
         }

@@ -20,6 +20,7 @@ final class NexmarkConfig {
                     + " [--minibatch off,on] [--out DIR] [--resume] [--check-events N] [--tps N]"
                     + " [--check-tps N] [--managed-memory SIZE] [--job-timeout SECONDS]"
                     + " [--query-timeout SECONDS] [--compare-islands] [--profile]"
+                    + " [--checkpoint-interval DURATION]"
                     + " [--set KEY=VALUE]...";
 
     List<String> queries = new ArrayList<>(NexmarkQueries.ALL);
@@ -87,6 +88,13 @@ final class NexmarkConfig {
 
     /** Managed memory of each MiniCluster's TaskManager (RocksDB lives in it). */
     String managedMemory = "512m";
+
+    /**
+     * Checkpoints every job takes (both engines), e.g. "2 s", into a directory under --out; each
+     * trial then records how many completed, the largest one's full size and the longest one's
+     * duration. Null: none.
+     */
+    String checkpointInterval;
 
     Path out = Paths.get("nexmark-results");
 
@@ -156,6 +164,9 @@ final class NexmarkConfig {
                         c.miniBatches = settings;
                         break;
                     }
+                case "--checkpoint-interval":
+                    c.checkpointInterval = value;
+                    break;
                 case "--managed-memory":
                     c.managedMemory = value;
                     break;
@@ -235,6 +246,7 @@ final class NexmarkConfig {
         c.compareIslands = compareIslands;
         c.profile = profile;
         c.managedMemory = managedMemory;
+        c.checkpointInterval = checkpointInterval;
         c.out = out;
         c.extraOptions.putAll(extraOptions);
         return c;
@@ -291,6 +303,14 @@ final class NexmarkConfig {
         // for full GCs; in one JVM those pauses stall heartbeats too, and the default 50 s
         // timeout then kills a job that would finish.
         conf.setString("heartbeat.timeout", "300 s");
+        if (checkpointInterval != null) {
+            conf.setString("execution.checkpointing.interval", checkpointInterval);
+            conf.setString(
+                    "execution.checkpointing.dir",
+                    out.toAbsolutePath().resolve("checkpoints").toUri().toString());
+            conf.setString(CheckpointStats.REPORTER, CheckpointStats.Factory.class.getName());
+            conf.setString(CheckpointStats.INTERVAL, "100 ms");
+        }
         return conf;
     }
 
@@ -345,6 +365,9 @@ final class NexmarkConfig {
         d.put("state", state);
         d.put("minibatch", miniBatch);
         d.put("managed_memory", managedMemory);
+        if (checkpointInterval != null) {
+            d.put("checkpoint_interval", checkpointInterval);
+        }
         d.put("table_options", tableOptions());
         d.put("compare_islands", compareIslands);
         d.put("profile", profile);

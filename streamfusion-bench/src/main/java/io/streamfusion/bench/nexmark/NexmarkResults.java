@@ -37,6 +37,9 @@ final class NexmarkResults {
         /** True when async-profiler sampled this trial (--profile). */
         final boolean profiled;
 
+        /** The job's checkpoints (--checkpoint-interval; none otherwise). */
+        final CheckpointStats.Job checkpoints;
+
         Trial(
                 int index,
                 boolean ranFirst,
@@ -48,7 +51,8 @@ final class NexmarkResults {
                 long nativeRecordsIn,
                 long jniCrossings,
                 long nativeInputBatches,
-                boolean profiled) {
+                boolean profiled,
+                CheckpointStats.Job checkpoints) {
             this.index = index;
             this.ranFirst = ranFirst;
             this.netRuntimeSeconds = netRuntimeSeconds;
@@ -60,6 +64,7 @@ final class NexmarkResults {
             this.jniCrossings = jniCrossings;
             this.nativeInputBatches = nativeInputBatches;
             this.profiled = profiled;
+            this.checkpoints = checkpoints;
         }
     }
 

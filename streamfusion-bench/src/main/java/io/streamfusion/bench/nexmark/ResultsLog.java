@@ -208,6 +208,11 @@ final class ResultsLog {
             trial.put("native_records_in", t.nativeRecordsIn);
             trial.put("jni_crossings", t.jniCrossings);
             trial.put("native_input_batches", t.nativeInputBatches);
+            if (config.checkpointInterval != null) {
+                trial.put("checkpoints", t.checkpoints.completed());
+                trial.put("max_checkpoint_full_bytes", t.checkpoints.maxFullBytes());
+                trial.put("max_checkpoint_ms", t.checkpoints.maxMillis());
+            }
             trials.add(trial);
         }
         e.put("trials", trials);
