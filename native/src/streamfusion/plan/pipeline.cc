@@ -172,7 +172,7 @@ Status Pipeline::Snapshot(operators::KeyGroupSections* out) {
     out->offsets.push_back(0);
     std::string section;
     for (int32_t key_group = 0; key_group < port_store_->max_parallelism(); ++key_group) {
-      SF_RETURN_NOT_OK(port_store_->store()->ExportKeyGroup(key_group, &section));
+      SF_RETURN_NOT_OK(port_store_->ExportKeyGroup(key_group, &section));
       if (section.empty()) continue;
       out->bytes.insert(out->bytes.end(), section.begin(), section.end());
       out->key_groups.push_back(key_group);
@@ -191,7 +191,7 @@ Status Pipeline::Snapshot(operators::KeyGroupSections* out) {
 
 Status Pipeline::Restore(int32_t key_group, const uint8_t* data, int64_t length) {
   if (port_store_ != nullptr) {
-    return port_store_->store()->ImportKeyGroup(
+    return port_store_->ImportKeyGroup(
         key_group,
         std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(length)));
   }

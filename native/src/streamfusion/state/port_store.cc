@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "snappy.h"
+
 #include "streamfusion/state/key_group.h"
 #include "streamfusion/state/state_port.h"
 
@@ -325,6 +327,35 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
     }
   }
   return flush();
+}
+
+namespace {
+constexpr char kSnappySection = 1;
+}  // namespace
+
+Status PortStore::ExportKeyGroup(int32_t key_group, std::string* section) {
+  section->clear();
+  SF_RETURN_NOT_OK(CommitIfDirty());
+  SF_RETURN_NOT_OK(store_->ExportKeyGroup(key_group, &scratch_value_));
+  if (scratch_value_.empty()) return Status::OK();
+  section->push_back(kSnappySection);
+  std::string compressed;
+  snappy::Compress(scratch_value_.data(), scratch_value_.size(), &compressed);
+  section->append(compressed);
+  return Status::OK();
+}
+
+Status PortStore::ImportKeyGroup(int32_t key_group, std::string_view section) {
+  if (section.empty()) return Status::OK();
+  if (section[0] != kSnappySection) {
+    return Status::Invalid("native store section of key group ", key_group, " has format ",
+                           static_cast<int>(section[0]));
+  }
+  section.remove_prefix(1);
+  if (!snappy::Uncompress(section.data(), section.size(), &scratch_value_)) {
+    return Status::Invalid("native store section of key group ", key_group, " does not decompress");
+  }
+  return store_->ImportKeyGroup(key_group, scratch_value_);
 }
 
 int64_t PortStore::memory_bytes() const {

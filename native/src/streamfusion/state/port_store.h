@@ -49,6 +49,14 @@ class PortStore {
   Status Export(bool clears, int64_t message_bytes,
                 const std::function<Status(const std::vector<uint8_t>&)>& emit);
 
+  // One key group's state as a checkpoint section: the store's export of it (every state's
+  // entries, NativeStore::ExportKeyGroup), compressed with snappy after a format byte (1); empty
+  // when the key group holds nothing. Entries sorted by key share long prefixes (state, key),
+  // which the compression takes out.
+  Status ExportKeyGroup(int32_t key_group, std::string* section);
+  // Adds such a section to the store.
+  Status ImportKeyGroup(int32_t key_group, std::string_view section);
+
   NativeStore* store() { return store_.get(); }
   int32_t max_parallelism() const { return max_parallelism_; }
   int64_t memory_bytes() const;

@@ -250,6 +250,46 @@ TEST(PortStoreTest, ExportWritesTheStoreAsPortWritesAndClears) {
   }
 }
 
+TEST(PortStoreTest, CheckpointSectionsAreCompressedAndRestore) {
+  auto source = Open("sections-source");
+  StatePort port;
+  BeginBatch(&port, 200);
+  for (int i = 0; i < 200; ++i) {
+    for (int e = 0; e < 20; ++e) port.PutEntry(kMap, i, Key(1000 + e), "count");
+  }
+  Serve(&port, source.get());
+  auto copy = Open("sections-copy");
+  int64_t raw_bytes = 0;
+  int64_t section_bytes = 0;
+  for (int32_t group = 0; group < 128; ++group) {
+    std::string raw;
+    ASSERT_TRUE(source->store()->ExportKeyGroup(group, &raw).ok());
+    std::string section;
+    ASSERT_TRUE(source->ExportKeyGroup(group, &section).ok());
+    EXPECT_EQ(section.empty(), raw.empty());
+    raw_bytes += static_cast<int64_t>(raw.size());
+    section_bytes += static_cast<int64_t>(section.size());
+    ASSERT_TRUE(copy->ImportKeyGroup(group, section).ok());
+  }
+  // Entries of one key share their prefix: the sections are a fraction of the raw export.
+  EXPECT_LT(section_bytes * 3, raw_bytes) << section_bytes << " of " << raw_bytes;
+  BeginBatch(&port, 200);
+  std::vector<int32_t> maps;
+  for (int i = 0; i < 200; ++i) maps.push_back(port.GetEntries(kMap, i));
+  Serve(&port, copy.get());
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(port.entries(maps[i]).size(), 20u) << "key " << i;
+
+  // A section that is not one, or whose bytes were cut, is an error naming the key group.
+  EXPECT_FALSE(copy->ImportKeyGroup(3, std::string("\x07garbage")).ok());
+  std::string section;
+  for (int32_t group = 0; section.empty(); ++group) {
+    ASSERT_TRUE(source->ExportKeyGroup(group, &section).ok());
+  }
+  Status cut = copy->ImportKeyGroup(5, section.substr(0, section.size() / 2));
+  EXPECT_FALSE(cut.ok());
+  EXPECT_NE(cut.ToString().find("key group 5"), std::string::npos) << cut.ToString();
+}
+
 TEST(PortStoreTest, TimersAndMalformedMessagesAreRefused) {
   auto store = Open("refused");
   StatePort port;
