@@ -39,6 +39,11 @@ class GroupAggregateStateTest {
     /** A backend's suffix for the aggregation's state in the native store (see env). */
     private static final String STORE = "+store";
 
+    /** Whether the aggregation's state is in the native store: "+store", or RocksDB's default. */
+    private static boolean inStore(String backend) {
+        return backend.endsWith(STORE) || backend.equals("rocksdb");
+    }
+
     private static final String QUERY =
             "SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v), AVG(v), COUNT(*) FILTER (WHERE v % 3 = 0) "
                     + "FROM (SELECT CAST(id % 50 AS INT) AS k, fail_once(id) AS v FROM src) "
@@ -115,13 +120,17 @@ class GroupAggregateStateTest {
             Map<String, String> extra,
             StateJobs.Ids ids) {
         // "<backend>+store": the backend, with the aggregation's state in the native store
-        // (streamfusion.group.state=STORE).
+        // (streamfusion.group.state=STORE); "<backend>+flink": in Flink state through the port
+        // (FLINK); a bare backend takes the default (AUTO: the store with RocksDB).
         Map<String, String> options = extra;
         String flinkBackend = backend;
-        if (backend.endsWith(STORE)) {
-            flinkBackend = backend.substring(0, backend.length() - STORE.length());
+        int plus = backend.indexOf('+');
+        if (plus >= 0) {
+            flinkBackend = backend.substring(0, plus);
             options = new java.util.HashMap<>(extra);
-            options.put("streamfusion.group.state", "STORE");
+            options.put(
+                    "streamfusion.group.state",
+                    backend.substring(plus + 1).toUpperCase(java.util.Locale.ROOT));
         }
         StreamTableEnvironment tEnv =
                 StateJobs.env(nativeEngine, parallelism, flinkBackend, options);
@@ -172,11 +181,11 @@ class GroupAggregateStateTest {
     @CsvSource({
         "hashmap, false, plain",
         "rocksdb, true, plain",
-        "rocksdb, false, distinct",
+        "rocksdb+flink, false, distinct",
         "hashmap, true, distinct",
         "rocksdb, true, retract-distinct",
         "hashmap, false, retract-min-max",
-        "rocksdb, true, retract-min-max",
+        "rocksdb+flink, true, retract-min-max",
         "hashmap, true, retract-first-last",
         "rocksdb+store, false, plain",
         "hashmap+store, true, distinct",
@@ -236,7 +245,7 @@ class GroupAggregateStateTest {
         assertThat(NativeMetrics.recordsIn() - before).isGreaterThanOrEqualTo(2L * ROWS);
         StateJobs.assertRestoredFromCheckpoint(ROWS);
         assertThat(actual).isEqualTo(expected);
-        if (backend.endsWith(STORE)) {
+        if (inStore(backend)) {
             // The store serves the port, rescans of whole maps included.
             assertThat(NativeMetrics.nativeStateRows())
                     .as("rows into the native store")
@@ -272,9 +281,9 @@ class GroupAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "hashmap, 3, false",
-        "rocksdb, 1, false",
+        "rocksdb+flink, 1, false",
         "hashmap, 3, true",
-        "rocksdb+store, 3, false",
+        "rocksdb, 3, false",
         "hashmap+store, 1, true"
     })
     void savepointAtTwoRestoresAtAnotherParallelism(
@@ -322,7 +331,7 @@ class GroupAggregateStateTest {
      * results are stock's. With the state in Flink's keyed state through the port too.
      */
     @ParameterizedTest
-    @CsvSource({"rocksdb+store, false", "hashmap+store, true", "rocksdb, false"})
+    @CsvSource({"rocksdb, false", "hashmap+store, true", "rocksdb+flink, false"})
     void aCheckpointAbortedAfterTheNativeSnapshotRestoresTheOneBefore(
             String backend, boolean miniBatch, @TempDir Path dir) throws Exception {
         StateJobs.FailOnce.reset();
@@ -401,7 +410,7 @@ class GroupAggregateStateTest {
     @ParameterizedTest
     @CsvSource({
         "true, true, hashmap, 3, false",
-        "true, false, rocksdb, 2, false",
+        "true, false, rocksdb+flink, 2, false",
         "false, true, rocksdb, 3, true",
         "true, true, rocksdb+store, 3, false",
         "true, false, hashmap+store, 2, true"
@@ -492,10 +501,10 @@ class GroupAggregateStateTest {
      */
     @ParameterizedTest
     @CsvSource({
-        "true, rocksdb, false",
-        "false, rocksdb, false",
+        "true, rocksdb+flink, false",
+        "false, rocksdb+flink, false",
         "true, hashmap, true",
-        "true, rocksdb+store, false",
+        "true, rocksdb, false",
         "false, hashmap+store, true"
     })
     void savepointsMoveBetweenStockAndNative(

@@ -13,6 +13,7 @@ import io.streamfusion.runtime.config.StreamFusionOptions.GroupState;
 import io.streamfusion.runtime.state.DistinctState;
 
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.UserDefinedFunction;
@@ -295,20 +296,27 @@ public final class GroupAggregateConverter implements OperatorFamily {
         if (keyed) {
             GroupState option = config.get(StreamFusionOptions.GROUP_STATE);
             boolean ttl = stateTtl(config, stateMetadataList) > 0;
-            boolean inStore = option == GroupState.STORE && !ttl;
+            String backend = config.get(StateBackendOptions.STATE_BACKEND);
+            boolean rocksDb = "rocksdb".equalsIgnoreCase(backend);
+            boolean wanted = option == GroupState.STORE || (option == GroupState.AUTO && rocksDb);
+            boolean inStore = wanted && !ttl;
             agg.setStateInStore(inStore);
+            String why =
+                    wanted && ttl
+                            ? "state TTL keeps Flink state"
+                            : option != GroupState.AUTO
+                                    ? "streamfusion.group.state=" + option
+                                    : rocksDb
+                                            ? "AUTO with RocksDB: measured faster than RocksDB"
+                                                    + " through the port"
+                                            : "AUTO with the " + backend + " backend";
             stateNote =
                     inStore
-                            ? "group state: a native store on disk, by key group"
-                                    + " (streamfusion.group.state=STORE; checkpoints: raw keyed"
-                                    + " state; savepoints: Flink's layout)"
-                            : "group state: Flink keyed state through the state port ("
-                                    + (option == GroupState.STORE
-                                            ? "state TTL keeps Flink state"
-                                            : option == GroupState.FLINK
-                                                    ? "streamfusion.group.state=FLINK"
-                                                    : "streamfusion.group.state AUTO")
-                                    + ")";
+                            ? "group state: a native store on disk, by key group ("
+                                    + why
+                                    + "; checkpoints: raw keyed state; savepoints: Flink's"
+                                    + " layout)"
+                            : "group state: Flink keyed state through the state port (" + why + ")";
         }
         int[] grouping = NodeFields.read(node, "grouping");
         for (int key : grouping) {

@@ -123,8 +123,8 @@ public final class StreamFusionOptions {
     /** Where a native group aggregation keeps its state. */
     public enum GroupState {
         /**
-         * FLINK: on RocksDB the store measured faster on q16 and q17 and slower on q15
-         * (docs/benchmarks.md), so it is not chosen by default.
+         * STORE with the RocksDB backend (measured faster there than Flink's RocksDB state through
+         * the port, docs/benchmarks.md), FLINK with any other.
          */
         AUTO,
         /** Flink's keyed state, read and written through the state port, laid out as stock's. */
@@ -149,8 +149,9 @@ public final class StreamFusionOptions {
                                 + " that spills to disk (checkpoints: its key groups in raw keyed"
                                 + " state; savepoints: Flink's layout; its cache takes a quarter of"
                                 + " streamfusion.memory.budget; not with state TTL, which keeps"
-                                + " Flink state); AUTO is FLINK (on RocksDB the store measured"
-                                + " faster on Nexmark q16 and q17, slower on q15).");
+                                + " Flink state); AUTO is STORE with the RocksDB backend (measured"
+                                + " faster there than Flink's RocksDB state through the port) and"
+                                + " FLINK with any other.");
 
     public static final ConfigOption<MemorySize> MEMORY_BUDGET =
             ConfigOptions.key("streamfusion.memory.budget")
