@@ -28,6 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -276,16 +277,54 @@ final class StateJobs {
         return savepoint;
     }
 
+    /** The options of a job that checkpoints every 100 ms into {@code dir}. */
+    static Map<String, String> checkpointing(Path dir) {
+        return Map.of(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
+                "100 ms",
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
+                dir.toUri().toString());
+    }
+
     /**
-     * The options of a job whose checkpoints (every 100 ms, into {@code dir}) outlive its
-     * cancellation, for {@link #checkpointMidway}.
+     * As {@link #checkpointing}, with operator chaining off, so that a sink is a task of its own
+     * (CheckpointAbortingTables fails its snapshot after the operators before it took theirs).
+     */
+    static Map<String, String> checkpointingUnchained(Path dir) {
+        Map<String, String> options = new HashMap<>(checkpointing(dir));
+        options.put("pipeline.operator-chaining.enabled", "false");
+        return options;
+    }
+
+    /**
+     * Asserts that the job restored from the checkpoint before the one CheckpointAbortingTables
+     * aborted, taken after rows had gone through: of the rows fail_once had seen at the abort, some
+     * were read again, not all (as a restart from scratch would).
+     */
+    static void assertRestoredFromTheCheckpointBeforeTheAbort() {
+        assertThat(CheckpointAbortingTables.ABORTED.get())
+                .as("the aborted checkpoint")
+                .isPositive();
+        int once = FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
+        long replayed = FailOnce.CALLS.values().stream().filter(c -> c > once).count();
+        assertThat(replayed)
+                .as(
+                        "rows read again, of %s read at the abort",
+                        CheckpointAbortingTables.seenAtAbort)
+                .isPositive()
+                .isLessThan(CheckpointAbortingTables.seenAtAbort);
+    }
+
+    /**
+     * {@link #checkpointing} with the checkpoints retained when the job is cancelled, for {@link
+     * #checkpointMidway}.
      */
     static Map<String, String> retainedCheckpoints(Path dir) {
-        return Map.of(
-                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), "100 ms",
-                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(), dir.toUri().toString(),
+        Map<String, String> options = new HashMap<>(checkpointing(dir));
+        options.put(
                 CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION.key(),
-                        "RETAIN_ON_CANCELLATION");
+                "RETAIN_ON_CANCELLATION");
+        return options;
     }
 
     /**

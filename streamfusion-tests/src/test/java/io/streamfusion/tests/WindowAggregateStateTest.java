@@ -6,7 +6,6 @@ import io.streamfusion.planner.StreamFusion;
 import io.streamfusion.planner.SupportReport;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
@@ -385,11 +384,7 @@ class WindowAggregateStateTest {
                         8_000,
                         phase,
                         IN_ORDER,
-                        Map.of(
-                                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
-                                "100 ms",
-                                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
-                                dir.toUri().toString()),
+                        StateJobs.checkpointing(dir),
                         StateJobs.Ids.MAILBOX);
         // Held from the second source subtask's 5,000th row on, failed after a checkpoint.
         List<String> actual =
@@ -437,13 +432,7 @@ class WindowAggregateStateTest {
                         8_000,
                         phase,
                         IN_ORDER,
-                        Map.of(
-                                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
-                                "100 ms",
-                                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
-                                dir.toUri().toString(),
-                                "pipeline.operator-chaining.enabled",
-                                "false"),
+                        StateJobs.checkpointingUnchained(dir),
                         StateJobs.Ids.MAILBOX);
         nat.executeSql(
                 "CREATE TEMPORARY TABLE aborting (r STRING) WITH ('connector' = '"
@@ -452,19 +441,7 @@ class WindowAggregateStateTest {
         CheckpointAbortingTables.arm();
         nat.executeSql("INSERT INTO aborting " + query(window)).await();
         assertStateOwner(backend, window, stateRows);
-        assertThat(CheckpointAbortingTables.ABORTED.get())
-                .as("the aborted checkpoint")
-                .isPositive();
-        // Restored from the checkpoint before, taken after windows had fired: of the rows read
-        // when the checkpoint was aborted, some are read again, not all.
-        int once = StateJobs.FailOnce.CALLS.values().stream().min(Integer::compare).orElse(0);
-        long replayed = StateJobs.FailOnce.CALLS.values().stream().filter(c -> c > once).count();
-        assertThat(replayed)
-                .as(
-                        "rows read again, of %s read at the abort",
-                        CheckpointAbortingTables.seenAtAbort)
-                .isPositive()
-                .isLessThan(CheckpointAbortingTables.seenAtAbort);
+        StateJobs.assertRestoredFromTheCheckpointBeforeTheAbort();
         // The log holds "+I[r]" per window row.
         TreeSet<String> fired = new TreeSet<>();
         for (String entry : CheckpointAbortingTables.rows()) {
