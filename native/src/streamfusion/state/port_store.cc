@@ -73,10 +73,6 @@ void AppendBlob(std::string_view bytes, std::vector<uint8_t>* out) {
   AppendBytes(bytes, out);
 }
 
-void AppendBlob(std::string_view bytes, std::string* out) {
-  AppendLengthPrefixed(bytes, out);
-}
-
 // An entry's store key split into its parts (EntryKey's layout).
 struct EntryParts {
   std::string_view key;
@@ -250,37 +246,22 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
 Status PortStore::Export(bool clears, int64_t message_bytes,
                          const std::function<Status(const std::vector<uint8_t>&)>& emit) {
   SF_RETURN_NOT_OK(CommitIfDirty());
-  std::string keys;
-  int32_t num_keys = 0;
-  std::string ops;
-  int32_t num_ops = 0;
+  // The messages are written as the operators' own are: by a StatePort.
+  StatePort writer;
+  writer.BeginBatch();
+  batch::BinaryRowBuffer one_key;
+  int32_t key = -1;  // the writer's index of the last entry's key, -1 after a message
   std::string last_key;
-  bool has_last_key = false;
+  int64_t pending = 0;  // bytes of keys and ops written since the last message
   std::vector<uint8_t> message;
   auto flush = [&]() -> Status {
-    if (num_ops == 0) return Status::OK();
+    if (!writer.has_message()) return Status::OK();
     message.clear();
-    AppendInt32(0, &message);
-    AppendInt32(num_keys, &message);
-    AppendBytes(keys, &message);
-    AppendInt32(num_ops, &message);
-    AppendBytes(ops, &message);
-    keys.clear();
-    ops.clear();
-    num_keys = 0;
-    num_ops = 0;
-    has_last_key = false;
+    writer.TakeMessage(&message);
+    writer.BeginBatch();
+    key = -1;
+    pending = 0;
     return emit(message);
-  };
-  auto op = [&](StateOp code, int32_t state, std::string_view ns) {
-    const bool namespaced = !ns.empty();
-    ops.push_back(static_cast<char>(static_cast<uint8_t>(code) | (namespaced ? kNamespaced : 0)));
-    std::vector<uint8_t> bytes;
-    AppendInt32(state, &bytes);
-    AppendInt32(num_keys - 1, &bytes);
-    ops.append(bytes.begin(), bytes.end());
-    if (namespaced) AppendBlob(ns, &ops);
-    ++num_ops;
   };
   // The prefix (state, key, namespace) of the last Clear.
   int32_t cleared_state = -1;
@@ -298,25 +279,29 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
             const EntryParts& parts = *split;
             const std::string_view prefix = stored.substr(0, stored.size() - parts.map_key.size());
             if (clears && state == cleared_state && prefix == cleared_prefix) return true;
-            if (!has_last_key || parts.key != last_key) {
+            if (key < 0 || parts.key != last_key) {
               last_key.assign(parts.key);
-              has_last_key = true;
-              AppendBlob(parts.key, &keys);
-              ++num_keys;
+              one_key.Clear();
+              one_key.Append(parts.key);
+              key = writer.AddKeys(one_key);
+              pending += static_cast<int64_t>(parts.key.size());
+            }
+            if (parts.ns.empty()) {
+              writer.ClearNamespace();
+            } else {
+              writer.SetNamespace(parts.ns);
             }
             if (clears) {
               cleared_state = state;
               cleared_prefix.assign(prefix);
-              op(StateOp::kClear, state, parts.ns);
+              writer.Clear(state, key);
             } else if (parts.map_key.empty()) {
-              op(StateOp::kPutValue, state, parts.ns);
-              AppendBlob(value, &ops);
+              writer.PutValue(state, key, value);
             } else {
-              op(StateOp::kPutEntry, state, parts.ns);
-              AppendBlob(parts.map_key, &ops);
-              AppendBlob(value, &ops);
+              writer.PutEntry(state, key, parts.map_key, value);
             }
-            if (static_cast<int64_t>(keys.size() + ops.size()) >= message_bytes) {
+            pending += static_cast<int64_t>(stored.size() + value.size()) + 16;
+            if (pending >= message_bytes) {
               visit_status = flush();
               cleared_state = -1;
               if (!visit_status.ok()) return false;
