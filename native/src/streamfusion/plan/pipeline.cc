@@ -49,7 +49,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
     if (store.directory.empty() || store.states.empty() || store.max_parallelism <= 0) {
       return InternalError("A port store needs a directory, states and key groups");
     }
-    SF_ASSIGN_OR_RAISE(pipeline->port_store_, state::PortStore::Open(std::move(store)));
+    SF_ASSIGN_OR_RAISE(pipeline->port_store_,
+                       state::PortStore::Open(std::move(store),
+                                              {options.timers().begin(), options.timers().end()}));
   }
   return pipeline;
 }
@@ -124,6 +126,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::Flush() {
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> Pipeline::AdvanceEventTime(int64_t watermark) {
+  // The store's timers fire at the watermark the island's stateful operator advances to.
+  if (port_store_ != nullptr) port_store_->AdvanceEventTime(watermark);
   return Served(Run({}, After::kAdvanceEventTime, watermark));
 }
 

@@ -1,5 +1,7 @@
 #include "streamfusion/state/port_store.h"
 
+#include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "snappy.h"
@@ -58,6 +60,21 @@ void AppendBigEndian32(uint32_t value, std::string* out) {
   for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
 }
 
+// A timer's time as the first eight bytes of its store key: big-endian with the sign bit flipped,
+// so that keys order as times.
+void AppendTimerTime(int64_t time, std::string* out) {
+  const uint64_t bits = static_cast<uint64_t>(time) ^ (uint64_t{1} << 63);
+  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(bits >> shift));
+}
+
+constexpr size_t kTimerTimeBytes = 8;
+
+int64_t ReadTimerTime(std::string_view stored) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < kTimerTimeBytes; ++i) bits = (bits << 8) | static_cast<uint8_t>(stored[i]);
+  return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
+}
+
 uint32_t ReadBigEndian32(std::string_view bytes) {
   uint32_t value = 0;
   for (int i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
@@ -101,9 +118,25 @@ Result<EntryParts> SplitEntryKey(std::string_view stored) {
 
 }  // namespace
 
-Result<std::unique_ptr<PortStore>> PortStore::Open(NativeStoreOptions options) {
+Result<std::unique_ptr<PortStore>> PortStore::Open(NativeStoreOptions options,
+                                                   std::vector<std::string> timer_services,
+                                                   const std::vector<int32_t>& value_states) {
   std::unique_ptr<PortStore> port(new PortStore());
+  port->value_state_.assign(options.states.size(), false);
+  for (const int32_t state : value_states) {
+    if (state < 0 || state >= static_cast<int32_t>(options.states.size())) {
+      return InternalError("Value state ", state, " of a port store of ", options.states.size(),
+                           " states");
+    }
+    port->value_state_[static_cast<size_t>(state)] = true;
+  }
   port->max_parallelism_ = options.max_parallelism;
+  port->first_timer_state_ = static_cast<int32_t>(options.states.size());
+  port->num_timer_services_ = static_cast<int32_t>(timer_services.size());
+  for (const std::string& name : timer_services) options.states.push_back("timers:" + name);
+  port->earliest_timer_.assign(
+      timer_services.size(),
+      std::vector<int64_t>(static_cast<size_t>(std::max(options.max_parallelism, 0)), INT64_MAX));
   SF_ASSIGN_OR_RAISE(port->store_, NativeStore::Open(std::move(options)));
   return port;
 }
@@ -154,9 +187,21 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
       SF_ASSIGN_OR_RAISE(ns, in.Blob());
     }
     const auto code = static_cast<StateOp>(code_byte & ~kNamespaced);
+    if (code == StateOp::kFiredTimers) {
+      SF_RETURN_NOT_OK(CommitIfDirty());
+      SF_RETURN_NOT_OK(TakeFiredTimers(state, answers));
+      continue;
+    }
     if (key < 0 || key >= static_cast<int32_t>(keys_.size())) {
       return InternalError("State port op ", static_cast<int>(code), " names key ", key, " of ",
-                           keys_.size(), "; the native store serves no timers");
+                           keys_.size());
+    }
+    const bool timer_op =
+        code == StateOp::kRegisterEventTimer || code == StateOp::kDeleteEventTimer;
+    if (state < 0 || state >= (timer_op ? num_timer_services_ : first_timer_state_)) {
+      return InternalError("State port op ", static_cast<int>(code), " names ",
+                           timer_op ? "timer service " : "state ", state, " of the native store's ",
+                           timer_op ? num_timer_services_ : first_timer_state_);
     }
     const std::string& image = keys_[static_cast<size_t>(key)];
     const int32_t key_group = key_groups_[static_cast<size_t>(key)];
@@ -219,6 +264,12 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         break;
       }
       case StateOp::kClear: {
+        if (value_state_[static_cast<size_t>(state)]) {
+          EntryKey(image, ns, {}, &scratch_key_);
+          SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
+          dirty_ = true;
+          break;
+        }
         // The value, or the whole map: every entry under the prefix.
         SF_RETURN_NOT_OK(CommitIfDirty());
         EntryKey(image, ns, {}, &scratch_key_);
@@ -234,13 +285,96 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         dirty_ = dirty_ || !doomed.empty();
         break;
       }
+      case StateOp::kRegisterEventTimer:
+      case StateOp::kDeleteEventTimer: {
+        SF_ASSIGN_OR_RAISE(int64_t time, in.Long());
+        SF_RETURN_NOT_OK(
+            TimerOp(code == StateOp::kRegisterEventTimer, state, key_group, image, ns, time));
+        break;
+      }
       default:
         return InternalError("State port op ", static_cast<int>(code),
-                             " is not served by the native store (timers stay on the JVM)");
+                             " is not served by the native store (processing-time timers stay"
+                             " on the JVM)");
     }
   }
   if (!in.done()) return InternalError("State port message longer than its ops");
   return CommitIfDirty();
+}
+
+Status PortStore::TimerOp(bool register_timer, int32_t timers, int32_t key_group,
+                          std::string_view key, std::string_view ns, int64_t time) {
+  scratch_key_.clear();
+  AppendTimerTime(time, &scratch_key_);
+  AppendBigEndian32(static_cast<uint32_t>(key.size()), &scratch_key_);
+  scratch_key_.append(key);
+  AppendBigEndian32(static_cast<uint32_t>(ns.size()), &scratch_key_);
+  scratch_key_.append(ns);
+  const int32_t state = first_timer_state_ + timers;
+  if (register_timer) {
+    SF_RETURN_NOT_OK(store_->Put(state, key_group, scratch_key_, {}));
+    int64_t& earliest =
+        earliest_timer_[static_cast<size_t>(timers)][static_cast<size_t>(key_group)];
+    earliest = std::min(earliest, time);
+  } else {
+    // A deleted timer may leave its key group's earliest time too early: a scan corrects it.
+    SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
+  }
+  dirty_ = true;
+  return Status::OK();
+}
+
+Status PortStore::TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers) {
+  if (timers < 0 || timers >= num_timer_services_) {
+    return InternalError("FiredTimers of timer service ", timers, " of the native store's ",
+                         num_timer_services_);
+  }
+  const int32_t state = first_timer_state_ + timers;
+  struct Fired {
+    int64_t time;
+    int32_t key_group;
+    std::string stored;
+  };
+  std::vector<Fired> fired;
+  std::vector<int64_t>& earliest = earliest_timer_[static_cast<size_t>(timers)];
+  for (int32_t key_group = 0; key_group < max_parallelism_; ++key_group) {
+    if (earliest[static_cast<size_t>(key_group)] > watermark_) continue;
+    int64_t next = INT64_MAX;
+    Status visit_status;
+    SF_RETURN_NOT_OK(
+        store_->Scan(state, key_group, {}, [&](std::string_view stored, std::string_view) {
+          if (stored.size() < kTimerTimeBytes) {
+            visit_status = InternalError("Native store timer key of ", stored.size(), " bytes");
+            return false;
+          }
+          const int64_t time = ReadTimerTime(stored);
+          if (time > watermark_) {
+            next = time;
+            return false;
+          }
+          fired.push_back(Fired{time, key_group, std::string(stored)});
+          return true;
+        }));
+    SF_RETURN_NOT_OK(visit_status);
+    earliest[static_cast<size_t>(key_group)] = next;
+  }
+  std::sort(fired.begin(), fired.end(), [](const Fired& a, const Fired& b) {
+    return std::tie(a.time, a.key_group, a.stored) < std::tie(b.time, b.key_group, b.stored);
+  });
+  AppendInt32(static_cast<int32_t>(fired.size()), answers);
+  std::string time_bytes;
+  for (const Fired& timer : fired) {
+    SF_RETURN_NOT_OK(store_->Delete(state, timer.key_group, timer.stored));
+    dirty_ = true;
+    SF_ASSIGN_OR_RAISE(EntryParts parts,
+                       SplitEntryKey(std::string_view(timer.stored).substr(kTimerTimeBytes)));
+    AppendBlob(parts.key, answers);
+    AppendBlob(parts.ns, answers);
+    time_bytes.clear();
+    AppendLong(timer.time, &time_bytes);
+    AppendBytes(time_bytes, answers);
+  }
+  return Status::OK();
 }
 
 Status PortStore::Export(bool clears, int64_t message_bytes,
@@ -271,7 +405,13 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
       Status visit_status;
       SF_RETURN_NOT_OK(
           store_->Scan(state, key_group, {}, [&](std::string_view stored, std::string_view value) {
-            Result<EntryParts> split = SplitEntryKey(stored);
+            const bool timer = state >= first_timer_state_;
+            if (timer && stored.size() < kTimerTimeBytes) {
+              visit_status = InternalError("Native store timer key of ", stored.size(), " bytes");
+              return false;
+            }
+            Result<EntryParts> split =
+                SplitEntryKey(timer ? stored.substr(kTimerTimeBytes) : stored);
             if (!split.ok()) {
               visit_status = split.status();
               return false;
@@ -291,7 +431,10 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
             } else {
               writer.SetNamespace(parts.ns);
             }
-            if (clears) {
+            if (timer) {
+              writer.Timer(clears ? StateOp::kDeleteEventTimer : StateOp::kRegisterEventTimer,
+                           state - first_timer_state_, key, ReadTimerTime(stored));
+            } else if (clears) {
               cleared_state = state;
               cleared_prefix.assign(prefix);
               writer.Clear(state, key);
@@ -331,6 +474,10 @@ Status PortStore::ExportKeyGroup(int32_t key_group, std::string* section) {
 }
 
 Status PortStore::ImportKeyGroup(int32_t key_group, std::string_view section) {
+  if (key_group < 0 || key_group >= max_parallelism_) {
+    return Status::Invalid("native store section of key group ", key_group, " of ",
+                           max_parallelism_);
+  }
   if (section.empty()) return Status::OK();
   if (section[0] != kSnappySection) {
     return Status::Invalid("native store section of key group ", key_group, " has format ",
@@ -340,12 +487,20 @@ Status PortStore::ImportKeyGroup(int32_t key_group, std::string_view section) {
   if (!snappy::Uncompress(section.data(), section.size(), &scratch_value_)) {
     return Status::Invalid("native store section of key group ", key_group, " does not decompress");
   }
-  return store_->ImportKeyGroup(key_group, scratch_value_);
+  SF_RETURN_NOT_OK(store_->ImportKeyGroup(key_group, scratch_value_));
+  // Its earliest timers are found by the next scan.
+  for (std::vector<int64_t>& earliest : earliest_timer_) {
+    earliest[static_cast<size_t>(key_group)] = INT64_MIN;
+  }
+  return Status::OK();
 }
 
 int64_t PortStore::memory_bytes() const {
   int64_t bytes = store_->MemoryBytes();
   for (const std::string& key : keys_) bytes += static_cast<int64_t>(key.capacity());
+  for (const std::vector<int64_t>& earliest : earliest_timer_) {
+    bytes += static_cast<int64_t>(earliest.capacity() * sizeof(int64_t));
+  }
   return bytes + static_cast<int64_t>(key_groups_.capacity() * sizeof(int32_t) +
                                       scratch_key_.capacity() + scratch_value_.capacity());
 }

@@ -12,7 +12,18 @@
 // (lengths big-endian): a ValueState's value is the entry with an empty map key, a MapState's
 // entries follow with theirs (a map key is never empty: a value image or a Long), so that a
 // ValueState and a MapState's whole map are one key range each, and GetEntries and Clear visit a
-// prefix. Timers are not served: an operator that keeps Flink timers stays on the JVM's port.
+// prefix.
+//
+// Event-time timers are served too, so that an operator that keeps Flink's timers (the legacy
+// group and session windows) keeps them here with its state: timer service t is the store state
+// after the port's states numbered t, a timer the entry of its key's key group with the store key
+//   int64 time (big-endian, sign bit flipped: ordered as the time), then as above (key, namespace)
+// and an empty value, so that a key group's timers are in time order. The island tells the store
+// where event time is (AdvanceEventTime); a FiredTimers read takes every timer at or before it
+// (Flink's rule) off the store and answers them ordered by time, then key group and key (Flink
+// orders equal times by its queues; results do not depend on it). What the earliest timer of each
+// key group is stays in memory, so a watermark visits only the key groups with a timer due.
+// Processing-time timers are not served: such operators stay on the JVM's port.
 //
 // The state's values are the port's bytes (the encodings of the shell's codecs), so the store's
 // content can be written out as port writes (Export), which the JVM applies to Flink's keyed state
@@ -35,7 +46,16 @@ class PortStore {
  public:
   // `options.states` names the port's states, in its numbering; keys are partitioned into
   // `options.max_parallelism` key groups as Flink partitions them.
-  static Result<std::unique_ptr<PortStore>> Open(NativeStoreOptions options);
+  // `timer_services` names the event-time timer services the port's ops may name (see above).
+  // `value_states` lists the states known to be ValueStates: a Clear of one deletes its value's
+  // entry alone, without the scan (and commit) a Clear of any other state takes.
+  static Result<std::unique_ptr<PortStore>> Open(NativeStoreOptions options,
+                                                 std::vector<std::string> timer_services = {},
+                                                 const std::vector<int32_t>& value_states = {});
+
+  // Event time is at `watermark` (the operator's): a FiredTimers read takes the timers at or
+  // before it.
+  void AdvanceEventTime(int64_t watermark) { watermark_ = watermark; }
 
   // Serves one message of the port (StatePort::TakeMessage's format): its keys are announced,
   // its ops applied in order, and the answers of its reads appended to `answers` in the JVM's
@@ -43,7 +63,8 @@ class PortStore {
   Status Serve(const uint8_t* message, int64_t size, std::vector<uint8_t>* answers);
 
   // The store's content as port messages of writes (PutValue, PutEntry; namespaced where the
-  // entry has a namespace), or with `clears` of one Clear per (state, key, namespace), each
+  // entry has a namespace; RegisterEventTimer), or with `clears` of one Clear per (state, key,
+  // namespace) and a DeleteEventTimer per timer, each
   // message numbering its keys from 0 and holding about `message_bytes` at most (one entry more
   // than that when a single entry is larger). `emit` takes each message in turn.
   Status Export(bool clears, int64_t message_bytes,
@@ -68,6 +89,11 @@ class PortStore {
   static void EntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
                        std::string* out);
   Status CommitIfDirty();
+  // Appends the answer to a FiredTimers read of timer service `timers`.
+  Status TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers);
+  // Registers or deletes a timer of timer service `timers`.
+  Status TimerOp(bool register_timer, int32_t timers, int32_t key_group, std::string_view key,
+                 std::string_view ns, int64_t time);
 
   std::unique_ptr<NativeStore> store_;
   int32_t max_parallelism_ = 0;
@@ -77,6 +103,14 @@ class PortStore {
   std::vector<int32_t> key_groups_;
   std::string scratch_key_;
   std::string scratch_value_;
+  // The store state of timer service 0, and the number of timer services.
+  int32_t first_timer_state_ = 0;
+  int32_t num_timer_services_ = 0;
+  std::vector<bool> value_state_;  // per state: known to be a ValueState
+  int64_t watermark_ = INT64_MIN;
+  // Per timer service and key group: no timer of the key group is earlier than this (INT64_MAX:
+  // it has none; INT64_MIN: unknown, after an import).
+  std::vector<std::vector<int64_t>> earliest_timer_;
 };
 
 }  // namespace streamfusion::state

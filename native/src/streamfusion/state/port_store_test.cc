@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -17,7 +18,10 @@ namespace {
 constexpr int32_t kValues = 0;  // a ValueState
 constexpr int32_t kMap = 1;     // a MapState
 
-std::unique_ptr<PortStore> Open(const std::string& name) {
+// With `timers`, the store keeps event-time timer service 0 ("window-timers") too; with
+// `known_values`, it knows state kValues is a ValueState.
+std::unique_ptr<PortStore> Open(const std::string& name, bool timers = false,
+                                bool known_values = false) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("streamfusion-port-store-" + std::to_string(::getpid()) + "-" + name);
   std::filesystem::remove_all(dir);
@@ -26,7 +30,8 @@ std::unique_ptr<PortStore> Open(const std::string& name) {
   options.states = {"accState", "distinctMap"};
   options.memory_bytes = 8 << 20;
   options.max_parallelism = 128;
-  auto store = PortStore::Open(options);
+  auto store = PortStore::Open(
+      options, timers ? std::vector<std::string>{"window-timers"} : std::vector<std::string>{});
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   return std::move(*store);
 }
@@ -59,36 +64,56 @@ void BeginBatch(StatePort* port, int n) {
 }
 
 TEST(PortStoreTest, ValuesAreReadWrittenAndClearedPerKey) {
-  auto store = Open("values");
-  StatePort port;
-  BeginBatch(&port, 3);
-  port.PutValue(kValues, 0, "zero");
-  port.PutValue(kValues, 2, "two");
-  Serve(&port, store.get());
+  // Whether or not the store knows the state is a ValueState (a Clear then deletes one entry).
+  for (const bool known_values : {false, true}) {
+    SCOPED_TRACE(known_values ? "known ValueState" : "any state");
+    auto store = Open(known_values ? "values-known" : "values", false, known_values);
+    StatePort port;
+    BeginBatch(&port, 3);
+    port.PutValue(kValues, 0, "zero");
+    port.PutValue(kValues, 2, "two");
+    Serve(&port, store.get());
 
-  BeginBatch(&port, 3);
-  const int32_t r0 = port.GetValue(kValues, 0);
-  const int32_t r1 = port.GetValue(kValues, 1);
-  const int32_t r2 = port.GetValue(kValues, 2);
-  const int32_t other_state = port.GetValue(kMap, 0);
-  Serve(&port, store.get());
-  ASSERT_TRUE(port.present(r0));
-  EXPECT_EQ(port.value(r0), "zero");
-  EXPECT_FALSE(port.present(r1));
-  ASSERT_TRUE(port.present(r2));
-  EXPECT_EQ(port.value(r2), "two");
-  EXPECT_FALSE(port.present(other_state));
+    BeginBatch(&port, 3);
+    const int32_t r0 = port.GetValue(kValues, 0);
+    const int32_t r1 = port.GetValue(kValues, 1);
+    const int32_t r2 = port.GetValue(kValues, 2);
+    const int32_t other_state = port.GetValue(kMap, 0);
+    Serve(&port, store.get());
+    ASSERT_TRUE(port.present(r0));
+    EXPECT_EQ(port.value(r0), "zero");
+    EXPECT_FALSE(port.present(r1));
+    ASSERT_TRUE(port.present(r2));
+    EXPECT_EQ(port.value(r2), "two");
+    EXPECT_FALSE(port.present(other_state));
 
-  // A write is visible to a read after it in the same message; a clear removes the value.
-  BeginBatch(&port, 3);
-  port.PutValue(kValues, 1, "one");
-  port.Clear(kValues, 2);
-  const int32_t after_put = port.GetValue(kValues, 1);
-  const int32_t after_clear = port.GetValue(kValues, 2);
-  Serve(&port, store.get());
-  ASSERT_TRUE(port.present(after_put));
-  EXPECT_EQ(port.value(after_put), "one");
-  EXPECT_FALSE(port.present(after_clear));
+    // A write is visible to a read after it in the same message; a clear removes the value.
+    BeginBatch(&port, 3);
+    port.PutValue(kValues, 1, "one");
+    port.Clear(kValues, 2);
+    const int32_t after_put = port.GetValue(kValues, 1);
+    const int32_t after_clear = port.GetValue(kValues, 2);
+    Serve(&port, store.get());
+    ASSERT_TRUE(port.present(after_put));
+    EXPECT_EQ(port.value(after_put), "one");
+    EXPECT_FALSE(port.present(after_clear));
+
+    // A namespaced clear removes that namespace's value alone.
+    BeginBatch(&port, 1);
+    port.SetNamespace(TimeWindowBytes(0, 10));
+    port.PutValue(kValues, 0, "first window");
+    port.SetNamespace(TimeWindowBytes(10, 20));
+    port.PutValue(kValues, 0, "second window");
+    port.Clear(kValues, 0);
+    const int32_t cleared = port.GetValue(kValues, 0);
+    port.SetNamespace(TimeWindowBytes(0, 10));
+    const int32_t kept = port.GetValue(kValues, 0);
+    port.ClearNamespace();
+    Serve(&port, store.get());
+    EXPECT_FALSE(port.present(cleared));
+    ASSERT_TRUE(port.present(kept));
+    EXPECT_EQ(port.value(kept), "first window");
+  }
 }
 
 TEST(PortStoreTest, MapEntriesAreReadOneByOneAndWhole) {
@@ -290,7 +315,124 @@ TEST(PortStoreTest, CheckpointSectionsAreCompressedAndRestore) {
   EXPECT_NE(cut.ToString().find("key group 5"), std::string::npos) << cut.ToString();
 }
 
-TEST(PortStoreTest, TimersAndMalformedMessagesAreRefused) {
+// Registers event-time timer `time` of timer service 0 under key `key` and window [start, end).
+void RegisterTimer(StatePort* port, int32_t key, int64_t start, int64_t end, int64_t time,
+                   bool register_timer = true) {
+  port->SetNamespace(TimeWindowBytes(start, end));
+  port->Timer(register_timer ? StateOp::kRegisterEventTimer : StateOp::kDeleteEventTimer, 0, key,
+              time);
+  port->ClearNamespace();
+}
+
+// The timers a FiredTimers read of `store` answers at `watermark`, as "key:time" strings.
+std::vector<std::string> Fire(PortStore* store, int64_t watermark) {
+  store->AdvanceEventTime(watermark);
+  StatePort port;
+  port.BeginBatch();
+  const int32_t read = port.FiredTimers(0);
+  Serve(&port, store);
+  std::vector<std::string> fired;
+  for (const StatePort::FiredTimer& timer : port.fired_timers(read)) {
+    EXPECT_EQ(timer.namespace_, TimeWindowBytes(timer.time - 9, timer.time + 1));
+    fired.push_back(std::to_string(static_cast<uint8_t>(timer.key[8])) + ":" +
+                    std::to_string(timer.time));
+  }
+  return fired;
+}
+
+TEST(PortStoreTest, EventTimersFireAtTheWatermarkInTimeOrderOnce) {
+  auto store = Open("timers", true);
+  StatePort port;
+  BeginBatch(&port, 6);
+  // Key k's timer at 19 + 10 k (window [10 + 10 k, 20 + 10 k)), keys 4 and 5 at 29 as key 1.
+  for (int k = 0; k < 4; ++k) RegisterTimer(&port, k, 10 + 10 * k, 20 + 10 * k, 19 + 10 * k);
+  RegisterTimer(&port, 5, 20, 30, 29);
+  RegisterTimer(&port, 4, 20, 30, 29);
+  RegisterTimer(&port, 4, 20, 30, 29);         // a timer is registered once
+  RegisterTimer(&port, 2, 30, 40, 39, false);  // deleted: never fires
+  RegisterTimer(&port, 3, -30, -20, -21);      // before the epoch
+  Serve(&port, store.get());
+
+  EXPECT_EQ(Fire(store.get(), -22), std::vector<std::string>{});
+  // Keys 1, 4 and 5 fire at 29 ordered by their key groups.
+  std::vector<std::pair<int32_t, int>> at29;
+  for (int k : {1, 4, 5}) {
+    const std::string key = Key(k);
+    at29.emplace_back(KeyGroupForHash(BinaryRowHash(reinterpret_cast<const uint8_t*>(key.data()),
+                                                    static_cast<int32_t>(key.size())),
+                                      128),
+                      k);
+  }
+  std::sort(at29.begin(), at29.end());
+  std::vector<std::string> expected = {"3:-21", "0:19"};
+  for (const auto& [group, k] : at29) expected.push_back(std::to_string(k) + ":29");
+  EXPECT_EQ(Fire(store.get(), 29), expected)
+      << "at or before the watermark, by time, equal times by key group then key";
+  EXPECT_EQ(Fire(store.get(), 29), std::vector<std::string>{}) << "a timer fires once";
+  EXPECT_EQ(Fire(store.get(), 1000), std::vector<std::string>{"3:49"});
+
+  // The processing-time timers stay on the JVM; timers of a service the store lacks are refused.
+  BeginBatch(&port, 1);
+  port.Timer(StateOp::kRegisterProcessingTimer, 0, 0, 99);
+  std::vector<uint8_t> message;
+  port.TakeMessage(&message);
+  std::vector<uint8_t> answers;
+  Status processing = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  EXPECT_FALSE(processing.ok());
+  EXPECT_NE(processing.ToString().find("processing-time"), std::string::npos)
+      << processing.ToString();
+}
+
+TEST(PortStoreTest, TimersMoveWithTheirKeyGroupsAndAsPortWrites) {
+  auto source = Open("timers-source", true);
+  StatePort port;
+  BeginBatch(&port, 40);
+  for (int k = 0; k < 40; ++k) {
+    RegisterTimer(&port, k, 10 * k, 10 * k + 10, 10 * k + 9);
+    port.PutValue(kValues, k, "acc");
+  }
+  Serve(&port, source.get());
+  // The oldest timers fire in the source before it is copied: they move no more.
+  EXPECT_EQ(Fire(source.get(), 9).size(), 1u);
+
+  // A checkpoint's sections into a store restored from them.
+  auto restored = Open("timers-restored", true);
+  for (int32_t group = 0; group < 128; ++group) {
+    std::string section;
+    ASSERT_TRUE(source->ExportKeyGroup(group, &section).ok());
+    ASSERT_TRUE(restored->ImportKeyGroup(group, section).ok());
+  }
+  // A savepoint's port writes into another store (Flink's timer service on the JVM side takes
+  // them the same way), and its clears take them out again.
+  auto copy = Open("timers-copy", true);
+  auto apply = [&](const std::vector<uint8_t>& message) -> Status {
+    std::vector<uint8_t> answers;
+    return copy->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  };
+  ASSERT_TRUE(source->Export(false, 300, apply).ok());
+
+  std::vector<std::string> expected;
+  for (int k = 1; k < 40; ++k)
+    expected.push_back(std::to_string(k) + ":" + std::to_string(10 * k + 9));
+  EXPECT_EQ(Fire(restored.get(), 1000), expected);
+  EXPECT_EQ(Fire(copy.get(), 1000), expected);
+
+  auto cleared = Open("timers-cleared", true);
+  auto apply_cleared = [&](const std::vector<uint8_t>& message) -> Status {
+    std::vector<uint8_t> answers;
+    return cleared->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  };
+  ASSERT_TRUE(source->Export(false, 300, apply_cleared).ok());
+  ASSERT_TRUE(source->Export(true, 300, apply_cleared).ok());
+  EXPECT_EQ(Fire(cleared.get(), 1000), std::vector<std::string>{});
+  for (int32_t group = 0; group < 128; ++group) {
+    std::string section;
+    ASSERT_TRUE(cleared->store()->ExportKeyGroup(group, &section).ok());
+    EXPECT_TRUE(section.empty()) << "key group " << group;
+  }
+}
+
+TEST(PortStoreTest, UndeclaredTimersAndMalformedMessagesAreRefused) {
   auto store = Open("refused");
   StatePort port;
   BeginBatch(&port, 1);
@@ -300,7 +442,7 @@ TEST(PortStoreTest, TimersAndMalformedMessagesAreRefused) {
   std::vector<uint8_t> answers;
   Status timer = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
   EXPECT_FALSE(timer.ok());
-  EXPECT_NE(timer.ToString().find("timers"), std::string::npos) << timer.ToString();
+  EXPECT_NE(timer.ToString().find("timer service"), std::string::npos) << timer.ToString();
 
   BeginBatch(&port, 1);
   port.PutValue(kValues, 0, "value");
