@@ -613,6 +613,68 @@ class WindowAggregateParityTest {
     }
 
     /**
+     * streamfusion.window.state=STORE for the windows over Flink's states and timers: legacy TUMBLE
+     * and HOP group windows and legacy and TVF sessions keep their states (DISTINCT maps, MIN/MAX
+     * maps over an updating input, the sessions' window mapping) and their event-time timers in the
+     * native store, which fires the timers at the watermark; late rows among the events are dropped
+     * as Flink drops them, and sessions merge as Flink merges them. Results match stock, and
+     * EXPLAIN's note says where the windows live.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"TUMBLE", "HOP_DISTINCT", "SESSION_DISTINCT", "SESSION_TVF_MINMAX"})
+    void groupAndSessionWindowsInTheNativeStoreMatch(String kind) {
+        String hop = "rowtime, INTERVAL '2' SECOND, INTERVAL '6' SECOND";
+        String sql =
+                switch (kind) {
+                    case "TUMBLE" ->
+                            "SELECT id % 4, COUNT(*), SUM(i64), MIN(s), MAX(ts),"
+                                    + " TUMBLE_START(rowtime, INTERVAL '3' SECOND) FROM "
+                                    + EV
+                                    + " GROUP BY id % 4, TUMBLE(rowtime, INTERVAL '3' SECOND)";
+                    case "HOP_DISTINCT" ->
+                            "SELECT b, COUNT(*), COUNT(DISTINCT i8), SUM(i64),"
+                                    + " HOP_START("
+                                    + hop
+                                    + ") FROM "
+                                    + EV
+                                    + " GROUP BY b, HOP("
+                                    + hop
+                                    + ")";
+                    case "SESSION_DISTINCT" ->
+                            session(
+                                    "id % 3",
+                                    "COUNT(*), COUNT(DISTINCT s), SUM(i64), MAX(d38)", "2");
+                    default ->
+                            "SELECT id, "
+                                    + WINDOW
+                                    + ", MIN(i64), MAX(i64), COUNT(*) FROM TABLE(SESSION(TABLE "
+                                    + MERGING
+                                    + " PARTITION BY (id), DESCRIPTOR(rowtime), INTERVAL '1'"
+                                    + " SECOND)) GROUP BY id, "
+                                    + WINDOW;
+                };
+        ParityHarness harness = harness().withNativeOption("streamfusion.window.state", "STORE");
+        ParityHarness.Result stock = run(harness.stock(), sql);
+        long stateRows = NativeMetrics.nativeStateRows();
+        List<String> storesBefore = NativeMetrics.storeDirectories();
+        assertNativeRun(harness, sql, stock);
+        assertThat(NativeMetrics.nativeStateRows())
+                .as("windows in the native store for %s", sql)
+                .isGreaterThan(stateRows);
+        // The finished job's stores (one was opened) are gone.
+        StateJobs.assertStoreDirectoriesDeleted(storesBefore);
+        assertThat(lastDecisions)
+                .as("EXPLAIN's note for %s", sql)
+                .anyMatch(
+                        d ->
+                                d.isNative
+                                        && d.note != null
+                                        && d.note.startsWith(
+                                                "window state: Flink's states and timers in a"
+                                                        + " native store on disk"));
+    }
+
+    /**
      * A window aggregation and the Calc it alone feeds (a filter on the aggregates and computed
      * columns) run as one island, with the windows kept natively and in Flink state alike: the
      * fired windows go through the Calc in Arrow and leave the native pipeline once.

@@ -341,15 +341,25 @@ class WindowAggregateStateTest {
     /**
      * Window TVFs over slices keep their windows natively (checkpoints: raw keyed state;
      * savepoints: Flink's layout): in memory with the hashmap backend, in the native store with
-     * RocksDB, in Flink state with "+flink"; sessions and legacy group windows always in Flink
-     * state.
+     * RocksDB, in Flink state with "+flink". Sessions and legacy group windows keep Flink's states
+     * and timers: in the native store with "+store" and with RocksDB (there without maps), in Flink
+     * state otherwise.
      */
     private static void assertStateOwner(String backend, String window, long stateRowsBefore) {
-        boolean sliced =
-                window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
         assertThat(NativeMetrics.nativeStateRows() > stateRowsBefore)
                 .as("windows in native state (%s, %s)", backend, window)
-                .isEqualTo(sliced && !backend.endsWith(FLINK));
+                .isEqualTo(
+                        sliced(window) ? !backend.endsWith(FLINK) : usesTheStore(backend, window));
+    }
+
+    /** A window TVF over slices (TUMBLE, HOP, CUMULATE) without DISTINCT or an updating input. */
+    private static boolean sliced(String window) {
+        return window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
+    }
+
+    /** A session window or a legacy group window: Flink's states and timers through the port. */
+    private static boolean timeWindows(String window) {
+        return window.startsWith("SESSION") || window.contains("_LEGACY");
     }
 
     @ParameterizedTest
@@ -366,7 +376,9 @@ class WindowAggregateStateTest {
         "rocksdb, CUMULATE_UPDATING_DISTINCT, ONE_PHASE",
         "hashmap, SESSION_TVF_DISTINCT, ONE_PHASE",
         "rocksdb+flink, HOP, ONE_PHASE",
-        "hashmap+store, TUMBLE, TWO_PHASE"
+        "hashmap+store, TUMBLE, TWO_PHASE",
+        "rocksdb+flink, SESSION, LEGACY",
+        "hashmap+store, TUMBLE_DISTINCT_LEGACY, LEGACY"
     })
     void failureAndRestoreFromCheckpointGiveStockResults(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
@@ -416,7 +428,11 @@ class WindowAggregateStateTest {
      * memory (hashmap).
      */
     @ParameterizedTest
-    @CsvSource({"rocksdb, HOP, ONE_PHASE", "hashmap, TUMBLE, TWO_PHASE"})
+    @CsvSource({
+        "rocksdb, HOP, ONE_PHASE",
+        "hashmap, TUMBLE, TWO_PHASE",
+        "rocksdb, SESSION, LEGACY"
+    })
     void aCheckpointAbortedAfterTheNativeSnapshotRestoresTheOneBefore(
             String backend, String window, String phase, @TempDir Path dir) throws Exception {
         List<String> expected = stockResult(window, phase, IN_ORDER);
@@ -451,11 +467,17 @@ class WindowAggregateStateTest {
         assertThat(new ArrayList<>(fired)).isEqualTo(expected);
     }
 
-    /** Whether a window TVF over slices keeps its accumulators in the native store. */
+    /**
+     * Whether the window keeps its accumulators (and timers) in the native store: with "+store",
+     * and by default (AUTO) with RocksDB, there for sessions and legacy group windows only without
+     * DISTINCT or MIN/MAX maps (the updating input's MIN/MAX keep maps).
+     */
     private static boolean usesTheStore(String backend, String window) {
-        boolean sliced =
-                window.equals("TUMBLE") || window.equals("HOP") || window.equals("CUMULATE");
-        return sliced && (backend.equals("rocksdb") || backend.endsWith(STORE));
+        if (backend.endsWith(STORE)) {
+            return sliced(window) || timeWindows(window);
+        }
+        boolean maps = window.contains("_DISTINCT") || window.contains("_UPDATING");
+        return backend.equals("rocksdb") && (sliced(window) || (timeWindows(window) && !maps));
     }
 
     /** The rest of the matrix above, under {@code ./sf test --full}. */
@@ -542,7 +564,10 @@ class WindowAggregateStateTest {
         "false, rocksdb, SESSION_TVF_UPDATING, ONE_PHASE",
         "true, rocksdb, SESSION_DISTINCT, LEGACY",
         "true, rocksdb+flink, TUMBLE, TWO_PHASE",
-        "false, rocksdb+store, HOP, ONE_PHASE"
+        "false, rocksdb+store, HOP, ONE_PHASE",
+        "true, hashmap+store, HOP_LEGACY, LEGACY",
+        "false, rocksdb, SESSION, LEGACY",
+        "false, rocksdb+store, SESSION_TVF_UPDATING, ONE_PHASE"
     })
     void savepointsMoveBetweenStockAndNative(
             boolean nativeFirst, String backend, String window, String phase, @TempDir Path dir)
@@ -588,11 +613,17 @@ class WindowAggregateStateTest {
     }
 
     /**
-     * The windows' accumulators in the native store (RocksDB backend): retained checkpoints of
-     * parallelism 2 restore at 1 and at 3, their key groups' sections merged and split by Flink.
+     * The windows' accumulators (sessions and legacy group windows: states and timers) in the
+     * native store (RocksDB backend): retained checkpoints of parallelism 2 restore at 1 and at 3,
+     * their key groups' sections merged and split by Flink.
      */
     @ParameterizedTest
-    @CsvSource({"1, HOP, TWO_PHASE", "3, TUMBLE, ONE_PHASE"})
+    @CsvSource({
+        "1, HOP, TWO_PHASE",
+        "3, TUMBLE, ONE_PHASE",
+        "3, SESSION, LEGACY",
+        "1, HOP_LEGACY, LEGACY"
+    })
     void checkpointWithTheNativeStoreRestoresAtAnotherParallelism(
             int restoreParallelism, String window, String phase, @TempDir Path dir)
             throws Exception {

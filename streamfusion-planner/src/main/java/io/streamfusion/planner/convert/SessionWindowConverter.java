@@ -4,9 +4,11 @@ import io.streamfusion.plan.Operator;
 import io.streamfusion.plan.SessionOptions;
 import io.streamfusion.plan.SessionWindowAggregateNode;
 import io.streamfusion.planner.nodes.StreamExecNativeSessionWindowAggregate;
+import io.streamfusion.planner.nodes.StreamExecNativeWindowAggregate;
 import io.streamfusion.runtime.state.DistinctState;
 
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.data.RowData;
@@ -73,6 +75,7 @@ public final class SessionWindowConverter {
                 window.timeAttribute().getFieldIndex(),
                 !rowtime,
                 false,
+                config,
                 session);
     }
 
@@ -118,6 +121,7 @@ public final class SessionWindowConverter {
                 ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex(),
                 !windowing.isRowtime(),
                 true,
+                config,
                 session);
     }
 
@@ -183,6 +187,7 @@ public final class SessionWindowConverter {
             int timeField,
             boolean proctime,
             boolean tvf,
+            ReadableConfig config,
             SessionOptions session)
             throws UnsupportedNativeException {
         List<LogicalType> accTypes = new ArrayList<>();
@@ -199,6 +204,9 @@ public final class SessionWindowConverter {
                         .setTimeField(timeField)
                         .setProctime(proctime)
                         .addAllProperties(WindowAggregateConverter.propertiesOf(node));
+        boolean keepsMaps = infos.distinctInfos().length > 0 || !distincts.isEmpty();
+        boolean inStore =
+                StreamExecNativeWindowAggregate.portStateInStore(config, !proctime, keepsMaps);
         int[] grouping = NodeFields.read(node, "grouping");
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         byte[] bytes =
@@ -214,6 +222,9 @@ public final class SessionWindowConverter {
                 grouping,
                 accTypes.toArray(new LogicalType[0]),
                 tvf,
-                distincts.toArray(new DistinctState[0]));
+                distincts.toArray(new DistinctState[0]),
+                inStore,
+                StreamExecNativeWindowAggregate.portStateNote(
+                        config, !proctime, keepsMaps, inStore));
     }
 }

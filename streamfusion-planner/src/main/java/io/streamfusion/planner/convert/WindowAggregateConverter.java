@@ -183,6 +183,9 @@ public final class WindowAggregateConverter implements OperatorFamily {
                         inputType,
                         Operator.newBuilder().setWindowAggregate(builder),
                         session);
+        boolean keepsMaps = infos.distinctInfos().length > 0 || !distincts.isEmpty();
+        boolean inStore =
+                StreamExecNativeWindowAggregate.portStateInStore(config, eventTime, keepsMaps);
         return new StreamExecNativeGroupWindowAggregate(
                 node,
                 bytes,
@@ -193,7 +196,10 @@ public final class WindowAggregateConverter implements OperatorFamily {
                 sizeMillis,
                 slideMillis,
                 builder.getWindow() == Window.HOP,
-                distincts.toArray(new DistinctState[0]));
+                distincts.toArray(new DistinctState[0]),
+                inStore,
+                StreamExecNativeWindowAggregate.portStateNote(
+                        config, eventTime, keepsMaps, inStore));
     }
 
     /** StreamExecLocalWindowAggregate: the stateless first phase (event time only). */

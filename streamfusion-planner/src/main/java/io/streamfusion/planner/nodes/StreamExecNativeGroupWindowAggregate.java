@@ -28,6 +28,8 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
     private final long slide;
     private final boolean hop;
     private final DistinctState[] distincts;
+    private final boolean stateInStore;
+    private final String stateNote;
 
     public StreamExecNativeGroupWindowAggregate(
             ExecNodeBase<RowData> original,
@@ -39,7 +41,9 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
             long size,
             long slide,
             boolean hop,
-            DistinctState[] distincts) {
+            DistinctState[] distincts,
+            boolean stateInStore,
+            String stateNote) {
         super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
@@ -48,6 +52,13 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
         this.slide = slide;
         this.hop = hop;
         this.distincts = distincts;
+        this.stateInStore = stateInStore;
+        this.stateNote = stateNote;
+    }
+
+    @Override
+    public String note() {
+        return stateNote;
     }
 
     @Override
@@ -70,7 +81,8 @@ public class StreamExecNativeGroupWindowAggregate extends NativeExecNodeBase {
                         eventTime,
                         size,
                         slide,
-                        hop);
+                        hop,
+                        stateInStore);
         OneInputTransformation<RowData, RowData> transform =
                 groupWindowTransformation(input, operator, config);
         return keyedBy(transform, planner, grouping);

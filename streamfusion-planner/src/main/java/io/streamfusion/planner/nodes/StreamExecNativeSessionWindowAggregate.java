@@ -30,9 +30,13 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
     private final LogicalType[] accTypes;
     private final boolean tvf;
     private final DistinctState[] distincts;
+    private final boolean stateInStore;
+    private final String stateNote;
 
     /**
      * @param tvf the window TVF (WindowAggOperator) rather than the legacy group window
+     * @param stateInStore states and timers in the native store
+     * @param stateNote where the state lives and why (EXPLAIN)
      */
     public StreamExecNativeSessionWindowAggregate(
             ExecNodeBase<RowData> original,
@@ -41,12 +45,21 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
             int[] grouping,
             LogicalType[] accTypes,
             boolean tvf,
-            DistinctState[] distincts) {
+            DistinctState[] distincts,
+            boolean stateInStore,
+            String stateNote) {
         super(original, plan, inputType);
         this.grouping = grouping;
         this.accTypes = accTypes;
         this.tvf = tvf;
         this.distincts = distincts;
+        this.stateInStore = stateInStore;
+        this.stateNote = stateNote;
+    }
+
+    @Override
+    public String note() {
+        return stateNote;
     }
 
     @Override
@@ -66,7 +79,8 @@ public class StreamExecNativeSessionWindowAggregate extends NativeExecNodeBase {
                                 accTypes,
                                 distincts,
                                 config),
-                        tvf);
+                        tvf,
+                        stateInStore);
         OneInputTransformation<RowData, RowData> transform =
                 tvf
                         ? ExecNodeUtil.createOneInputTransformation(

@@ -2,7 +2,6 @@ package io.streamfusion.runtime.aggregate;
 
 import io.streamfusion.plan.GroupAggregateNode;
 import io.streamfusion.plan.Plan;
-import io.streamfusion.plan.PortStoreOptions;
 import io.streamfusion.runtime.NativePipeline;
 import io.streamfusion.runtime.island.NativeBatchOperator;
 import io.streamfusion.runtime.island.ShellSpec;
@@ -12,7 +11,7 @@ import io.streamfusion.runtime.metrics.MemoryGauges;
 import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.state.KeyedStatePort;
-import io.streamfusion.runtime.state.RawKeyedSections;
+import io.streamfusion.runtime.state.PortStoreState;
 import io.streamfusion.runtime.state.StateCodec;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -23,11 +22,6 @@ import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.runtime.checkpoint.CheckpointOptions;
-import org.apache.flink.runtime.state.CheckpointStreamFactory;
-import org.apache.flink.runtime.state.StateInitializationContext;
-import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.util.StateConfigUtil;
@@ -35,6 +29,8 @@ import org.apache.flink.table.types.CollectionDataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.List;
 
 /**
  * The operator shell of a native non-windowed group aggregation, computing natively over
@@ -56,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * <p>With {@code streamfusion.group.state=STORE} (GroupAggregateNode.state_in_store) the same
  * states live in a native store on disk instead, which serves the port inside the island
  * (state/port_store.h): no JVM round per batch. Checkpoints then write the store's key groups into
- * Flink's raw keyed state ({@link RawKeyedSections}); a savepoint writes the store's content into
- * the declared Flink states before its synchronous part and removes it after, so it holds Flink's
+ * Flink's raw keyed state ({@link PortStoreState}); a savepoint writes the store's content into the
+ * declared Flink states before its synchronous part and removes it after, so it holds Flink's
  * layout, and a restore moves state found in that layout into the store.
  *
  * <p>A batch costs a few native calls and one state read and at most one state write per distinct
@@ -71,9 +67,6 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private static final long serialVersionUID = 1L;
 
     private static final Logger LOG = LoggerFactory.getLogger(NativeGroupAggregateOperator.class);
-
-    /** The size of the state port messages that move state between the store and Flink state. */
-    private static final int MESSAGE_BYTES = 1 << 20;
 
     private final byte[] plan;
     private final int keyArity;
@@ -94,11 +87,6 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
 
     /** The aggregation's state is in the native store (see the class comment). */
     private final boolean stateInStore;
-
-    private transient RawKeyedSections restored;
-
-    /** Set while a savepoint is taken: the state is in Flink's layout, not in raw state. */
-    private transient boolean savepoint;
 
     public NativeGroupAggregateOperator(ShellSpec spec, long stateRetentionTime) {
         super(spec, spec.maxDelayMillis);
@@ -125,16 +113,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     }
 
     @Override
-    protected boolean isUsingCustomRawKeyedState() {
-        return stateInStore;
-    }
-
-    @Override
-    public void initializeState(StateInitializationContext context) throws Exception {
-        super.initializeState(context);
-        if (stateInStore) {
-            restored = RawKeyedSections.read(context);
-        }
+    protected String portStoreState() {
+        return stateInStore ? "Native group aggregation state" : null;
     }
 
     @Override
@@ -158,10 +138,8 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
         byte[] runPlan = stateInStore ? withPortStore(parsed) : plan;
         pipeline = openPipeline(runPlan, run -> new NativePipeline(run, memoryBudgetBytes));
         if (stateInStore) {
-            restored.restoreInto(pipeline);
-            restored = null;
             // State in Flink's layout (a savepoint) moves into the store.
-            int moved = port.moveOut(getKeyedStateBackend(), MESSAGE_BYTES, pipeline::importStore);
+            int moved = portStore.restore(pipeline, port, getKeyedStateBackend());
             if (moved > 0) {
                 LOG.info(
                         "Moved the state of {} keys from Flink state into the native store", moved);
@@ -174,68 +152,15 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
 
     /** The island's plan with the port store of its states (Plan.port_store). */
     private byte[] withPortStore(Plan parsed) {
-        PortStoreOptions.Builder store =
-                PortStoreOptions.newBuilder()
-                        .setDirectory(nativeStoreDirectory("group").toString())
-                        .setMemoryBytes(memoryBudgetBytes / 4)
-                        .setMaxParallelism(
-                                getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
-        for (String name : port.stateNames()) {
-            store.addStates(name == null ? "" : name);
-        }
-        LOG.info("Native group aggregation state in the native store at {}", store.getDirectory());
-        return parsed.toBuilder().setPortStore(store).build().toByteArray();
-    }
-
-    /**
-     * A savepoint holds the state in Flink's layout (so stock Flink, or this engine over Flink
-     * state, restores it): the store's content is written into the declared Flink states before the
-     * snapshot and removed once its synchronous part is done. Checkpoints keep the store's sections
-     * in raw keyed state.
-     */
-    @Override
-    public OperatorSnapshotFutures snapshotState(
-            long checkpointId,
-            long timestamp,
-            CheckpointOptions checkpointOptions,
-            CheckpointStreamFactory factory)
-            throws Exception {
-        if (!stateInStore || !checkpointOptions.getCheckpointType().isSavepoint()) {
-            return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
-        }
-        Object key = getCurrentKey();
-        pipeline.exportStore(false, MESSAGE_BYTES, this::applyToFlinkState);
-        savepoint = true;
-        try {
-            return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
-        } finally {
-            savepoint = false;
-            pipeline.exportStore(true, MESSAGE_BYTES, this::applyToFlinkState);
-            if (key != null) {
-                setCurrentKey(key);
-            }
-        }
-    }
-
-    @Override
-    public void snapshotState(StateSnapshotContext context) throws Exception {
-        super.snapshotState(context);
-        if (stateInStore && !savepoint) {
-            RawKeyedSections.write(context, pipeline.snapshot(), "Native group aggregation state");
-        }
-    }
-
-    /** Applies a message of the store's writes (or clears) to the declared Flink states. */
-    private void applyToFlinkState(byte[] message) {
-        try {
-            if (port.serve(message, 0) != null) {
-                throw new IllegalStateException("The native store's export holds reads");
-            }
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot write the native store into Flink state", e);
-        }
+        java.nio.file.Path directory = nativeStoreDirectory("group");
+        LOG.info("Native group aggregation state in the native store at {}", directory);
+        return PortStoreState.withPortStore(
+                parsed,
+                directory,
+                memoryBudgetBytes / 4,
+                getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
+                port,
+                List.of());
     }
 
     /** The states, declared as Flink's function and generated aggregation declare them. */

@@ -95,7 +95,8 @@ public final class StreamFusionOptions {
         NATIVE,
         /**
          * As NATIVE, with the slices' accumulators in a native store on disk (LevelDB) in the
-         * TaskManager's local directories; keys and timers in native memory.
+         * TaskManager's local directories; keys and timers in native memory. Legacy group windows
+         * and session windows: their Flink states and event-time timers in that store.
          */
         STORE
     }
@@ -118,7 +119,12 @@ public final class StreamFusionOptions {
                                 + " NATIVE with the hashmap state backend, STORE with RocksDB"
                                 + " (measured faster there than Flink's RocksDB state) and FLINK"
                                 + " with any other backend. Windows with DISTINCT or MIN/MAX maps"
-                                + " keep Flink state under AUTO.");
+                                + " keep Flink state under AUTO. Legacy group windows and session"
+                                + " windows: STORE keeps their states and event-time timers in the"
+                                + " native store (checkpoints: raw keyed state; savepoints: Flink's"
+                                + " layout), AUTO does so with RocksDB for those without DISTINCT"
+                                + " or MIN/MAX maps; otherwise, and on processing time, Flink keyed"
+                                + " state and timers.");
 
     /** Where a native group aggregation keeps its state. */
     public enum GroupState {

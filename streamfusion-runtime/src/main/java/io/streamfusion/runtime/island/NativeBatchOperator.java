@@ -6,6 +6,7 @@ import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.Evidence;
 import io.streamfusion.runtime.metrics.NativeMetrics;
+import io.streamfusion.runtime.state.PortStoreState;
 import io.streamfusion.runtime.transpose.FieldUse;
 import io.streamfusion.runtime.transpose.RowImageBatch;
 import io.streamfusion.runtime.transpose.RowImageEmitter;
@@ -13,8 +14,13 @@ import io.streamfusion.runtime.transpose.RowImageEmitter;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
@@ -54,6 +60,9 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
     private transient Counter nativeRecordsIn;
     private transient Counter nativeRecordsOut;
 
+    /** The native store's checkpoints and savepoints ({@link #portStoreState}), or null. */
+    protected transient PortStoreState portStore;
+
     /**
      * The first exception that escaped a flush or an emission. A batch may then be partly emitted
      * or partly in state; the operator does no more work and, above all, takes no checkpoint, which
@@ -88,6 +97,64 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         nativeRecordsIn = getMetricGroup().counter("streamfusionNativeRecordsIn");
         nativeRecordsOut = getMetricGroup().counter("streamfusionNativeRecordsOut");
         Evidence.opened(getRuntimeContext().getJobInfo().getJobId().toString(), getOperatorName());
+    }
+
+    /**
+     * What the shell's island keeps in the native store as its state port's states (named for logs
+     * and errors), or null when it keeps no state there. Such a shell opens its island with {@link
+     * PortStoreState#withPortStore} and calls {@link PortStoreState#restore} on {@link #portStore}
+     * before its first input; checkpoints and savepoints are then taken here.
+     */
+    protected String portStoreState() {
+        return null;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        String what = portStoreState();
+        if (what != null) {
+            portStore = new PortStoreState(what);
+            portStore.initialize(context);
+        }
+    }
+
+    @Override
+    protected boolean isUsingCustomRawKeyedState() {
+        return portStoreState() != null;
+    }
+
+    /**
+     * A savepoint holds state in the native store in Flink's layout (so stock Flink, or this engine
+     * over Flink state, restores it); checkpoints keep the store's sections in raw keyed state
+     * ({@link PortStoreState}).
+     */
+    @Override
+    public OperatorSnapshotFutures snapshotState(
+            long checkpointId,
+            long timestamp,
+            CheckpointOptions checkpointOptions,
+            CheckpointStreamFactory factory)
+            throws Exception {
+        if (portStore == null || !checkpointOptions.getCheckpointType().isSavepoint()) {
+            return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
+        }
+        Object key = getCurrentKey();
+        return portStore.savepoint(
+                () -> super.snapshotState(checkpointId, timestamp, checkpointOptions, factory),
+                () -> {
+                    if (key != null) {
+                        setCurrentKey(key);
+                    }
+                });
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (portStore != null) {
+            portStore.checkpoint(context);
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import io.streamfusion.runtime.metrics.NativeMetrics;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -18,11 +19,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
@@ -192,6 +192,18 @@ public final class KeyedStatePort {
             names.add(state == null ? null : state.name);
         }
         return names;
+    }
+
+    /** The ids of the declared ValueStates (not MapStates, not absent ones), ascending. */
+    public List<Integer> valueStates() {
+        List<Integer> ids = new ArrayList<>();
+        for (int id = 0; id < states.size(); id++) {
+            Declared state = states.get(id);
+            if (state != null && state.state != null && state.keyCodec == null) {
+                ids.add(id);
+            }
+        }
+        return ids;
     }
 
     /** Declares that state {@code id} does not exist for this operator. */
@@ -490,28 +502,57 @@ public final class KeyedStatePort {
     }
 
     /**
-     * Moves what the declared states hold in the keyed state backend out of it, as state port
-     * messages of writes (PutValue, PutEntry; each numbering its keys from 0 and of about {@code
-     * messageBytes} at most) handed to {@code sink}, then clears those states: a restore from
-     * Flink's layout of them (a savepoint of stock Flink, or of the native operator over Flink
-     * state) into a native port store, which applies the messages. Non-namespaced states only.
-     * Returns the keys moved.
+     * Moves what the declared states and timer services hold in the keyed state backend out of it,
+     * as state port messages of writes (PutValue, PutEntry, RegisterEventTimer; namespaced where
+     * the state is; each message numbering its keys from 0 and of about {@code messageBytes} at
+     * most) handed to {@code sink}, then clears those states and deletes those timers: a restore
+     * from Flink's layout of them (a savepoint of stock Flink, or of the native operator over Flink
+     * state) into a native port store, which applies the messages. Processing-time timers and
+     * timers whose native time is not Flink's cannot move. Returns the keys moved.
      */
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public int moveOut(KeyedStateBackend<?> backend, int messageBytes, Consumer<byte[]> sink)
             throws Exception {
-        Set<BinaryRowData> keysWithState = new LinkedHashSet<>();
-        for (Declared state : states) {
+        // What each key holds: (declared state or timer service, namespace or null, timer time).
+        Map<BinaryRowData, List<Moved>> byKey = new LinkedHashMap<>();
+        for (int id = 0; id < states.size(); id++) {
+            Declared state = states.get(id);
             if (state == null || state.state == null) {
                 continue;
             }
-            if (state.namespaceCodec != null) {
-                throw new IllegalStateException(
-                        "Namespaced state " + state.name + " cannot move into a native store");
+            int stateId = id;
+            if (state.namespaceCodec == null) {
+                try (Stream<?> stateKeys = backend.getKeys(state.name, VoidNamespace.INSTANCE)) {
+                    stateKeys.forEach(key -> movedOf(byKey, key).add(new Moved(stateId, null)));
+                }
+                continue;
             }
-            try (Stream<?> stateKeys = backend.getKeys(state.name, VoidNamespace.INSTANCE)) {
-                stateKeys.forEach(key -> keysWithState.add(binaryKey(key).copy()));
+            try (Stream<? extends Tuple2<?, ?>> keys =
+                    ((KeyedStateBackend) backend).getKeysAndNamespaces(state.name)) {
+                keys.forEach(kn -> movedOf(byKey, kn.f0).add(new Moved(stateId, kn.f1)));
             }
+        }
+        for (int id = 0; id < timerServices.size(); id++) {
+            Timers timers = timerServices.get(id);
+            if (timers == null) {
+                continue;
+            }
+            int timerId = id;
+            timers.service.forEachProcessingTimeTimer(
+                    (namespace, time) -> {
+                        throw new IllegalStateException(
+                                "A processing-time timer cannot move into a native store");
+                    });
+            timers.service.forEachEventTimeTimer(
+                    (namespace, time) -> {
+                        if (timers.time.applyAsLong(time) != time) {
+                            throw new IllegalStateException(
+                                    "Timers of another time than Flink's cannot move into a native"
+                                            + " store");
+                        }
+                        movedOf(byKey, backend.getCurrentKey())
+                                .add(new Moved(timerId, namespace, time));
+                    });
         }
         StateBytes keyBytes = new StateBytes();
         StateBytes ops = new StateBytes();
@@ -533,7 +574,8 @@ public final class KeyedStatePort {
                     counts[0] = 0;
                     counts[1] = 0;
                 };
-        for (BinaryRowData key : keysWithState) {
+        for (Map.Entry<BinaryRowData, List<Moved>> keyed : byKey.entrySet()) {
+            BinaryRowData key = keyed.getKey();
             setCurrentKey.accept(key);
             byte[] image =
                     BinarySegmentUtils.copyToBytes(
@@ -541,46 +583,118 @@ public final class KeyedStatePort {
             keyBytes.writeInt(image.length);
             keyBytes.write(image, 0, image.length);
             int index = counts[0]++;
-            for (int id = 0; id < states.size(); id++) {
-                Declared state = states.get(id);
-                if (state == null || state.state == null) {
-                    continue;
-                }
-                if (state.keyCodec == null) {
-                    Object value = ((ValueState<Object>) state.state).value();
-                    if (value != null) {
-                        writeOp(ops, PUT_VALUE, id, index);
-                        writeBlob(ops, state.valueCodec, value);
-                        counts[1]++;
-                    }
-                    continue;
-                }
-                Iterable<Map.Entry<Object, Object>> entries =
-                        ((MapState<Object, Object>) state.state).entries();
-                if (entries == null) {
-                    continue;
-                }
-                for (Map.Entry<Object, Object> entry : entries) {
-                    writeOp(ops, PUT_ENTRY, id, index);
-                    writeBlob(ops, state.keyCodec, entry.getKey());
-                    writeBlob(ops, state.valueCodec, entry.getValue());
-                    counts[1]++;
-                }
+            for (Moved moved : keyed.getValue()) {
+                counts[1] += moved.write(this, index, ops);
             }
             if (keyBytes.size() + ops.size() >= messageBytes) {
                 flush.run();
             }
         }
         flush.run();
-        for (BinaryRowData key : keysWithState) {
-            setCurrentKey.accept(key);
-            for (Declared state : states) {
-                if (state != null && state.state != null) {
-                    state.state.clear();
-                }
+        for (Map.Entry<BinaryRowData, List<Moved>> keyed : byKey.entrySet()) {
+            setCurrentKey.accept(keyed.getKey());
+            for (Moved moved : keyed.getValue()) {
+                moved.clear(this);
             }
         }
-        return keysWithState.size();
+        return byKey.size();
+    }
+
+    private static List<Moved> movedOf(Map<BinaryRowData, List<Moved>> byKey, Object key) {
+        return byKey.computeIfAbsent(binaryKey(key).copy(), k -> new ArrayList<>());
+    }
+
+    /** A state (or a state's namespace) or a timer of a key that {@link #moveOut} moves. */
+    private static final class Moved {
+        final int id;
+        final Object namespace;
+        final boolean timer;
+        final long time;
+
+        Moved(int id, Object namespace) {
+            this(id, namespace, false, 0);
+        }
+
+        Moved(int id, Object namespace, long time) {
+            this(id, namespace, true, time);
+        }
+
+        private Moved(int id, Object namespace, boolean timer, long time) {
+            this.id = id;
+            this.namespace = namespace;
+            this.timer = timer;
+            this.time = time;
+        }
+
+        /** Writes the moved content's ops under key {@code key}; returns their number. */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        int write(KeyedStatePort port, int key, StateBytes ops) throws IOException {
+            if (timer) {
+                Timers timers = port.timerServices.get(id);
+                writeOp(ops, REGISTER_EVENT_TIMER | NAMESPACED, id, key);
+                writeBlob(ops, timers.namespaceCodec, namespace);
+                ops.writeLong(time);
+                return 1;
+            }
+            Declared state = port.states.get(id);
+            int namespaced = 0;
+            if (namespace != null) {
+                ((InternalKvState<?, Object, ?>) state.state).setCurrentNamespace(namespace);
+                namespaced = NAMESPACED;
+            }
+            if (state.keyCodec == null) {
+                Object value;
+                try {
+                    value = ((ValueState<Object>) state.state).value();
+                } catch (Exception e) {
+                    throw new IOException("Cannot read state " + state.name, e);
+                }
+                if (value == null) {
+                    return 0;
+                }
+                writeOp(ops, PUT_VALUE | namespaced, id, key);
+                writeNamespace(state, ops);
+                writeBlob(ops, state.valueCodec, value);
+                return 1;
+            }
+            Iterable<Map.Entry<Object, Object>> entries;
+            try {
+                entries = ((MapState<Object, Object>) state.state).entries();
+            } catch (Exception e) {
+                throw new IOException("Cannot read state " + state.name, e);
+            }
+            int count = 0;
+            if (entries != null) {
+                for (Map.Entry<Object, Object> entry : entries) {
+                    writeOp(ops, PUT_ENTRY | namespaced, id, key);
+                    writeNamespace(state, ops);
+                    writeBlob(ops, state.keyCodec, entry.getKey());
+                    writeBlob(ops, state.valueCodec, entry.getValue());
+                    count++;
+                }
+            }
+            return count;
+        }
+
+        private void writeNamespace(Declared state, StateBytes ops) throws IOException {
+            if (namespace != null) {
+                writeBlob(ops, state.namespaceCodec, namespace);
+            }
+        }
+
+        /** Clears the moved state, or deletes the moved timer, under the current key. */
+        @SuppressWarnings("unchecked")
+        void clear(KeyedStatePort port) throws Exception {
+            if (timer) {
+                port.timerServices.get(id).service.deleteEventTimeTimer(namespace, time);
+                return;
+            }
+            Declared state = port.states.get(id);
+            if (namespace != null) {
+                ((InternalKvState<?, Object, ?>) state.state).setCurrentNamespace(namespace);
+            }
+            state.state.clear();
+        }
     }
 
     private static BinaryRowData binaryKey(Object key) {

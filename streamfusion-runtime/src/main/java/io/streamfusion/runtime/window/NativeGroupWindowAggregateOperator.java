@@ -39,10 +39,16 @@ public class NativeGroupWindowAggregateOperator extends TimeWindowPortOperator {
      * @param eventTime false for a processing-time window
      * @param slide the HOP slide; the size for TUMBLE (panes are gcd(size, slide))
      * @param hop a HOP window (panes merged at each fire), not a TUMBLE one
+     * @param stateInStore keep the panes and the timers in the native store (event time only)
      */
     public NativeGroupWindowAggregateOperator(
-            ShellSpec spec, boolean eventTime, long size, long slide, boolean hop) {
-        super(spec, false);
+            ShellSpec spec,
+            boolean eventTime,
+            long size,
+            long slide,
+            boolean hop,
+            boolean stateInStore) {
+        super(spec, false, stateInStore);
         this.paneSize = paneSize(size, slide);
     }
 

@@ -42,8 +42,12 @@ public class NativeSessionWindowAggregateOperator extends TimeWindowPortOperator
 
     private static final long serialVersionUID = 1L;
 
-    public NativeSessionWindowAggregateOperator(ShellSpec spec, boolean tvf) {
-        super(spec, tvf);
+    /**
+     * @param tvf the session window TVF (WindowAggOperator), not the legacy group window
+     * @param stateInStore keep the windows and the timers in the native store (event time only)
+     */
+    public NativeSessionWindowAggregateOperator(ShellSpec spec, boolean tvf, boolean stateInStore) {
+        super(spec, tvf, stateInStore);
     }
 
     @Override

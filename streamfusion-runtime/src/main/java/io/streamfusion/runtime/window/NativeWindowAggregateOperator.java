@@ -75,7 +75,7 @@ public class NativeWindowAggregateOperator extends PortWindowOperator<Long> {
             long offset,
             int countStarField,
             ZoneId shiftTimeZone) {
-        super(spec, true);
+        super(spec, true, false);
         this.eventTime = eventTime;
         this.window = window;
         this.size = size;

@@ -6,8 +6,10 @@ import io.streamfusion.runtime.island.ShellSpec;
 import io.streamfusion.runtime.jni.CallResult;
 import io.streamfusion.runtime.jni.Plans;
 import io.streamfusion.runtime.metrics.MemoryGauges;
+import io.streamfusion.runtime.metrics.NativeMetrics;
 import io.streamfusion.runtime.state.DistinctState;
 import io.streamfusion.runtime.state.KeyedStatePort;
+import io.streamfusion.runtime.state.PortStoreState;
 import io.streamfusion.runtime.state.StateCodec;
 import io.streamfusion.runtime.transpose.FieldUse;
 
@@ -28,8 +30,11 @@ import org.apache.flink.table.runtime.operators.window.TimeWindow;
 import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * What the shells of the window aggregations over Flink state and timers on the operator contract
@@ -48,11 +53,20 @@ import java.util.Arrays;
  * and on a timer of its own ({@link #fireOnProcessingTime}). On processing time each row's arrival
  * time, taken when it reaches this operator as Flink's operator takes it per record, is handed over
  * with its batch.
+ *
+ * <p>With the state in the native store (streamfusion.window.state STORE, or AUTO with RocksDB;
+ * event time only) the same states and the "window-timers" live in the island's native store on
+ * disk, which serves the port inside the island (native/src/streamfusion/state/port_store.h): no
+ * JVM round per batch, and the store fires the timers at each watermark. Checkpoints hold the
+ * store's key groups in raw keyed state; a savepoint holds states and timers in Flink's layout
+ * ({@link PortStoreState}).
  */
 abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
         implements Triggerable<RowData, N> {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(PortWindowOperator.class);
 
     private final byte[] plan;
     private final int keyArity;
@@ -61,6 +75,12 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
     private final DistinctState[] distincts;
     private final long memoryBudgetBytes;
     private final boolean keepsWatermark;
+
+    /**
+     * The states and the event-time timers are in the island's native store, not in Flink's keyed
+     * state and timer service (see the class comment).
+     */
+    private final boolean stateInStore;
 
     protected transient NativePipeline pipeline;
     protected transient KeyedStatePort port;
@@ -76,8 +96,9 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
     /**
      * @param keepsWatermark WindowAggOperator's union list state "watermark" (the window TVFs), to
      *     which the timer service is initialized and which replaces a lower watermark
+     * @param stateInStore keep the states and event-time timers in the native store
      */
-    protected PortWindowOperator(ShellSpec spec, boolean keepsWatermark) {
+    protected PortWindowOperator(ShellSpec spec, boolean keepsWatermark, boolean stateInStore) {
         super(spec, spec.maxDelayMillis, keepsWatermark);
         this.plan = spec.plan;
         this.keyArity = spec.keyArity;
@@ -86,6 +107,7 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
         this.distincts = spec.distincts;
         this.memoryBudgetBytes = spec.memoryBudgetBytes;
         this.keepsWatermark = keepsWatermark;
+        this.stateInStore = stateInStore;
     }
 
     /** Whether the plan's window is on processing time. */
@@ -119,6 +141,11 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
     }
 
     @Override
+    protected String portStoreState() {
+        return stateInStore ? "Native window state" : null;
+    }
+
+    @Override
     public void open() throws Exception {
         super.open();
         timers = getInternalTimerService("window-timers", namespaceSerializer(), this);
@@ -132,7 +159,30 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
         Plan parsed = Plans.parse(plan);
         proctime = isProcessingTime(parsed);
         arrivals = proctime ? new long[64] : null;
-        pipeline = openPipeline(plan, p -> new NativePipeline(p, memoryBudgetBytes));
+        if (stateInStore && proctime) {
+            throw new IllegalStateException(
+                    "A processing-time window keeps Flink's timers, not the native store's");
+        }
+        byte[] runPlan =
+                stateInStore
+                        ? PortStoreState.withPortStore(
+                                parsed,
+                                nativeStoreDirectory("window"),
+                                memoryBudgetBytes / 4,
+                                getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
+                                port,
+                                List.of("window-timers"))
+                        : plan;
+        pipeline = openPipeline(runPlan, p -> new NativePipeline(p, memoryBudgetBytes));
+        if (stateInStore) {
+            // State and timers in Flink's layout (a savepoint) move into the store.
+            int moved = portStore.restore(pipeline, port, getKeyedStateBackend());
+            if (moved > 0) {
+                LOG.info(
+                        "Moved the windows of {} keys from Flink state into the native store",
+                        moved);
+            }
+        }
         openBatches(FieldUse.of(parsed), outputArity);
         if (keepsWatermark && currentWatermark != Long.MIN_VALUE) {
             // The restored watermark decides which rows are late, as the timer service's does.
@@ -230,6 +280,9 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
                 proctime
                         ? pipeline.processRows(batch.bytes(), batch.offsets(), rows, arrivals)
                         : pipeline.processRows(batch.bytes(), batch.offsets(), rows);
+        if (stateInStore) {
+            NativeMetrics.addNativeStateRows(rows);
+        }
         if (CallResult.statePending(result)) {
             result = pipeline.serveState(port);
         }

@@ -16,9 +16,10 @@ abstract class TimeWindowPortOperator extends PortWindowOperator<TimeWindow> {
 
     /**
      * @param keepsWatermark see {@link PortWindowOperator#PortWindowOperator}
+     * @param stateInStore see {@link PortWindowOperator#PortWindowOperator}
      */
-    protected TimeWindowPortOperator(ShellSpec spec, boolean keepsWatermark) {
-        super(spec, keepsWatermark);
+    protected TimeWindowPortOperator(ShellSpec spec, boolean keepsWatermark, boolean stateInStore) {
+        super(spec, keepsWatermark, stateInStore);
     }
 
     @Override
