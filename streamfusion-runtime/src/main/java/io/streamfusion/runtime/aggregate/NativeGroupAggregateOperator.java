@@ -154,7 +154,7 @@ public class NativeGroupAggregateOperator extends NativeBatchOperator {
     private byte[] withPortStore(Plan parsed) {
         java.nio.file.Path directory = nativeStoreDirectory("group");
         LOG.info("Native group aggregation state in the native store at {}", directory);
-        return PortStoreState.withPortStore(
+        return portStore.withPortStore(
                 parsed,
                 directory,
                 memoryBudgetBytes / 4,

@@ -500,6 +500,15 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
      * With an assigner, Flink's operator ends event time in {@code finish()} (unless upstream did),
      * before the operators after it finish.
      */
+    /** Before the shell closes its island (and its native store with it). */
+    @Override
+    public void close() throws Exception {
+        if (portStore != null) {
+            portStore.close();
+        }
+        super.close();
+    }
+
     @Override
     public void finish() throws Exception {
         if (assignerIsland != null) {

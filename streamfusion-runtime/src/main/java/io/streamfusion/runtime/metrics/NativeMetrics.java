@@ -97,6 +97,18 @@ public final class NativeMetrics {
 
     private static final java.util.Set<String> STORE_DIRECTORIES = new java.util.LinkedHashSet<>();
 
+    private static final AtomicLong LARGEST_STORE_FILES = new AtomicLong();
+
+    /** A native store's files took {@code bytes} on disk when its operator closed. */
+    public static void recordStoreFiles(long bytes) {
+        LARGEST_STORE_FILES.accumulateAndGet(bytes, Math::max);
+    }
+
+    /** The most bytes a native store's files took when its operator closed, since the reset. */
+    public static long largestStoreFiles() {
+        return LARGEST_STORE_FILES.get();
+    }
+
     /**
      * A group's whole state-backed map read: for MIN/MAX over retracting input (a rescan), or every
      * entry of a FIRST/LAST_VALUE order map.
@@ -152,5 +164,6 @@ public final class NativeMetrics {
         NATIVE_STATE_ROWS.set(0);
         WHOLE_MAP_LOADS.set(0);
         BORROWED_ROWS.set(0);
+        LARGEST_STORE_FILES.set(0);
     }
 }

@@ -3,14 +3,19 @@ package io.streamfusion.runtime.state;
 import io.streamfusion.plan.Plan;
 import io.streamfusion.plan.PortStoreOptions;
 import io.streamfusion.runtime.NativePipeline;
+import io.streamfusion.runtime.metrics.NativeMetrics;
 
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * What a shell does whose island keeps its state port's states (and event-time timers) in the
@@ -34,20 +39,25 @@ public final class PortStoreState {
     private boolean savepoint;
     private NativePipeline pipeline;
     private KeyedStatePort port;
+    private Path directory;
 
     /** {@code what} names the state in logs and errors ("Native group aggregation state"). */
     public PortStoreState(String what) {
         this.what = what;
     }
 
-    /** {@code parsed} with the port store of {@code port}'s states and event-time timers. */
-    public static byte[] withPortStore(
+    /**
+     * {@code parsed} with the port store of {@code port}'s states and event-time timers, in {@code
+     * directory}.
+     */
+    public byte[] withPortStore(
             Plan parsed,
             Path directory,
             long memoryBytes,
             int maxParallelism,
             KeyedStatePort port,
             List<String> timerServices) {
+        this.directory = directory;
         PortStoreOptions.Builder store =
                 PortStoreOptions.newBuilder()
                         .setDirectory(directory.toString())
@@ -108,6 +118,31 @@ public final class PortStoreState {
         }
         if (!savepoint) {
             RawKeyedSections.write(context, pipeline.snapshot(), what);
+        }
+    }
+
+    /**
+     * Records how many bytes the store's files take ({@link NativeMetrics#recordStoreFiles}),
+     * before the island closes and deletes them: state beyond the store's memory lives there.
+     */
+    public void close() {
+        if (directory == null || !Files.isDirectory(directory)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            NativeMetrics.recordStoreFiles(
+                    files.filter(Files::isRegularFile)
+                            .mapToLong(
+                                    file -> {
+                                        try {
+                                            return Files.size(file);
+                                        } catch (IOException e) {
+                                            return 0; // deleted meanwhile (a compaction)
+                                        }
+                                    })
+                            .sum());
+        } catch (IOException | UncheckedIOException e) {
+            // Only a measurement: the store is about to be deleted.
         }
     }
 

@@ -165,7 +165,7 @@ abstract class PortWindowOperator<N> extends NativeWindowOperatorBase
         }
         byte[] runPlan =
                 stateInStore
-                        ? PortStoreState.withPortStore(
+                        ? portStore.withPortStore(
                                 parsed,
                                 nativeStoreDirectory("window"),
                                 memoryBudgetBytes / 4,
