@@ -49,9 +49,10 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Make(const Plan& plan, int64_t memor
     if (store.directory.empty() || store.states.empty() || store.max_parallelism <= 0) {
       return InternalError("A port store needs a directory, states and key groups");
     }
-    SF_ASSIGN_OR_RAISE(pipeline->port_store_,
-                       state::PortStore::Open(std::move(store),
-                                              {options.timers().begin(), options.timers().end()}));
+    SF_ASSIGN_OR_RAISE(
+        pipeline->port_store_,
+        state::PortStore::Open(std::move(store), {options.timers().begin(), options.timers().end()},
+                               {options.value_states().begin(), options.value_states().end()}));
   }
   return pipeline;
 }
