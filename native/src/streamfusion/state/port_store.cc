@@ -144,6 +144,11 @@ Result<std::unique_ptr<PortStore>> PortStore::Open(NativeStoreOptions options,
 void PortStore::EntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
                          std::string* out) {
   out->clear();
+  AppendEntryKey(key, ns, map_key, out);
+}
+
+void PortStore::AppendEntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
+                               std::string* out) {
   AppendBigEndian32(static_cast<uint32_t>(key.size()), out);
   out->append(key);
   AppendBigEndian32(static_cast<uint32_t>(ns.size()), out);
@@ -304,12 +309,10 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
 
 Status PortStore::TimerOp(bool register_timer, int32_t timers, int32_t key_group,
                           std::string_view key, std::string_view ns, int64_t time) {
+  // The time, then the entry key of (key, namespace).
   scratch_key_.clear();
   AppendTimerTime(time, &scratch_key_);
-  AppendBigEndian32(static_cast<uint32_t>(key.size()), &scratch_key_);
-  scratch_key_.append(key);
-  AppendBigEndian32(static_cast<uint32_t>(ns.size()), &scratch_key_);
-  scratch_key_.append(ns);
+  AppendEntryKey(key, ns, {}, &scratch_key_);
   const int32_t state = first_timer_state_ + timers;
   if (register_timer) {
     SF_RETURN_NOT_OK(store_->Put(state, key_group, scratch_key_, {}));

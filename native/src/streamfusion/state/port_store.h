@@ -88,6 +88,9 @@ class PortStore {
   // The store key of (key, namespace, map key) within its state and key group.
   static void EntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
                        std::string* out);
+  // Appends that key to `out` (a timer's key follows its time).
+  static void AppendEntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
+                             std::string* out);
   Status CommitIfDirty();
   // Appends the answer to a FiredTimers read of timer service `timers`.
   Status TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers);

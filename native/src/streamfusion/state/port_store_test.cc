@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,22 @@ void Serve(StatePort* port, PortStore* store) {
   ASSERT_TRUE(served.ok()) << served.ToString();
   Status answered = port->Answer(answers.data(), static_cast<int64_t>(answers.size()));
   ASSERT_TRUE(answered.ok()) << answered.ToString();
+}
+
+// Takes what `port` holds and hands it to `store`: how the store took it (answers dropped).
+Status ServeTaken(StatePort* port, PortStore* store) {
+  std::vector<uint8_t> message;
+  port->TakeMessage(&message);
+  std::vector<uint8_t> answers;
+  return store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+}
+
+// An Export sink that serves each message it is given to `store`.
+std::function<Status(const std::vector<uint8_t>&)> ApplyTo(PortStore* store) {
+  return [store](const std::vector<uint8_t>& message) {
+    std::vector<uint8_t> answers;
+    return store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  };
 }
 
 // A new batch of the port with keys 0 .. n-1.
@@ -374,10 +391,7 @@ TEST(PortStoreTest, EventTimersFireAtTheWatermarkInTimeOrderOnce) {
   // The processing-time timers stay on the JVM; timers of a service the store lacks are refused.
   BeginBatch(&port, 1);
   port.Timer(StateOp::kRegisterProcessingTimer, 0, 0, 99);
-  std::vector<uint8_t> message;
-  port.TakeMessage(&message);
-  std::vector<uint8_t> answers;
-  Status processing = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  Status processing = ServeTaken(&port, store.get());
   EXPECT_FALSE(processing.ok());
   EXPECT_NE(processing.ToString().find("processing-time"), std::string::npos)
       << processing.ToString();
@@ -405,11 +419,7 @@ TEST(PortStoreTest, TimersMoveWithTheirKeyGroupsAndAsPortWrites) {
   // A savepoint's port writes into another store (Flink's timer service on the JVM side takes
   // them the same way), and its clears take them out again.
   auto copy = Open("timers-copy", true);
-  auto apply = [&](const std::vector<uint8_t>& message) -> Status {
-    std::vector<uint8_t> answers;
-    return copy->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
-  };
-  ASSERT_TRUE(source->Export(false, 300, apply).ok());
+  ASSERT_TRUE(source->Export(false, 300, ApplyTo(copy.get())).ok());
 
   std::vector<std::string> expected;
   for (int k = 1; k < 40; ++k)
@@ -418,12 +428,8 @@ TEST(PortStoreTest, TimersMoveWithTheirKeyGroupsAndAsPortWrites) {
   EXPECT_EQ(Fire(copy.get(), 1000), expected);
 
   auto cleared = Open("timers-cleared", true);
-  auto apply_cleared = [&](const std::vector<uint8_t>& message) -> Status {
-    std::vector<uint8_t> answers;
-    return cleared->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
-  };
-  ASSERT_TRUE(source->Export(false, 300, apply_cleared).ok());
-  ASSERT_TRUE(source->Export(true, 300, apply_cleared).ok());
+  ASSERT_TRUE(source->Export(false, 300, ApplyTo(cleared.get())).ok());
+  ASSERT_TRUE(source->Export(true, 300, ApplyTo(cleared.get())).ok());
   EXPECT_EQ(Fire(cleared.get(), 1000), std::vector<std::string>{});
   for (int32_t group = 0; group < 128; ++group) {
     std::string section;
@@ -437,16 +443,14 @@ TEST(PortStoreTest, UndeclaredTimersAndMalformedMessagesAreRefused) {
   StatePort port;
   BeginBatch(&port, 1);
   port.Timer(StateOp::kRegisterEventTimer, 0, 0, 99);
-  std::vector<uint8_t> message;
-  port.TakeMessage(&message);
-  std::vector<uint8_t> answers;
-  Status timer = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);
+  Status timer = ServeTaken(&port, store.get());
   EXPECT_FALSE(timer.ok());
   EXPECT_NE(timer.ToString().find("timer service"), std::string::npos) << timer.ToString();
 
   BeginBatch(&port, 1);
   port.PutValue(kValues, 0, "value");
-  message.clear();
+  std::vector<uint8_t> message;
+  std::vector<uint8_t> answers;
   port.TakeMessage(&message);
   message.resize(message.size() - 2);
   Status truncated = store->Serve(message.data(), static_cast<int64_t>(message.size()), &answers);

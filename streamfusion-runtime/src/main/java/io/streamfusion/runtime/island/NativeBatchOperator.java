@@ -496,10 +496,6 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         flushAll();
     }
 
-    /**
-     * With an assigner, Flink's operator ends event time in {@code finish()} (unless upstream did),
-     * before the operators after it finish.
-     */
     /** Before the shell closes its island (and its native store with it). */
     @Override
     public void close() throws Exception {
@@ -509,6 +505,10 @@ public abstract class NativeBatchOperator extends TableStreamOperator<RowData>
         super.close();
     }
 
+    /**
+     * With an assigner, Flink's operator ends event time in {@code finish()} (unless upstream did),
+     * before the operators after it finish.
+     */
     @Override
     public void finish() throws Exception {
         if (assignerIsland != null) {
