@@ -20,6 +20,9 @@ namespace {
 constexpr int64_t kOpenTableBytes = 48 << 10;
 // Deletes per write when key groups are deleted.
 constexpr int64_t kDeletesPerWrite = 4096;
+// The bytes of a write-back buffer entry besides its key and value: a map node (its links and
+// colour) and the two strings' headers.
+constexpr int64_t kPendingOverhead = 48 + 2 * 32;
 
 Status FromLevel(const leveldb::Status& status, std::string_view what) {
   if (status.ok()) return Status::OK();
@@ -97,19 +100,21 @@ Result<std::unique_ptr<NativeStore>> NativeStore::Open(NativeStoreOptions option
   // Two write buffers (the one written and the one being compacted) of an eighth each.
   db_options.write_buffer_size = static_cast<size_t>(memory / 8);
   store->write_buffer_bytes_ = db_options.write_buffer_size;
+  // The write-back buffer in front of them, an eighth.
+  store->pending_limit_ = memory / 8;
   // The rest for open tables: at least LevelDB's minimum of 74 (64 of them for its own use).
   db_options.max_open_files =
-      static_cast<int>(std::max<int64_t>(74, (memory / 2) / kOpenTableBytes));
+      static_cast<int>(std::max<int64_t>(74, (memory * 3 / 8) / kOpenTableBytes));
   leveldb::DB* db = nullptr;
   SF_RETURN_NOT_OK(
       FromLevel(leveldb::DB::Open(db_options, store->options_.directory, &db), "open"));
   store->db_.reset(db);
-  store->pending_ = std::make_unique<leveldb::WriteBatch>();
   return store;
 }
 
 NativeStore::~NativeStore() {
-  db_.reset();  // before the cache and filter it uses
+  db_iterator_.reset();  // before the database it reads
+  db_.reset();           // before the cache and filter it uses
   std::error_code ignored;
   if (!options_.directory.empty()) std::filesystem::remove_all(options_.directory, ignored);
 }
@@ -135,8 +140,13 @@ std::string NativeStore::StoreKey(int32_t state, int32_t key_group, std::string_
 Result<bool> NativeStore::Get(int32_t state, int32_t key_group, std::string_view key,
                               std::string* value) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  const auto status =
-      db_->Get(leveldb::ReadOptions(), ToSlice(StoreKey(state, key_group, key)), value);
+  const std::string store_key = StoreKey(state, key_group, key);
+  if (auto it = pending_.find(store_key); it != pending_.end()) {
+    if (it->second.deleted) return false;
+    value->assign(it->second.value);
+    return true;
+  }
+  const auto status = db_->Get(leveldb::ReadOptions(), ToSlice(store_key), value);
   if (status.IsNotFound()) return false;
   SF_RETURN_NOT_OK(FromLevel(status, "get"));
   return true;
@@ -158,33 +168,110 @@ Status NativeStore::MultiGet(int32_t state, const std::vector<int32_t>& key_grou
 Status NativeStore::Put(int32_t state, int32_t key_group, std::string_view key,
                         std::string_view value) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  pending_->Put(ToSlice(StoreKey(state, key_group, key)), ToSlice(value));
-  ++pending_count_;
-  return pending_->ApproximateSize() >= write_buffer_bytes_ / 2 ? Commit() : Status::OK();
+  return Buffer(StoreKey(state, key_group, key), value, false);
 }
 
 Status NativeStore::Delete(int32_t state, int32_t key_group, std::string_view key) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  pending_->Delete(ToSlice(StoreKey(state, key_group, key)));
-  ++pending_count_;
-  return pending_->ApproximateSize() >= write_buffer_bytes_ / 2 ? Commit() : Status::OK();
+  return Buffer(StoreKey(state, key_group, key), {}, true);
+}
+
+Status NativeStore::Buffer(std::string store_key, std::string_view value, bool deleted) {
+  auto [it, inserted] = pending_.try_emplace(std::move(store_key));
+  if (inserted) {
+    pending_bytes_ += static_cast<int64_t>(it->first.size()) + kPendingOverhead;
+  } else {
+    pending_bytes_ -= static_cast<int64_t>(it->second.value.size());
+  }
+  it->second.value.assign(value);
+  it->second.deleted = deleted;
+  pending_bytes_ += static_cast<int64_t>(value.size());
+  return pending_bytes_ >= pending_limit_ ? Commit() : Status::OK();
+}
+
+Status NativeStore::DeletePrefix(int32_t state, int32_t key_group, std::string_view prefix) {
+  SF_RETURN_NOT_OK(CheckState(state, key_group));
+  std::vector<std::pair<std::string, bool>> doomed;  // store key, in LevelDB
+  SF_RETURN_NOT_OK(ScanStoreKeys(StoreKey(state, key_group, prefix),
+                                 [&](std::string_view key, std::string_view, bool in_db) {
+                                   doomed.emplace_back(key, in_db);
+                                   return true;
+                                 }));
+  for (auto& [key, in_db] : doomed) {
+    if (in_db) {
+      SF_RETURN_NOT_OK(Buffer(std::move(key), {}, true));
+      continue;
+    }
+    // Only ever in the buffer (which may have been written out by now: then a deletion is due).
+    auto it = pending_.find(key);
+    if (it == pending_.end()) {
+      SF_RETURN_NOT_OK(Buffer(std::move(key), {}, true));
+    } else {
+      pending_bytes_ -=
+          static_cast<int64_t>(it->first.size() + it->second.value.size()) + kPendingOverhead;
+      pending_.erase(it);
+    }
+  }
+  return Status::OK();
 }
 
 Status NativeStore::Commit() {
-  if (pending_count_ == 0) return Status::OK();
-  SF_RETURN_NOT_OK(FromLevel(db_->Write(leveldb::WriteOptions(), pending_.get()), "write"));
-  pending_->Clear();
-  pending_count_ = 0;
+  if (pending_.empty()) return Status::OK();
+  leveldb::WriteBatch batch;
+  const size_t piece = std::max<size_t>(write_buffer_bytes_ / 4, 1);
+  for (const auto& [key, write] : pending_) {
+    if (write.deleted) {
+      batch.Delete(ToSlice(key));
+    } else {
+      batch.Put(ToSlice(key), ToSlice(write.value));
+    }
+    if (batch.ApproximateSize() >= piece) {
+      SF_RETURN_NOT_OK(WriteDb(&batch, "write"));
+      batch.Clear();
+    }
+  }
+  SF_RETURN_NOT_OK(WriteDb(&batch, "write"));
+  pending_.clear();
+  pending_bytes_ = 0;
   return Status::OK();
+}
+
+Status NativeStore::WriteDb(leveldb::WriteBatch* batch, std::string_view what) {
+  db_iterator_.reset();
+  return FromLevel(db_->Write(leveldb::WriteOptions(), batch), what);
+}
+
+leveldb::Iterator* NativeStore::DbIterator() {
+  if (db_iterator_ == nullptr) db_iterator_.reset(db_->NewIterator(leveldb::ReadOptions()));
+  return db_iterator_.get();
 }
 
 Status NativeStore::ScanStoreKeys(
     const std::string& prefix,
-    const std::function<bool(std::string_view key, std::string_view value)>& visit) {
-  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
-  for (it->Seek(ToSlice(prefix)); it->Valid() && it->key().starts_with(ToSlice(prefix));
-       it->Next()) {
-    if (!visit(ToView(it->key()), ToView(it->value()))) break;
+    const std::function<bool(std::string_view key, std::string_view value, bool in_db)>& visit) {
+  leveldb::Iterator* it = DbIterator();
+  const leveldb::Slice bound = ToSlice(prefix);
+  it->Seek(bound);
+  auto buffered = pending_.lower_bound(prefix);
+  while (true) {
+    const bool db_valid = it->Valid() && it->key().starts_with(bound);
+    const bool buffer_valid =
+        buffered != pending_.end() && std::string_view(buffered->first).starts_with(prefix);
+    if (!db_valid && !buffer_valid) break;
+    const int order = !db_valid       ? -1
+                      : !buffer_valid ? 1
+                                      : ToSlice(buffered->first).compare(it->key());
+    if (order <= 0) {
+      // The buffer's write, newer than LevelDB's entry of the same key.
+      const bool in_db = order == 0;
+      if (in_db) it->Next();
+      const auto& [key, write] = *buffered;
+      ++buffered;
+      if (!write.deleted && !visit(key, write.value, in_db)) break;
+    } else {
+      if (!visit(ToView(it->key()), ToView(it->value()), true)) break;
+      it->Next();
+    }
   }
   return FromLevel(it->status(), "scan");
 }
@@ -193,9 +280,10 @@ Status NativeStore::Scan(
     int32_t state, int32_t key_group, std::string_view prefix,
     const std::function<bool(std::string_view key, std::string_view value)>& visit) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  return ScanStoreKeys(
-      StoreKey(state, key_group, prefix),
-      [&](std::string_view key, std::string_view value) { return visit(key.substr(4), value); });
+  return ScanStoreKeys(StoreKey(state, key_group, prefix),
+                       [&](std::string_view key, std::string_view value, bool) {
+                         return visit(key.substr(4), value);
+                       });
 }
 
 Status NativeStore::ExportKeyGroup(int32_t key_group, std::string* out) {
@@ -203,7 +291,7 @@ Status NativeStore::ExportKeyGroup(int32_t key_group, std::string* out) {
   SF_RETURN_NOT_OK(CheckState(0, key_group));
   for (int32_t state = 0; state < num_states(); ++state) {
     SF_RETURN_NOT_OK(ScanStoreKeys(StoreKey(state, key_group, ""),
-                                   [&](std::string_view key, std::string_view value) {
+                                   [&](std::string_view key, std::string_view value, bool) {
                                      key.remove_prefix(4);
                                      out->push_back(static_cast<char>(state >> 8));
                                      out->push_back(static_cast<char>(state & 0xff));
@@ -252,18 +340,19 @@ Status NativeStore::DeleteKeyGroups(int32_t first, int32_t last) {
   for (int32_t state = 0; state < num_states(); ++state) {
     const std::string begin = StoreKey(state, first, "");
     const std::string end = StoreKey(state, last + 1, "");  // last + 1 may be the maximum: fine
+    // Its own iterator: the writes below make the reused one stale.
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
     leveldb::WriteBatch batch;
     int64_t count = 0;
     for (it->Seek(ToSlice(begin)); it->Valid() && it->key().compare(ToSlice(end)) < 0; it->Next()) {
       batch.Delete(it->key());
       if (++count % kDeletesPerWrite == 0) {
-        SF_RETURN_NOT_OK(FromLevel(db_->Write(leveldb::WriteOptions(), &batch), "delete"));
+        SF_RETURN_NOT_OK(WriteDb(&batch, "delete"));
         batch.Clear();
       }
     }
     SF_RETURN_NOT_OK(FromLevel(it->status(), "delete"));
-    SF_RETURN_NOT_OK(FromLevel(db_->Write(leveldb::WriteOptions(), &batch), "delete"));
+    SF_RETURN_NOT_OK(WriteDb(&batch, "delete"));
   }
   return Status::OK();
 }
@@ -274,7 +363,7 @@ int64_t NativeStore::MemoryBytes() const {
   if (db_->GetProperty("leveldb.approximate-memory-usage", &memtables)) {
     bytes += std::stoll(memtables);
   }
-  return bytes;
+  return bytes + pending_bytes_;
 }
 
 int64_t NativeStore::DiskBytes() const {
@@ -290,6 +379,7 @@ int64_t NativeStore::DiskBytes() const {
 
 Status NativeStore::Flush() {
   SF_RETURN_NOT_OK(Commit());
+  db_iterator_.reset();  // it would keep the compacted tables
   db_->CompactRange(nullptr, nullptr);
   return Status::OK();
 }

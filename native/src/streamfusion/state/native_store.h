@@ -14,16 +14,26 @@
 // and imported as a unit (the raw keyed state sections of a checkpoint, which Flink redistributes
 // when it rescales), and the key groups a subtask no longer owns after a restore are deleted.
 //
+// Writes first go into a write-back buffer in front of LevelDB: an ordered map of the latest
+// value or deletion of each key written, which reads and scans see (a scan merges it with
+// LevelDB's entries), so that an operator reads its own writes without committing them first.
+// A key written many times before the buffer fills reaches LevelDB once, and an entry put and
+// deleted again before (a merged session window, a cleared map) not at all. The buffer goes into
+// LevelDB when it passes its share of the memory bound, and on Commit. Scans reuse one LevelDB
+// iterator until the next write into LevelDB (creating one per scan was the hot spot of
+// map-heavy operators: one per whole-map read and clear).
+//
 // Memory: a block cache of a quarter of `memory_bytes` for data blocks, two write buffers of an
-// eighth each, and a table cache of open table files (their index and filter blocks) sized to
-// take the rest, so that the store's memory stays within the bound however large its state;
-// what exceeds it lives in the store's files. Writes are not synced: a checkpoint, not the log,
-// makes the state durable, as with Flink's backends.
+// eighth each, the write-back buffer of an eighth, and a table cache of open table files (their
+// index and filter blocks) sized to take the rest, so that the store's memory stays within the
+// bound however large its state; what exceeds it lives in the store's files. Writes are not
+// synced: a checkpoint, not the log, makes the state durable, as with Flink's backends.
 //
 // One thread uses a store (the subtask's); the store deletes its directory when destroyed.
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,10 +82,15 @@ class NativeStore {
                   const std::vector<std::string_view>& keys, std::vector<std::string>* values,
                   std::vector<uint8_t>* found);
 
-  // Writes, collected and applied by Commit, or before it once they fill half a write buffer (a
-  // batch goes into one memtable whole, so a large one would pass the memory bound).
+  // Writes, into the write-back buffer: visible to every read at once, in LevelDB after the
+  // buffer fills or on Commit.
   Status Put(int32_t state, int32_t key_group, std::string_view key, std::string_view value);
   Status Delete(int32_t state, int32_t key_group, std::string_view key);
+  // Deletes every entry of `state` in `key_group` whose key starts with `prefix` (a whole map):
+  // entries only in the buffer leave it, those in LevelDB get a deletion.
+  Status DeletePrefix(int32_t state, int32_t key_group, std::string_view prefix);
+  // Writes the buffer into LevelDB (in pieces of a quarter of a write buffer: LevelDB puts a
+  // batch into one memtable whole, so a large one would pass the memory bound).
   Status Commit();
 
   // Visits, in key order, the entries of `state` in `key_group` whose key starts with `prefix`:
@@ -85,14 +100,15 @@ class NativeStore {
 
   // Every entry of `key_group` in every state, as one section: for each entry the state (2 bytes),
   // the key's and the value's length (varints) and their bytes. Empty when the key group holds
-  // nothing. Reads committed writes only.
+  // nothing.
   Status ExportKeyGroup(int32_t key_group, std::string* out);
   // Writes back a section ExportKeyGroup wrote (of a store with the same states) and commits.
   Status ImportKeyGroup(int32_t key_group, std::string_view section);
   // Deletes every entry of the key groups in [first, last].
   Status DeleteKeyGroups(int32_t first, int32_t last);
 
-  // The memory the store takes now: its block cache's and write buffers' usage.
+  // The memory the store takes now: its block cache's, write buffers' and write-back buffer's
+  // usage.
   int64_t MemoryBytes() const;
   // The bytes of its table files on disk.
   int64_t DiskBytes() const;
@@ -106,17 +122,33 @@ class NativeStore {
   Status CheckState(int32_t state, int32_t key_group) const;
   // The state and key-group prefix followed by `key`.
   std::string StoreKey(int32_t state, int32_t key_group, std::string_view key) const;
-  // Visits the entries whose store key starts with `prefix`, key-group prefix and all.
+  // Visits the entries whose store key starts with `prefix`, key-group prefix and all, the
+  // buffer's merged with LevelDB's; `in_db` tells whether LevelDB holds the key (under the
+  // buffer's newer value, or as it is). The visitor must not write.
   Status ScanStoreKeys(
       const std::string& prefix,
-      const std::function<bool(std::string_view key, std::string_view value)>& visit);
+      const std::function<bool(std::string_view key, std::string_view value, bool in_db)>& visit);
+  // The buffer's latest write of a key: its value, or a deletion.
+  struct Pending {
+    std::string value;
+    bool deleted = false;
+  };
+  using PendingMap = std::map<std::string, Pending, std::less<>>;
+  // Records a write in the buffer; writes it into LevelDB once the buffer is full.
+  Status Buffer(std::string store_key, std::string_view value, bool deleted);
+  // The reused iterator over LevelDB (valid until the next write into LevelDB).
+  leveldb::Iterator* DbIterator();
+  // Writes `batch` into LevelDB, after which the reused iterator is stale.
+  Status WriteDb(leveldb::WriteBatch* batch, std::string_view what);
 
   NativeStoreOptions options_;
   std::unique_ptr<leveldb::Cache> cache_;
   std::unique_ptr<const leveldb::FilterPolicy> filter_;
   std::unique_ptr<leveldb::DB> db_;
-  std::unique_ptr<leveldb::WriteBatch> pending_;
-  int64_t pending_count_ = 0;
+  std::unique_ptr<leveldb::Iterator> db_iterator_;
+  PendingMap pending_;
+  int64_t pending_bytes_ = 0;  // the buffer's keys, values and map nodes
+  int64_t pending_limit_ = 0;
   size_t write_buffer_bytes_ = 0;
 };
 

@@ -52,8 +52,9 @@ TEST(NativeStoreTest, PutGetDeleteAndScanWithinAKeyGroup) {
   ASSERT_TRUE(store->Put(0, 8, "k1", "other group").ok());
   ASSERT_TRUE(store->Put(1, 7, "k1", "other state").ok());
   std::string value;
-  // Nothing is visible before the commit.
-  EXPECT_FALSE(*store->Get(0, 7, "k1", &value));
+  // Writes are read back before the commit (from the write-back buffer) and after it.
+  ASSERT_TRUE(*store->Get(0, 7, "k1", &value));
+  EXPECT_EQ(value, "one");
   ASSERT_TRUE(store->Commit().ok());
   ASSERT_TRUE(*store->Get(0, 7, "k1", &value));
   EXPECT_EQ(value, "one");
@@ -192,6 +193,146 @@ TEST(NativeStoreTest, ATruncatedSectionIsRefused) {
     EXPECT_FALSE(other->ImportKeyGroup(5, std::string_view(section).substr(0, cut)).ok()) << cut;
   }
   EXPECT_TRUE(other->ImportKeyGroup(5, section).ok());
+}
+
+// Scans merge the write-back buffer with LevelDB: a buffered write hides the older value of its
+// key, a buffered deletion hides the key, and buffered keys interleave with stored ones in order.
+TEST(NativeStoreTest, ScansMergeBufferedWritesWithStoredEntries) {
+  auto store = Open("merge");
+  for (const char* key : {"m1", "m3", "m5", "m7"}) ASSERT_TRUE(store->Put(1, 9, key, "old").ok());
+  ASSERT_TRUE(store->Commit().ok());
+  ASSERT_TRUE(store->Put(1, 9, "m0", "new").ok());    // before every stored key
+  ASSERT_TRUE(store->Put(1, 9, "m3", "new").ok());    // over a stored key
+  ASSERT_TRUE(store->Delete(1, 9, "m5").ok());        // deleting a stored key
+  ASSERT_TRUE(store->Put(1, 9, "m6", "new").ok());    // between stored keys
+  ASSERT_TRUE(store->Put(1, 9, "m9", "new").ok());    // after every stored key
+  ASSERT_TRUE(store->Put(1, 9, "n0", "other").ok());  // outside the prefix
+  std::vector<std::string> seen;
+  auto scan = [&]() {
+    seen.clear();
+    ASSERT_TRUE(store
+                    ->Scan(1, 9, "m",
+                           [&](std::string_view k, std::string_view v) {
+                             seen.push_back(std::string(k) + "=" + std::string(v));
+                             return true;
+                           })
+                    .ok());
+  };
+  const std::vector<std::string> expected = {"m0=new", "m1=old", "m3=new",
+                                             "m6=new", "m7=old", "m9=new"};
+  scan();
+  EXPECT_EQ(seen, expected);
+  std::string value;
+  EXPECT_FALSE(*store->Get(1, 9, "m5", &value));
+  ASSERT_TRUE(*store->Get(1, 9, "m3", &value));
+  EXPECT_EQ(value, "new");
+  // The same content once it is all in LevelDB.
+  ASSERT_TRUE(store->Commit().ok());
+  scan();
+  EXPECT_EQ(seen, expected);
+  std::string section;
+  ASSERT_TRUE(store->ExportKeyGroup(9, &section).ok());
+  EXPECT_NE(section.find("n0"), std::string::npos);
+  EXPECT_EQ(section.find("m5"), std::string::npos);
+}
+
+// DeletePrefix removes a whole map, whether its entries are buffered, stored or both; the
+// entries only ever buffered never reach LevelDB.
+TEST(NativeStoreTest, DeletePrefixRemovesBufferedAndStoredEntries) {
+  auto store = Open("clear");
+  ASSERT_TRUE(store->Put(0, 2, "a/1", "stored").ok());
+  ASSERT_TRUE(store->Put(0, 2, "a/2", "stored").ok());
+  ASSERT_TRUE(store->Commit().ok());
+  ASSERT_TRUE(store->Put(0, 2, "a/2", "buffered over stored").ok());
+  ASSERT_TRUE(store->Put(0, 2, "a/3", "buffered").ok());
+  ASSERT_TRUE(store->Put(0, 2, "b/1", "kept").ok());
+  const int64_t buffered = store->MemoryBytes();
+  ASSERT_TRUE(store->DeletePrefix(0, 2, "a/").ok());
+  int count = 0;
+  ASSERT_TRUE(store
+                  ->Scan(0, 2, "",
+                         [&](std::string_view k, std::string_view v) {
+                           EXPECT_EQ(k, "b/1");
+                           EXPECT_EQ(v, "kept");
+                           return ++count > 0;
+                         })
+                  .ok());
+  EXPECT_EQ(count, 1);
+  ASSERT_TRUE(store->Commit().ok());
+  std::string value;
+  for (const char* key : {"a/1", "a/2", "a/3"}) EXPECT_FALSE(*store->Get(0, 2, key, &value)) << key;
+  ASSERT_TRUE(*store->Get(0, 2, "b/1", &value));
+  EXPECT_GT(buffered, 0);
+}
+
+// The store against a std::map under random writes, deletes, prefix deletes and commits, with
+// a buffer small enough to be written out in the middle: every read and scan agrees.
+TEST(NativeStoreTest, RandomOperationsAgreeWithAnOrderedMap) {
+  auto store = Open("model", 1 << 20);       // a buffer of 128 KiB: written out many times below
+  std::map<std::string, std::string> model;  // key group (one byte) + key
+  std::mt19937 random(11);
+  auto key_of = [&](int n) { return "k" + std::to_string(n % 7) + "/" + std::to_string(n); };
+  for (int step = 0; step < 40000; ++step) {
+    const int group = static_cast<int>(random() % 3);
+    const std::string key = key_of(static_cast<int>(random() % 300));
+    const std::string full = std::string(1, static_cast<char>(group)) + key;
+    switch (random() % 10) {
+      case 0:
+      case 1:
+      case 2:
+      case 3: {
+        const std::string value = Value(step, 1 + random() % 300);
+        ASSERT_TRUE(store->Put(0, group, key, value).ok());
+        model[full] = value;
+        break;
+      }
+      case 4:
+      case 5:
+        ASSERT_TRUE(store->Delete(0, group, key).ok());
+        model.erase(full);
+        break;
+      case 6: {
+        const std::string prefix = key.substr(0, 3);  // "kN/"
+        ASSERT_TRUE(store->DeletePrefix(0, group, prefix).ok());
+        const std::string full_prefix = std::string(1, static_cast<char>(group)) + prefix;
+        for (auto it = model.lower_bound(full_prefix);
+             it != model.end() && it->first.starts_with(full_prefix);) {
+          it = model.erase(it);
+        }
+        break;
+      }
+      case 7:
+        if (random() % 50 == 0) ASSERT_TRUE(store->Commit().ok());
+        break;
+      case 8: {
+        std::string value;
+        auto found = store->Get(0, group, key, &value);
+        ASSERT_TRUE(found.ok());
+        auto it = model.find(full);
+        ASSERT_EQ(*found, it != model.end()) << step << " " << key;
+        if (*found) ASSERT_EQ(value, it->second) << step;
+        break;
+      }
+      default: {
+        const std::string prefix = key.substr(0, 2);  // "kN"
+        const std::string full_prefix = std::string(1, static_cast<char>(group)) + prefix;
+        std::vector<std::pair<std::string, std::string>> seen, expected;
+        ASSERT_TRUE(store
+                        ->Scan(0, group, prefix,
+                               [&](std::string_view k, std::string_view v) {
+                                 seen.emplace_back(k, v);
+                                 return true;
+                               })
+                        .ok());
+        for (auto it = model.lower_bound(full_prefix);
+             it != model.end() && it->first.starts_with(full_prefix); ++it) {
+          expected.emplace_back(it->first.substr(1), it->second);
+        }
+        ASSERT_EQ(seen, expected) << step;
+      }
+    }
+  }
+  EXPECT_LT(store->MemoryBytes(), 2 << 20);
 }
 
 // State several times the memory bound: the store's memory stays near the bound (the memtables

@@ -156,12 +156,6 @@ void PortStore::AppendEntryKey(std::string_view key, std::string_view ns, std::s
   out->append(map_key);
 }
 
-Status PortStore::CommitIfDirty() {
-  if (!dirty_) return Status::OK();
-  dirty_ = false;
-  return store_->Commit();
-}
-
 Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_t>* answers) {
   MessageReader in(message, size);
   SF_ASSIGN_OR_RAISE(int32_t first, in.Int());
@@ -182,7 +176,6 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
                         max_parallelism_));
   }
   SF_ASSIGN_OR_RAISE(int32_t num_ops, in.Int());
-  std::vector<std::string> doomed;
   for (int32_t i = 0; i < num_ops; ++i) {
     SF_ASSIGN_OR_RAISE(uint8_t code_byte, in.Byte());
     SF_ASSIGN_OR_RAISE(int32_t state, in.Int());
@@ -193,7 +186,6 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
     }
     const auto code = static_cast<StateOp>(code_byte & ~kNamespaced);
     if (code == StateOp::kFiredTimers) {
-      SF_RETURN_NOT_OK(CommitIfDirty());
       SF_RETURN_NOT_OK(TakeFiredTimers(state, answers));
       continue;
     }
@@ -217,7 +209,6 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         if (code == StateOp::kGetEntry) {
           SF_ASSIGN_OR_RAISE(map_key, in.Blob());
         }
-        SF_RETURN_NOT_OK(CommitIfDirty());
         EntryKey(image, ns, map_key, &scratch_key_);
         SF_ASSIGN_OR_RAISE(bool found,
                            store_->Get(state, key_group, scratch_key_, &scratch_value_));
@@ -229,7 +220,6 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         break;
       }
       case StateOp::kGetEntries: {
-        SF_RETURN_NOT_OK(CommitIfDirty());
         EntryKey(image, ns, {}, &scratch_key_);
         const size_t count_at = answers->size();
         AppendInt32(0, answers);
@@ -258,36 +248,22 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         SF_ASSIGN_OR_RAISE(std::string_view value, in.Blob());
         EntryKey(image, ns, map_key, &scratch_key_);
         SF_RETURN_NOT_OK(store_->Put(state, key_group, scratch_key_, value));
-        dirty_ = true;
         break;
       }
       case StateOp::kRemoveEntry: {
         SF_ASSIGN_OR_RAISE(std::string_view map_key, in.Blob());
         EntryKey(image, ns, map_key, &scratch_key_);
         SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
-        dirty_ = true;
         break;
       }
       case StateOp::kClear: {
-        if (value_state_[static_cast<size_t>(state)]) {
-          EntryKey(image, ns, {}, &scratch_key_);
-          SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
-          dirty_ = true;
-          break;
-        }
-        // The value, or the whole map: every entry under the prefix.
-        SF_RETURN_NOT_OK(CommitIfDirty());
         EntryKey(image, ns, {}, &scratch_key_);
-        doomed.clear();
-        SF_RETURN_NOT_OK(store_->Scan(state, key_group, scratch_key_,
-                                      [&](std::string_view stored, std::string_view) {
-                                        doomed.emplace_back(stored);
-                                        return true;
-                                      }));
-        for (const std::string& stored : doomed) {
-          SF_RETURN_NOT_OK(store_->Delete(state, key_group, stored));
+        if (value_state_[static_cast<size_t>(state)]) {
+          SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
+        } else {
+          // The value, or the whole map: every entry under the prefix.
+          SF_RETURN_NOT_OK(store_->DeletePrefix(state, key_group, scratch_key_));
         }
-        dirty_ = dirty_ || !doomed.empty();
         break;
       }
       case StateOp::kRegisterEventTimer:
@@ -304,7 +280,7 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
     }
   }
   if (!in.done()) return InternalError("State port message longer than its ops");
-  return CommitIfDirty();
+  return Status::OK();
 }
 
 Status PortStore::TimerOp(bool register_timer, int32_t timers, int32_t key_group,
@@ -323,7 +299,6 @@ Status PortStore::TimerOp(bool register_timer, int32_t timers, int32_t key_group
     // A deleted timer may leave its key group's earliest time too early: a scan corrects it.
     SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
   }
-  dirty_ = true;
   return Status::OK();
 }
 
@@ -368,7 +343,6 @@ Status PortStore::TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers)
   std::string time_bytes;
   for (const Fired& timer : fired) {
     SF_RETURN_NOT_OK(store_->Delete(state, timer.key_group, timer.stored));
-    dirty_ = true;
     SF_ASSIGN_OR_RAISE(EntryParts parts,
                        SplitEntryKey(std::string_view(timer.stored).substr(kTimerTimeBytes)));
     AppendBlob(parts.key, answers);
@@ -382,7 +356,6 @@ Status PortStore::TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers)
 
 Status PortStore::Export(bool clears, int64_t message_bytes,
                          const std::function<Status(const std::vector<uint8_t>&)>& emit) {
-  SF_RETURN_NOT_OK(CommitIfDirty());
   // The messages are written as the operators' own are: by a StatePort.
   StatePort writer;
   writer.BeginBatch();
@@ -466,7 +439,6 @@ constexpr char kSnappySection = 1;
 
 Status PortStore::ExportKeyGroup(int32_t key_group, std::string* section) {
   section->clear();
-  SF_RETURN_NOT_OK(CommitIfDirty());
   SF_RETURN_NOT_OK(store_->ExportKeyGroup(key_group, &scratch_value_));
   if (scratch_value_.empty()) return Status::OK();
   section->push_back(kSnappySection);

@@ -25,6 +25,9 @@
 // key group is stays in memory, so a watermark visits only the key groups with a timer due.
 // Processing-time timers are not served: such operators stay on the JVM's port.
 //
+// Writes are not committed per message: the store's write-back buffer holds them, and reads see
+// them there (NativeStore).
+//
 // The state's values are the port's bytes (the encodings of the shell's codecs), so the store's
 // content can be written out as port writes (Export), which the JVM applies to Flink's keyed state
 // for a savepoint in Flink's layout, and Flink's state can be read back as port writes, which
@@ -91,7 +94,6 @@ class PortStore {
   // Appends that key to `out` (a timer's key follows its time).
   static void AppendEntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
                              std::string* out);
-  Status CommitIfDirty();
   // Appends the answer to a FiredTimers read of timer service `timers`.
   Status TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers);
   // Registers or deletes a timer of timer service `timers`.
@@ -100,7 +102,6 @@ class PortStore {
 
   std::unique_ptr<NativeStore> store_;
   int32_t max_parallelism_ = 0;
-  bool dirty_ = false;
   // The keys of the current batch (numbered from a message's `first` 0) and their key groups.
   std::vector<std::string> keys_;
   std::vector<int32_t> key_groups_;
