@@ -191,12 +191,18 @@ Status NativeStore::Buffer(std::string store_key, std::string_view value, bool d
 
 Status NativeStore::DeletePrefix(int32_t state, int32_t key_group, std::string_view prefix) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
+  return DeleteScanned(StoreKey(state, key_group, prefix), true);
+}
+
+Status NativeStore::DeleteScanned(const std::string& prefix, bool read_db) {
   std::vector<std::pair<std::string, bool>> doomed;  // store key, in LevelDB
-  SF_RETURN_NOT_OK(ScanStoreKeys(StoreKey(state, key_group, prefix),
-                                 [&](std::string_view key, std::string_view, bool in_db) {
-                                   doomed.emplace_back(key, in_db);
-                                   return true;
-                                 }));
+  SF_RETURN_NOT_OK(ScanStoreKeys(
+      prefix,
+      [&](std::string_view key, std::string_view, bool in_db) {
+        doomed.emplace_back(key, in_db);
+        return true;
+      },
+      {}, read_db));
   for (auto& [key, in_db] : doomed) {
     if (in_db) {
       SF_RETURN_NOT_OK(Buffer(std::move(key), {}, true));
@@ -248,13 +254,15 @@ leveldb::Iterator* NativeStore::DbIterator() {
 
 Status NativeStore::ScanStoreKeys(
     const std::string& prefix,
-    const std::function<bool(std::string_view key, std::string_view value, bool in_db)>& visit) {
-  leveldb::Iterator* it = DbIterator();
+    const std::function<bool(std::string_view key, std::string_view value, bool in_db)>& visit,
+    const std::string& from, bool read_db) {
+  leveldb::Iterator* it = read_db ? DbIterator() : nullptr;
   const leveldb::Slice bound = ToSlice(prefix);
-  it->Seek(bound);
-  auto buffered = pending_.lower_bound(prefix);
+  const std::string& start = from.empty() ? prefix : from;
+  if (read_db) it->Seek(ToSlice(start));
+  auto buffered = pending_.lower_bound(start);
   while (true) {
-    const bool db_valid = it->Valid() && it->key().starts_with(bound);
+    const bool db_valid = read_db && it->Valid() && it->key().starts_with(bound);
     const bool buffer_valid =
         buffered != pending_.end() && std::string_view(buffered->first).starts_with(prefix);
     if (!db_valid && !buffer_valid) break;
@@ -273,7 +281,51 @@ Status NativeStore::ScanStoreKeys(
       it->Next();
     }
   }
-  return FromLevel(it->status(), "scan");
+  return read_db ? FromLevel(it->status(), "scan") : Status::OK();
+}
+
+Result<NativeStore::MapPlace> NativeStore::PlaceOfMap(const std::string& marker_key) {
+  auto buffered = pending_.find(marker_key);
+  // Deleted by DeleteMap (with every entry), and not put again.
+  if (buffered != pending_.end() && buffered->second.deleted) return MapPlace::kEmpty;
+  std::string ignored;
+  const auto status = db_->Get(leveldb::ReadOptions(), ToSlice(marker_key), &ignored);
+  if (status.IsNotFound()) {
+    return buffered == pending_.end() ? MapPlace::kEmpty : MapPlace::kBuffer;
+  }
+  SF_RETURN_NOT_OK(FromLevel(status, "get"));
+  return MapPlace::kStored;
+}
+
+Status NativeStore::ScanMap(
+    int32_t state, int32_t key_group, std::string_view prefix, std::string_view marker,
+    const std::function<bool(std::string_view key, std::string_view value)>& visit) {
+  SF_RETURN_NOT_OK(CheckState(state, key_group));
+  SF_ASSIGN_OR_RAISE(const MapPlace place, PlaceOfMap(StoreKey(state, key_group, marker)));
+  if (place == MapPlace::kEmpty) return Status::OK();
+  return ScanStoreKeys(
+      StoreKey(state, key_group, prefix),
+      [&](std::string_view key, std::string_view value, bool) {
+        return visit(key.substr(4), value);
+      },
+      {}, place == MapPlace::kStored);
+}
+
+Status NativeStore::DeleteMap(int32_t state, int32_t key_group, std::string_view prefix,
+                              std::string_view marker) {
+  SF_RETURN_NOT_OK(CheckState(state, key_group));
+  std::string marker_key = StoreKey(state, key_group, marker);
+  SF_ASSIGN_OR_RAISE(const MapPlace place, PlaceOfMap(marker_key));
+  if (place == MapPlace::kEmpty) return Status::OK();
+  SF_RETURN_NOT_OK(DeleteScanned(StoreKey(state, key_group, prefix), place == MapPlace::kStored));
+  if (place == MapPlace::kStored) return Buffer(std::move(marker_key), {}, true);
+  // Only ever in the buffer (unless written out since: then a deletion is due).
+  auto it = pending_.find(marker_key);
+  if (it == pending_.end()) return Buffer(std::move(marker_key), {}, true);
+  pending_bytes_ -=
+      static_cast<int64_t>(it->first.size() + it->second.value.size()) + kPendingOverhead;
+  pending_.erase(it);
+  return Status::OK();
 }
 
 Status NativeStore::Scan(
@@ -284,6 +336,18 @@ Status NativeStore::Scan(
                        [&](std::string_view key, std::string_view value, bool) {
                          return visit(key.substr(4), value);
                        });
+}
+
+Status NativeStore::ScanFrom(
+    int32_t state, int32_t key_group, std::string_view from,
+    const std::function<bool(std::string_view key, std::string_view value)>& visit) {
+  SF_RETURN_NOT_OK(CheckState(state, key_group));
+  return ScanStoreKeys(
+      StoreKey(state, key_group, ""),
+      [&](std::string_view key, std::string_view value, bool) {
+        return visit(key.substr(4), value);
+      },
+      StoreKey(state, key_group, from));
 }
 
 Status NativeStore::ExportKeyGroup(int32_t key_group, std::string* out) {

@@ -89,6 +89,18 @@ class NativeStore {
   // Deletes every entry of `state` in `key_group` whose key starts with `prefix` (a whole map):
   // entries only in the buffer leave it, those in LevelDB get a deletion.
   Status DeletePrefix(int32_t state, int32_t key_group, std::string_view prefix);
+  // A map: its entries are the keys under `prefix`, and `marker` is a key after all of them
+  // (outside the prefix, before any other map's keys) that the map's writer keeps: Put with every
+  // entry put, deleted only by DeleteMap. LevelDB cannot bound an iterator, and its Seek and Next
+  // walk every deletion up to the next live key, however far past the prefix; the marker is that
+  // next live key. Since the buffer writes a map's entries and its marker into LevelDB together,
+  // LevelDB holds a live marker whenever it holds an entry of the map: so when it holds none, the
+  // map is read from the buffer alone, without an iterator.
+  Status ScanMap(int32_t state, int32_t key_group, std::string_view prefix, std::string_view marker,
+                 const std::function<bool(std::string_view key, std::string_view value)>& visit);
+  // Deletes a map's entries and its marker.
+  Status DeleteMap(int32_t state, int32_t key_group, std::string_view prefix,
+                   std::string_view marker);
   // Writes the buffer into LevelDB (in pieces of a quarter of a write buffer: LevelDB puts a
   // batch into one memtable whole, so a large one would pass the memory bound).
   Status Commit();
@@ -97,6 +109,11 @@ class NativeStore {
   // `visit(key, value)` (without the key-group prefix); stops early when it returns false.
   Status Scan(int32_t state, int32_t key_group, std::string_view prefix,
               const std::function<bool(std::string_view key, std::string_view value)>& visit);
+  // Visits, in key order, the entries of `state` in `key_group` whose key is at or after `from`
+  // (a queue's consumer seeks past the deletions of what it took before, which an LSM store
+  // keeps until a compaction drops them).
+  Status ScanFrom(int32_t state, int32_t key_group, std::string_view from,
+                  const std::function<bool(std::string_view key, std::string_view value)>& visit);
 
   // Every entry of `key_group` in every state, as one section: for each entry the state (2 bytes),
   // the key's and the value's length (varints) and their bytes. Empty when the key group holds
@@ -122,12 +139,19 @@ class NativeStore {
   Status CheckState(int32_t state, int32_t key_group) const;
   // The state and key-group prefix followed by `key`.
   std::string StoreKey(int32_t state, int32_t key_group, std::string_view key) const;
-  // Visits the entries whose store key starts with `prefix`, key-group prefix and all, the
-  // buffer's merged with LevelDB's; `in_db` tells whether LevelDB holds the key (under the
-  // buffer's newer value, or as it is). The visitor must not write.
+  // Visits the entries whose store key starts with `prefix`, key-group prefix and all, from
+  // `from` on (a store key at or after `prefix`; empty: from the prefix), the buffer's merged
+  // with LevelDB's; `in_db` tells whether LevelDB holds the key (under the buffer's newer value,
+  // or as it is). The visitor must not write.
   Status ScanStoreKeys(
       const std::string& prefix,
-      const std::function<bool(std::string_view key, std::string_view value, bool in_db)>& visit);
+      const std::function<bool(std::string_view key, std::string_view value, bool in_db)>& visit,
+      const std::string& from = {}, bool read_db = true);
+  // Where a map's entries are (ScanMap): nowhere, in the buffer only, or in LevelDB too.
+  enum class MapPlace { kEmpty, kBuffer, kStored };
+  Result<MapPlace> PlaceOfMap(const std::string& marker_key);
+  // Deletes the keys under `prefix` (in the buffer only unless `read_db`).
+  Status DeleteScanned(const std::string& prefix, bool read_db);
   // The buffer's latest write of a key: its value, or a deletion.
   struct Pending {
     std::string value;

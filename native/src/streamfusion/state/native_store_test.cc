@@ -236,6 +236,93 @@ TEST(NativeStoreTest, ScansMergeBufferedWritesWithStoredEntries) {
   EXPECT_EQ(section.find("m5"), std::string::npos);
 }
 
+// ScanFrom starts at a key within the key group, in the buffer and in LevelDB alike, and stops at
+// the key group's end.
+TEST(NativeStoreTest, ScanFromStartsAtAKeyAndStopsAtTheKeyGroup) {
+  auto store = Open("from");
+  for (const char* key : {"t1", "t3", "t5"}) ASSERT_TRUE(store->Put(1, 4, key, "stored").ok());
+  ASSERT_TRUE(store->Commit().ok());
+  for (const char* key : {"t2", "t4"}) ASSERT_TRUE(store->Put(1, 4, key, "buffered").ok());
+  ASSERT_TRUE(store->Delete(1, 4, "t3").ok());
+  ASSERT_TRUE(store->Put(1, 5, "t0", "next group").ok());
+  std::vector<std::string> seen;
+  ASSERT_TRUE(store
+                  ->ScanFrom(1, 4, "t2",
+                             [&](std::string_view k, std::string_view v) {
+                               seen.push_back(std::string(k) + "=" + std::string(v));
+                               return true;
+                             })
+                  .ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"t2=buffered", "t4=buffered", "t5=stored"}));
+  seen.clear();
+  ASSERT_TRUE(store
+                  ->ScanFrom(1, 4, "",
+                             [&](std::string_view k, std::string_view) {
+                               seen.emplace_back(k);
+                               return true;
+                             })
+                  .ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"t1", "t2", "t4", "t5"}));
+}
+
+// Maps with markers: entries in LevelDB, in the buffer or both read back merged; a map with no
+// marker is empty; DeleteMap removes entries and marker wherever they are, and a map put again
+// after it holds only the new entries. Many deleted maps after a map (deletions LevelDB keeps)
+// change nothing.
+TEST(NativeStoreTest, MapsReadAndDeleteThroughTheirMarkers) {
+  auto store = Open("maps");
+  auto put = [&](const std::string& map, const std::string& entry, const std::string& value) {
+    ASSERT_TRUE(store->Put(0, 3, map + "/" + entry, value).ok());
+    ASSERT_TRUE(store->Put(0, 3, map + "~", "").ok());  // '~' sorts after '/' and the entries
+  };
+  auto read = [&](const std::string& map) {
+    std::vector<std::string> seen;
+    EXPECT_TRUE(store
+                    ->ScanMap(0, 3, map + "/", map + "~",
+                              [&](std::string_view k, std::string_view v) {
+                                seen.push_back(std::string(k) + "=" + std::string(v));
+                                return true;
+                              })
+                    .ok());
+    return seen;
+  };
+  put("a", "1", "x");
+  put("a", "2", "y");
+  for (int m = 0; m < 500; ++m) put("b" + std::to_string(1000 + m), "1", "z");
+  ASSERT_TRUE(store->Commit().ok());
+  for (int m = 0; m < 500; ++m) {
+    ASSERT_TRUE(store
+                    ->DeleteMap(0, 3, "b" + std::to_string(1000 + m) + "/",
+                                "b" + std::to_string(1000 + m) + "~")
+                    .ok());
+  }
+  put("a", "3", "buffered");
+  put("c", "1", "only buffered");
+  EXPECT_EQ(read("a"), (std::vector<std::string>{"a/1=x", "a/2=y", "a/3=buffered"}));
+  EXPECT_EQ(read("c"), (std::vector<std::string>{"c/1=only buffered"}));
+  EXPECT_EQ(read("b1000"), (std::vector<std::string>{}));
+  EXPECT_EQ(read("never"), (std::vector<std::string>{}));
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_EQ(read("b1499"), (std::vector<std::string>{}));
+  ASSERT_TRUE(store->DeleteMap(0, 3, "a/", "a~").ok());
+  ASSERT_TRUE(store->DeleteMap(0, 3, "c/", "c~").ok());
+  EXPECT_EQ(read("a"), (std::vector<std::string>{}));
+  EXPECT_EQ(read("c"), (std::vector<std::string>{}));
+  put("a", "9", "again");
+  EXPECT_EQ(read("a"), (std::vector<std::string>{"a/9=again"}));
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_EQ(read("a"), (std::vector<std::string>{"a/9=again"}));
+  std::string value;
+  EXPECT_FALSE(*store->Get(0, 3, "a/1", &value));
+  EXPECT_FALSE(*store->Get(0, 3, "c~", &value));
+  // What is left: map a's entry and marker.
+  int entries = 0;
+  ASSERT_TRUE(
+      store->Scan(0, 3, "", [&](std::string_view, std::string_view) { return ++entries > 0; })
+          .ok());
+  EXPECT_EQ(entries, 2);
+}
+
 // DeletePrefix removes a whole map, whether its entries are buffered, stored or both; the
 // entries only ever buffered never reach LevelDB.
 TEST(NativeStoreTest, DeletePrefixRemovesBufferedAndStoredEntries) {

@@ -90,14 +90,21 @@ void AppendBlob(std::string_view bytes, std::vector<uint8_t>* out) {
   AppendBytes(bytes, out);
 }
 
-// An entry's store key split into its parts (EntryKey's layout).
+// What follows an entry's (key, namespace) prefix: its kind, then a map entry's map key.
+constexpr char kValueTag = 0;
+constexpr char kEntryTag = 1;
+constexpr char kMarkerTag = 2;  // a map's marker (NativeStore::ScanMap), after its entries
+
+// An entry's store key split into its parts (EntryKey's layout; a timer's has no tag).
 struct EntryParts {
   std::string_view key;
   std::string_view ns;
+  char tag = kValueTag;
   std::string_view map_key;
+  size_t prefix_bytes = 0;  // of (key, namespace)
 };
 
-Result<EntryParts> SplitEntryKey(std::string_view stored) {
+Result<EntryParts> SplitEntryKey(std::string_view stored, bool tagged = true) {
   EntryParts parts;
   if (stored.size() < 4) return InternalError("Native store key of ", stored.size(), " bytes");
   const uint32_t key_length = ReadBigEndian32(stored);
@@ -112,7 +119,19 @@ Result<EntryParts> SplitEntryKey(std::string_view stored) {
     return InternalError("Native store key with a namespace of ", ns_length, " bytes");
   }
   parts.ns = rest.substr(4, ns_length);
-  parts.map_key = rest.substr(4 + ns_length);
+  parts.prefix_bytes = 4 + key_length + 4 + ns_length;
+  rest.remove_prefix(4 + ns_length);
+  if (!tagged) {
+    if (!rest.empty())
+      return InternalError("Native store timer key with ", rest.size(), " extra bytes");
+    return parts;
+  }
+  if (rest.empty() || rest[0] < kValueTag || rest[0] > kMarkerTag ||
+      (rest[0] == kEntryTag) == (rest.size() == 1)) {
+    return InternalError("Native store key with a wrong entry tag");
+  }
+  parts.tag = rest[0];
+  parts.map_key = rest.substr(1);
   return parts;
 }
 
@@ -144,16 +163,29 @@ Result<std::unique_ptr<PortStore>> PortStore::Open(NativeStoreOptions options,
 void PortStore::EntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
                          std::string* out) {
   out->clear();
-  AppendEntryKey(key, ns, map_key, out);
+  AppendPrefix(key, ns, out);
+  if (map_key.empty()) {
+    out->push_back(kValueTag);
+  } else {
+    out->push_back(kEntryTag);
+    out->append(map_key);
+  }
 }
 
-void PortStore::AppendEntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
-                               std::string* out) {
+void PortStore::MapKeys(std::string_view key, std::string_view ns, std::string* entries,
+                        std::string* marker) {
+  entries->clear();
+  AppendPrefix(key, ns, entries);
+  marker->assign(*entries);
+  entries->push_back(kEntryTag);
+  marker->push_back(kMarkerTag);
+}
+
+void PortStore::AppendPrefix(std::string_view key, std::string_view ns, std::string* out) {
   AppendBigEndian32(static_cast<uint32_t>(key.size()), out);
   out->append(key);
   AppendBigEndian32(static_cast<uint32_t>(ns.size()), out);
   out->append(ns);
-  out->append(map_key);
 }
 
 Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_t>* answers) {
@@ -220,19 +252,18 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         break;
       }
       case StateOp::kGetEntries: {
-        EntryKey(image, ns, {}, &scratch_key_);
+        MapKeys(image, ns, &scratch_key_, &scratch_marker_);
         const size_t count_at = answers->size();
         AppendInt32(0, answers);
         int32_t count = 0;
         const size_t prefix = scratch_key_.size();
-        SF_RETURN_NOT_OK(store_->Scan(state, key_group, scratch_key_,
-                                      [&](std::string_view stored, std::string_view value) {
-                                        if (stored.size() == prefix) return true;  // a value
-                                        AppendBlob(stored.substr(prefix), answers);
-                                        AppendBlob(value, answers);
-                                        ++count;
-                                        return true;
-                                      }));
+        SF_RETURN_NOT_OK(store_->ScanMap(state, key_group, scratch_key_, scratch_marker_,
+                                         [&](std::string_view stored, std::string_view value) {
+                                           AppendBlob(stored.substr(prefix), answers);
+                                           AppendBlob(value, answers);
+                                           ++count;
+                                           return true;
+                                         }));
         std::vector<uint8_t> bytes;
         AppendInt32(count, &bytes);
         std::copy(bytes.begin(), bytes.end(), answers->begin() + static_cast<ptrdiff_t>(count_at));
@@ -248,6 +279,11 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         SF_ASSIGN_OR_RAISE(std::string_view value, in.Blob());
         EntryKey(image, ns, map_key, &scratch_key_);
         SF_RETURN_NOT_OK(store_->Put(state, key_group, scratch_key_, value));
+        if (code == StateOp::kPutEntry) {
+          // The map's marker goes with every entry (NativeStore::ScanMap).
+          MapKeys(image, ns, &scratch_key_, &scratch_marker_);
+          SF_RETURN_NOT_OK(store_->Put(state, key_group, scratch_marker_, {}));
+        }
         break;
       }
       case StateOp::kRemoveEntry: {
@@ -257,12 +293,12 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
         break;
       }
       case StateOp::kClear: {
+        // The value, or the whole map with its marker.
         EntryKey(image, ns, {}, &scratch_key_);
-        if (value_state_[static_cast<size_t>(state)]) {
-          SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
-        } else {
-          // The value, or the whole map: every entry under the prefix.
-          SF_RETURN_NOT_OK(store_->DeletePrefix(state, key_group, scratch_key_));
+        SF_RETURN_NOT_OK(store_->Delete(state, key_group, scratch_key_));
+        if (!value_state_[static_cast<size_t>(state)]) {
+          MapKeys(image, ns, &scratch_key_, &scratch_marker_);
+          SF_RETURN_NOT_OK(store_->DeleteMap(state, key_group, scratch_key_, scratch_marker_));
         }
         break;
       }
@@ -288,7 +324,7 @@ Status PortStore::TimerOp(bool register_timer, int32_t timers, int32_t key_group
   // The time, then the entry key of (key, namespace).
   scratch_key_.clear();
   AppendTimerTime(time, &scratch_key_);
-  AppendEntryKey(key, ns, {}, &scratch_key_);
+  AppendPrefix(key, ns, &scratch_key_);
   const int32_t state = first_timer_state_ + timers;
   if (register_timer) {
     SF_RETURN_NOT_OK(store_->Put(state, key_group, scratch_key_, {}));
@@ -319,8 +355,14 @@ Status PortStore::TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers)
     if (earliest[static_cast<size_t>(key_group)] > watermark_) continue;
     int64_t next = INT64_MAX;
     Status visit_status;
+    // No timer of the key group is earlier (unless unknown, after an import): seek past the
+    // deletions of the timers taken before.
+    std::string from;
+    if (earliest[static_cast<size_t>(key_group)] != INT64_MIN) {
+      AppendTimerTime(earliest[static_cast<size_t>(key_group)], &from);
+    }
     SF_RETURN_NOT_OK(
-        store_->Scan(state, key_group, {}, [&](std::string_view stored, std::string_view) {
+        store_->ScanFrom(state, key_group, from, [&](std::string_view stored, std::string_view) {
           if (stored.size() < kTimerTimeBytes) {
             visit_status = InternalError("Native store timer key of ", stored.size(), " bytes");
             return false;
@@ -344,7 +386,8 @@ Status PortStore::TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers)
   for (const Fired& timer : fired) {
     SF_RETURN_NOT_OK(store_->Delete(state, timer.key_group, timer.stored));
     SF_ASSIGN_OR_RAISE(EntryParts parts,
-                       SplitEntryKey(std::string_view(timer.stored).substr(kTimerTimeBytes)));
+                       SplitEntryKey(std::string_view(timer.stored).substr(kTimerTimeBytes),
+                                     /*tagged=*/false));
     AppendBlob(parts.key, answers);
     AppendBlob(parts.ns, answers);
     time_bytes.clear();
@@ -387,13 +430,14 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
               return false;
             }
             Result<EntryParts> split =
-                SplitEntryKey(timer ? stored.substr(kTimerTimeBytes) : stored);
+                SplitEntryKey(timer ? stored.substr(kTimerTimeBytes) : stored, !timer);
             if (!split.ok()) {
               visit_status = split.status();
               return false;
             }
             const EntryParts& parts = *split;
-            const std::string_view prefix = stored.substr(0, stored.size() - parts.map_key.size());
+            if (parts.tag == kMarkerTag) return true;  // the store's, not Flink's
+            const std::string_view prefix = stored.substr(0, parts.prefix_bytes);
             if (clears && state == cleared_state && prefix == cleared_prefix) return true;
             if (key < 0 || parts.key != last_key) {
               last_key.assign(parts.key);
@@ -414,7 +458,7 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
               cleared_state = state;
               cleared_prefix.assign(prefix);
               writer.Clear(state, key);
-            } else if (parts.map_key.empty()) {
+            } else if (parts.tag == kValueTag) {
               writer.PutValue(state, key, value);
             } else {
               writer.PutEntry(state, key, parts.map_key, value);
@@ -434,7 +478,9 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
 }
 
 namespace {
-constexpr char kSnappySection = 1;
+// Format 1 had no entry tags and no map markers (before them, a map's scans could walk LevelDB's
+// deletions far past it); its sections are refused, not misread.
+constexpr char kSnappySection = 2;
 }  // namespace
 
 Status PortStore::ExportKeyGroup(int32_t key_group, std::string* section) {
@@ -456,7 +502,9 @@ Status PortStore::ImportKeyGroup(int32_t key_group, std::string_view section) {
   if (section.empty()) return Status::OK();
   if (section[0] != kSnappySection) {
     return Status::Invalid("native store section of key group ", key_group, " has format ",
-                           static_cast<int>(section[0]));
+                           static_cast<int>(section[0]), ", not ", static_cast<int>(kSnappySection),
+                           " (a checkpoint of an earlier StreamFusion: restore from a savepoint,"
+                           " which keeps Flink's layout)");
   }
   section.remove_prefix(1);
   if (!snappy::Uncompress(section.data(), section.size(), &scratch_value_)) {

@@ -8,22 +8,23 @@
 //
 // The port's states keep their numbering: state i of the port is state i of the store. Within a
 // state and key group (the key's Flink key group, state/key_group.h), an entry's store key is
-//   uint32 key length, the key image, uint32 namespace length, the namespace's bytes, the map key
-// (lengths big-endian): a ValueState's value is the entry with an empty map key, a MapState's
-// entries follow with theirs (a map key is never empty: a value image or a Long), so that a
-// ValueState and a MapState's whole map are one key range each, and GetEntries and Clear visit a
-// prefix.
+//   uint32 key length, the key image, uint32 namespace length, the namespace's bytes, a tag
+// (lengths big-endian): a ValueState's value has tag 0, a MapState's entries tag 1 followed by
+// their map key, and a map's marker tag 2, so that a map's entries are one key range with its
+// marker right after them: GetEntries and Clear read a map without walking LevelDB's deletions past
+// it (NativeStore::ScanMap), and a map with no entries costs them a point read. Markers are the
+// store's own: Export leaves them out.
 //
 // Event-time timers are served too, so that an operator that keeps Flink's timers (the legacy
 // group and session windows) keeps them here with its state: timer service t is the store state
 // after the port's states numbered t, a timer the entry of its key's key group with the store key
 //   int64 time (big-endian, sign bit flipped: ordered as the time), then as above (key, namespace)
-// and an empty value, so that a key group's timers are in time order. The island tells the store
-// where event time is (AdvanceEventTime); a FiredTimers read takes every timer at or before it
-// (Flink's rule) off the store and answers them ordered by time, then key group and key (Flink
-// orders equal times by its queues; results do not depend on it). What the earliest timer of each
-// key group is stays in memory, so a watermark visits only the key groups with a timer due.
-// Processing-time timers are not served: such operators stay on the JVM's port.
+// without a tag, and an empty value, so that a key group's timers are in time order. The island
+// tells the store where event time is (AdvanceEventTime); a FiredTimers read takes every timer at
+// or before it (Flink's rule) off the store and answers them ordered by time, then key group and
+// key (Flink orders equal times by its queues; results do not depend on it). What the earliest
+// timer of each key group is stays in memory, so a watermark visits only the key groups with a
+// timer due. Processing-time timers are not served: such operators stay on the JVM's port.
 //
 // Writes are not committed per message: the store's write-back buffer holds them, and reads see
 // them there (NativeStore).
@@ -88,12 +89,16 @@ class PortStore {
  private:
   PortStore() = default;
 
-  // The store key of (key, namespace, map key) within its state and key group.
+  // The store key of (key, namespace, map key) within its state and key group: the prefix of
+  // (key, namespace), then a tag (a value: 0; a map entry: 1 and the map key).
   static void EntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
                        std::string* out);
-  // Appends that key to `out` (a timer's key follows its time).
-  static void AppendEntryKey(std::string_view key, std::string_view ns, std::string_view map_key,
-                             std::string* out);
+  // The prefix of a map's entries (tag 1) and its marker (the prefix and tag 2), which the store
+  // keeps after them (NativeStore::ScanMap).
+  static void MapKeys(std::string_view key, std::string_view ns, std::string* entries,
+                      std::string* marker);
+  // Appends the prefix of (key, namespace) to `out` (a timer's whole key after its time).
+  static void AppendPrefix(std::string_view key, std::string_view ns, std::string* out);
   // Appends the answer to a FiredTimers read of timer service `timers`.
   Status TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers);
   // Registers or deletes a timer of timer service `timers`.
@@ -106,6 +111,7 @@ class PortStore {
   std::vector<std::string> keys_;
   std::vector<int32_t> key_groups_;
   std::string scratch_key_;
+  std::string scratch_marker_;
   std::string scratch_value_;
   // The store state of timer service 0, and the number of timer services.
   int32_t first_timer_state_ = 0;
