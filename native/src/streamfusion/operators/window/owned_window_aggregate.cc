@@ -32,6 +32,33 @@ void Put(std::vector<uint8_t>* out, T value) {
   std::memcpy(out->data() + at, &value, sizeof(T));
 }
 
+// A key image's place in a key group's section: by its length, then its bytes (the order of the
+// store's slice keys, which start with the image's length).
+bool ImageBefore(std::string_view a, std::string_view b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+struct ImageOrder {
+  bool operator()(const std::string& a, const std::string& b) const { return ImageBefore(a, b); }
+};
+
+// The store keys' big-endian integers: a slice end and a timer's window end with their sign bit
+// flipped (so that they order as the numbers).
+void AppendOrdered(int64_t value, std::string* out) {
+  const uint64_t ordered = static_cast<uint64_t>(value) ^ (uint64_t{1} << 63);
+  for (int b = 7; b >= 0; --b) out->push_back(static_cast<char>((ordered >> (8 * b)) & 0xff));
+}
+
+int64_t ReadOrdered(std::string_view bytes) {
+  uint64_t ordered = 0;
+  for (int b = 0; b < 8; ++b) ordered = (ordered << 8) | static_cast<uint8_t>(bytes[b]);
+  return static_cast<int64_t>(ordered ^ (uint64_t{1} << 63));
+}
+
+constexpr size_t kStoreEndBytes = 8;
+constexpr int32_t kSliceState = 0;
+constexpr int32_t kTimerState = 1;
+
 void PutBytes(std::vector<uint8_t>* out, std::string_view bytes) {
   Put<int32_t>(out, static_cast<int32_t>(bytes.size()));
   out->insert(out->end(), bytes.begin(), bytes.end());
@@ -107,10 +134,11 @@ Result<std::unique_ptr<OwnedWindowAggregate>> OwnedWindowAggregate::Make(
   if (spill != nullptr) {
     state::NativeStoreOptions options;
     options.directory = spill->directory;
-    options.states = {"window-slices"};
+    options.states = {"window-slices", "window-timers"};
     options.memory_bytes = spill->memory_bytes;
     options.max_parallelism = max_parallelism;
     SF_ASSIGN_OR_RAISE(owned->store_, state::NativeStore::Open(std::move(options)));
+    owned->earliest_timer_.assign(static_cast<size_t>(max_parallelism), INT64_MAX);
   }
   owned->scratch_.resize(
       static_cast<size_t>(std::max<int32_t>(2, owned->agg_->slices_per_window_)));
@@ -136,11 +164,77 @@ OwnedWindowAggregate::KeyState* OwnedWindowAggregate::Intern(std::string_view im
   return key;
 }
 
-void OwnedWindowAggregate::RegisterTimer(int64_t window_end, KeyState* key) {
-  if (timers_.emplace(window_end, key).second) {
-    ++key->timers;
-    state_bytes_ += kTimerOverhead;
+void OwnedWindowAggregate::ReleaseKeys() {
+  for (const auto& [image, key] : keys_) {
+    state_bytes_ -= kKeyOverhead + static_cast<int64_t>(image.size());
   }
+  keys_.clear();
+}
+
+std::string OwnedWindowAggregate::TimerKey(int64_t window_end, std::string_view image) {
+  std::string out;
+  out.reserve(kStoreEndBytes + image.size());
+  AppendOrdered(window_end, &out);
+  out.append(image);
+  return out;
+}
+
+Status OwnedWindowAggregate::RegisterTimer(int64_t window_end, KeyState* key) {
+  if (store_ == nullptr) {
+    if (timers_.emplace(window_end, key).second) {
+      ++key->timers;
+      state_bytes_ += kTimerOverhead;
+    }
+    return Status::OK();
+  }
+  if (firing_ && JavaSub(window_end, 1) <= firing_watermark_) {
+    // Due in the pass that registers it: it fires after the earlier ones, as in Flink.
+    if (due_.emplace(window_end, *key->image).second) {
+      state_bytes_ += kTimerOverhead + static_cast<int64_t>(key->image->size());
+    }
+    return Status::OK();
+  }
+  int64_t& earliest = earliest_timer_[static_cast<size_t>(key->key_group)];
+  earliest = std::min(earliest, window_end);
+  return store_->Put(kTimerState, key->key_group, TimerKey(window_end, *key->image), {});
+}
+
+Status OwnedWindowAggregate::TakeDueTimers(int64_t watermark) {
+  std::vector<std::string> taken;
+  for (int32_t key_group = 0; key_group < max_parallelism_; ++key_group) {
+    int64_t& earliest = earliest_timer_[static_cast<size_t>(key_group)];
+    if (earliest == INT64_MAX || JavaSub(earliest, 1) > watermark) continue;
+    int64_t next = INT64_MAX;
+    taken.clear();
+    bool malformed = false;
+    // No timer of the key group is earlier: seek past the deletions of those taken before.
+    std::string from;
+    AppendOrdered(earliest, &from);
+    SF_RETURN_NOT_OK(store_->ScanFrom(kTimerState, key_group, from,
+                                      [&](std::string_view stored, std::string_view) {
+                                        if (stored.size() < kStoreEndBytes) {
+                                          malformed = true;
+                                          return false;
+                                        }
+                                        const int64_t window_end = ReadOrdered(stored);
+                                        if (JavaSub(window_end, 1) > watermark) {
+                                          next = window_end;
+                                          return false;
+                                        }
+                                        taken.emplace_back(stored);
+                                        return true;
+                                      }));
+    if (malformed) return InternalError("Native window timer key shorter than its time");
+    for (const std::string& stored : taken) {
+      const std::string_view image = std::string_view(stored).substr(kStoreEndBytes);
+      if (due_.emplace(ReadOrdered(stored), image).second) {
+        state_bytes_ += kTimerOverhead + static_cast<int64_t>(image.size());
+      }
+      SF_RETURN_NOT_OK(store_->Delete(kTimerState, key_group, stored));
+    }
+    earliest = next;
+  }
+  return Status::OK();
 }
 
 std::string OwnedWindowAggregate::SliceKey(const KeyState* key, int64_t slice_end) const {
@@ -149,19 +243,13 @@ std::string OwnedWindowAggregate::SliceKey(const KeyState* key, int64_t slice_en
   const auto length = static_cast<uint32_t>(key->image->size());
   for (int b = 3; b >= 0; --b) out.push_back(static_cast<char>((length >> (8 * b)) & 0xff));
   out.append(*key->image);
-  const uint64_t ordered = static_cast<uint64_t>(slice_end) ^ (uint64_t{1} << 63);
-  for (int b = 7; b >= 0; --b) out.push_back(static_cast<char>((ordered >> (8 * b)) & 0xff));
+  AppendOrdered(slice_end, &out);
   return out;
 }
 
 Status OwnedWindowAggregate::SetSlice(KeyState* key, int64_t slice_end, std::string_view acc) {
   if (store_ != nullptr) {
-    auto at = std::lower_bound(key->stored.begin(), key->stored.end(), slice_end);
-    if (at == key->stored.end() || *at != slice_end) {
-      key->stored.insert(at, slice_end);
-      state_bytes_ += static_cast<int64_t>(sizeof(int64_t));
-    }
-    return store_->Put(0, key->key_group, SliceKey(key, slice_end), acc);
+    return store_->Put(kSliceState, key->key_group, SliceKey(key, slice_end), acc);
   }
   auto [it, inserted] = key->slices.try_emplace(slice_end);
   const auto before = static_cast<int64_t>(it->second.size());
@@ -172,11 +260,7 @@ Status OwnedWindowAggregate::SetSlice(KeyState* key, int64_t slice_end, std::str
 
 Status OwnedWindowAggregate::ClearSlice(KeyState* key, int64_t slice_end) {
   if (store_ != nullptr) {
-    auto at = std::lower_bound(key->stored.begin(), key->stored.end(), slice_end);
-    if (at == key->stored.end() || *at != slice_end) return Status::OK();
-    key->stored.erase(at);
-    state_bytes_ -= static_cast<int64_t>(sizeof(int64_t));
-    return store_->Delete(0, key->key_group, SliceKey(key, slice_end));
+    return store_->Delete(kSliceState, key->key_group, SliceKey(key, slice_end));
   }
   auto it = key->slices.find(slice_end);
   if (it == key->slices.end()) return Status::OK();
@@ -188,24 +272,16 @@ Status OwnedWindowAggregate::ClearSlice(KeyState* key, int64_t slice_end) {
 Result<const std::string*> OwnedWindowAggregate::FindSlice(const KeyState* key, int64_t slice_end,
                                                            std::string* scratch) {
   if (store_ != nullptr) {
-    if (!std::binary_search(key->stored.begin(), key->stored.end(), slice_end)) return nullptr;
     SF_ASSIGN_OR_RAISE(const bool found,
-                       store_->Get(0, key->key_group, SliceKey(key, slice_end), scratch));
-    if (!found) {
-      return InternalError("Native window state: slice ", slice_end, " is missing from its store");
-    }
-    return scratch;
+                       store_->Get(kSliceState, key->key_group, SliceKey(key, slice_end), scratch));
+    return found ? scratch : nullptr;
   }
   auto it = key->slices.find(slice_end);
   return it == key->slices.end() ? nullptr : &it->second;
 }
 
-Status OwnedWindowAggregate::Commit() {
-  return store_ == nullptr ? Status::OK() : store_->Commit();
-}
-
 void OwnedWindowAggregate::EraseIfIdle(KeyState* key) {
-  if (key->timers > 0 || !key->slices.empty() || !key->stored.empty()) return;
+  if (key->timers > 0 || !key->slices.empty()) return;
   state_bytes_ -= kKeyOverhead + static_cast<int64_t>(key->image->size());
   keys_.erase(*key->image);
 }
@@ -270,15 +346,43 @@ Status OwnedWindowAggregate::CombinePrepared(int64_t watermark) {
     KeyState* key = group_keys_[g];
     SF_RETURN_NOT_OK(SetSlice(key, slices[g], accs.Image(g)));
     // AggCombiner: the slice's timer unless its window has fired; a late row's timer.
-    if (!WindowAggregate::IsWindowFired(slices[g], watermark)) RegisterTimer(slices[g], key);
-    if (late_timers[g] != WindowAggregate::kNoTimer) RegisterTimer(late_timers[g], key);
+    if (!WindowAggregate::IsWindowFired(slices[g], watermark)) {
+      SF_RETURN_NOT_OK(RegisterTimer(slices[g], key));
+    }
+    if (late_timers[g] != WindowAggregate::kNoTimer) {
+      SF_RETURN_NOT_OK(RegisterTimer(late_timers[g], key));
+    }
   }
-  SF_RETURN_NOT_OK(Commit());
+  if (store_ != nullptr) ReleaseKeys();
   return CheckBudget();
 }
 
 Status OwnedWindowAggregate::Advance(int64_t watermark) {
   Reset(&output_);
+  if (store_ != nullptr) {
+    SF_RETURN_NOT_OK(TakeDueTimers(watermark));
+    firing_ = true;
+    firing_watermark_ = watermark;
+    Status fired = Status::OK();
+    while (fired.ok() && !due_.empty()) {
+      auto first = due_.begin();
+      const int64_t window_end = first->first;
+      KeyState* key = Intern(first->second);
+      state_bytes_ -= kTimerOverhead + static_cast<int64_t>(first->second.size());
+      due_.erase(first);
+      fired = agg_->window_ == Node::CUMULATE ? FireCumulativeWindow(key, window_end)
+                                              : FireWindow(key, window_end);
+      if (fired.ok() && fire_ends_.size() >= kFiresPerDrain) {
+        fired = DrainFires();
+        ReleaseKeys();  // none is queued any more
+      }
+    }
+    firing_ = false;
+    SF_RETURN_NOT_OK(fired);
+    SF_RETURN_NOT_OK(DrainFires());
+    ReleaseKeys();
+    return CheckBudget();
+  }
   touched_.clear();
   while (!timers_.empty()) {
     auto first = timers_.begin();
@@ -294,7 +398,6 @@ Status OwnedWindowAggregate::Advance(int64_t watermark) {
     if (fire_ends_.size() >= kFiresPerDrain) SF_RETURN_NOT_OK(DrainFires());
   }
   SF_RETURN_NOT_OK(DrainFires());
-  SF_RETURN_NOT_OK(Commit());
   std::sort(touched_.begin(), touched_.end());
   touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
   for (KeyState* key : touched_) EraseIfIdle(key);
@@ -318,7 +421,9 @@ Status OwnedWindowAggregate::FireWindow(KeyState* key, int64_t window_end) {
   }
   const bool empty = agg.count_star_field_ >= 0 && count == 0;
   if (!empty) QueueFire(key, window_end, slice_accs, slices);
-  if (agg.window_ == Node::HOP && !empty) RegisterTimer(JavaAdd(window_end, agg.slice_), key);
+  if (agg.window_ == Node::HOP && !empty) {
+    SF_RETURN_NOT_OK(RegisterTimer(JavaAdd(window_end, agg.slice_), key));
+  }
   // The expired slice: a tumbling window's own, a hopping window's first.
   return ClearSlice(key, agg.window_ == Node::HOP
                              ? JavaAdd(JavaSub(window_end, agg.size_), agg.slice_)
@@ -332,8 +437,6 @@ Status OwnedWindowAggregate::FireCumulativeWindow(KeyState* key, int64_t window_
   const int64_t last = JavaAdd(start, agg.size_);
   // The key's previous window must be merged into its first slice before this one reads it.
   if (queued_keys_.count(key) > 0) SF_RETURN_NOT_OK(DrainFires());
-  // DrainFires' merged accumulators must be in the store before this reads them.
-  SF_RETURN_NOT_OK(Commit());
   const std::string* accs[2] = {nullptr, nullptr};
   SF_ASSIGN_OR_RAISE(accs[0], FindSlice(key, first, &scratch_[0]));
   if (window_end != first) {
@@ -343,7 +446,9 @@ Status OwnedWindowAggregate::FireCumulativeWindow(KeyState* key, int64_t window_
   fire_first_slices_.push_back(first);
   fire_keeps_.push_back(window_end != last ? 1 : 0);
   queued_keys_.insert(key);
-  if (JavaAdd(window_end, agg.slice_) <= last) RegisterTimer(JavaAdd(window_end, agg.slice_), key);
+  if (JavaAdd(window_end, agg.slice_) <= last) {
+    SF_RETURN_NOT_OK(RegisterTimer(JavaAdd(window_end, agg.slice_), key));
+  }
   if (window_end == last) SF_RETURN_NOT_OK(ClearSlice(key, first));
   if (window_end != first) SF_RETURN_NOT_OK(ClearSlice(key, window_end));
   return Status::OK();
@@ -395,13 +500,16 @@ Status OwnedWindowAggregate::DrainFires() {
 
 Status OwnedWindowAggregate::Snapshot() {
   if (!fire_ends_.empty()) return InternalError("Snapshot with windows fired and not computed");
+  if (store_ != nullptr) return SnapshotStore();
   std::unordered_map<const KeyState*, std::vector<int64_t>> timers_of;
   for (const auto& [window_end, key] : timers_) timers_of[key].push_back(window_end);
   std::vector<const KeyState*> keys;
   keys.reserve(keys_.size());
   for (const auto& entry : keys_) keys.push_back(&entry.second);
-  std::sort(keys.begin(), keys.end(),
-            [](const KeyState* a, const KeyState* b) { return a->key_group < b->key_group; });
+  std::sort(keys.begin(), keys.end(), [](const KeyState* a, const KeyState* b) {
+    return a->key_group != b->key_group ? a->key_group < b->key_group
+                                        : ImageBefore(*a->image, *b->image);
+  });
   snapshot_.clear();
   snapshot_key_groups_.clear();
   snapshot_offsets_.clear();
@@ -415,19 +523,10 @@ Status OwnedWindowAggregate::Snapshot() {
     for (; i < end; ++i) {
       const KeyState* key = keys[i];
       PutBytes(&snapshot_, *key->image);
-      if (store_ != nullptr) {
-        Put<int32_t>(&snapshot_, static_cast<int32_t>(key->stored.size()));
-        for (const int64_t slice_end : key->stored) {
-          SF_ASSIGN_OR_RAISE(const std::string* acc, FindSlice(key, slice_end, &scratch_[0]));
-          Put<int64_t>(&snapshot_, slice_end);
-          PutBytes(&snapshot_, *acc);
-        }
-      } else {
-        Put<int32_t>(&snapshot_, static_cast<int32_t>(key->slices.size()));
-        for (const auto& [slice_end, acc] : key->slices) {
-          Put<int64_t>(&snapshot_, slice_end);
-          PutBytes(&snapshot_, acc);
-        }
+      Put<int32_t>(&snapshot_, static_cast<int32_t>(key->slices.size()));
+      for (const auto& [slice_end, acc] : key->slices) {
+        Put<int64_t>(&snapshot_, slice_end);
+        PutBytes(&snapshot_, acc);
       }
       auto timers = timers_of.find(key);
       const auto count = timers == timers_of.end() ? 0 : timers->second.size();
@@ -440,6 +539,80 @@ Status OwnedWindowAggregate::Snapshot() {
   }
   snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
   return Status::OK();
+}
+
+Status OwnedWindowAggregate::SnapshotStore() {
+  snapshot_.clear();
+  snapshot_key_groups_.clear();
+  snapshot_offsets_.clear();
+  struct Stored {
+    std::vector<std::pair<int64_t, std::string>> slices;
+    std::vector<int64_t> timers;
+  };
+  std::map<std::string, Stored, ImageOrder> keys;
+  for (int32_t key_group = 0; key_group < max_parallelism_; ++key_group) {
+    keys.clear();
+    bool malformed = false;
+    SF_RETURN_NOT_OK(store_->Scan(kSliceState, key_group, {},
+                                  [&](std::string_view stored, std::string_view acc) {
+                                    // SliceKey's layout: the image's length (4 bytes), the image,
+                                    // the slice end.
+                                    if (stored.size() < 4 + kStoreEndBytes)
+                                      return !(malformed = true);
+                                    uint32_t length = 0;
+                                    for (int b = 0; b < 4; ++b)
+                                      length = (length << 8) | static_cast<uint8_t>(stored[b]);
+                                    if (stored.size() != 4 + length + kStoreEndBytes)
+                                      return !(malformed = true);
+                                    keys[std::string(stored.substr(4, length))].slices.emplace_back(
+                                        ReadOrdered(stored.substr(4 + length)), acc);
+                                    return true;
+                                  }));
+    SF_RETURN_NOT_OK(
+        store_->Scan(kTimerState, key_group, {}, [&](std::string_view stored, std::string_view) {
+          if (stored.size() < kStoreEndBytes) return !(malformed = true);
+          keys[std::string(stored.substr(kStoreEndBytes))].timers.push_back(ReadOrdered(stored));
+          return true;
+        }));
+    if (malformed) return InternalError("Native window state: a store key of a wrong layout");
+    if (keys.empty()) continue;
+    snapshot_key_groups_.push_back(key_group);
+    snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
+    Put<int32_t>(&snapshot_, static_cast<int32_t>(keys.size()));
+    for (const auto& [image, stored] : keys) {
+      PutBytes(&snapshot_, image);
+      Put<int32_t>(&snapshot_, static_cast<int32_t>(stored.slices.size()));
+      for (const auto& [slice_end, acc] : stored.slices) {
+        Put<int64_t>(&snapshot_, slice_end);
+        PutBytes(&snapshot_, acc);
+      }
+      Put<int32_t>(&snapshot_, static_cast<int32_t>(stored.timers.size()));
+      for (const int64_t window_end : stored.timers) Put<int64_t>(&snapshot_, window_end);
+    }
+    if (snapshot_.size() > static_cast<size_t>(INT32_MAX)) {
+      return UserError("Native window state of one subtask exceeds 2 GiB in a snapshot");
+    }
+  }
+  snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
+  return Status::OK();
+}
+
+int64_t OwnedWindowAggregate::num_keys() {
+  if (store_ == nullptr) return static_cast<int64_t>(keys_.size());
+  std::set<std::string> images;
+  for (int32_t key_group = 0; key_group < max_parallelism_; ++key_group) {
+    for (const int32_t state : {kSliceState, kTimerState}) {
+      const Status status =
+          store_->Scan(state, key_group, {}, [&](std::string_view stored, std::string_view) {
+            images.emplace(state == kTimerState
+                               ? stored.substr(kStoreEndBytes)
+                               : stored.substr(4, stored.size() - 4 - kStoreEndBytes));
+            return true;
+          });
+      if (!status.ok()) return -1;
+    }
+  }
+  return static_cast<int64_t>(images.size());
 }
 
 Status OwnedWindowAggregate::Restore(int32_t key_group, const uint8_t* data, int64_t length) {
@@ -463,12 +636,12 @@ Status OwnedWindowAggregate::Restore(int32_t key_group, const uint8_t* data, int
     SF_ASSIGN_OR_RAISE(const int32_t num_timers, in.GetCount());
     for (int32_t t = 0; t < num_timers; ++t) {
       SF_ASSIGN_OR_RAISE(const int64_t window_end, in.Get<int64_t>());
-      RegisterTimer(window_end, key);
+      SF_RETURN_NOT_OK(RegisterTimer(window_end, key));
     }
-    EraseIfIdle(key);
+    if (store_ == nullptr) EraseIfIdle(key);
   }
+  if (store_ != nullptr) ReleaseKeys();
   if (!in.done()) return SectionReader::Corrupt();
-  SF_RETURN_NOT_OK(Commit());
   return CheckBudget();
 }
 

@@ -22,9 +22,17 @@
 // the grouping fields), int32 slice count, per slice int64 slice end, int32 accumulator image
 // length, the image; int32 timer count, per timer int64 window end. Little endian. The state is
 // bounded by the operator's memory budget (a clear error past it); RocksDB jobs keep Flink state.
-// With a SpillStore, the slices' accumulators live in a native store that spills to disk
-// (state/native_store.h, issue 44), keys and timers staying in memory (as Flink's RocksDB backend
-// with heap timers); the snapshot sections are the same, so either restores the other's.
+// With a SpillStore, the state lives in a native store that spills to disk (state/native_store.h,
+// issue 44): the slices' accumulators (store state "window-slices", keyed by the key image's
+// length, the image and the slice end) and the timers ("window-timers", keyed by the window end,
+// big-endian with its sign flipped, then the key image, so that a key group's timers are in time
+// order), each in its key's key group. Nothing per key stays in memory between calls: a call
+// interns the keys it touches and lets them go at its end; what stays is the earliest timer of
+// each key group, so that a watermark visits only the key groups with a timer due. Advance takes
+// the due timers off the store and fires them in time order, with the timers registered while
+// firing that are due too (a HOP's next window), as Flink's timer service does. The snapshot
+// sections are the same in either form (keys in a key group ordered by their image's length, then
+// the image), so either restores the other's.
 
 #include <cstdint>
 #include <map>
@@ -88,32 +96,39 @@ class OwnedWindowAggregate {
   Status Restore(int32_t key_group, const uint8_t* data, int64_t length);
 
   int64_t memory_bytes() const;
-  // Keys with state or timers (for tests).
-  int64_t num_keys() const { return static_cast<int64_t>(keys_.size()); }
+  // Keys with state or timers (for tests; with the store, read from it).
+  int64_t num_keys();
 
  private:
+  // A key's state in memory; with the store, a key interned by the current call (its slices and
+  // timers are in the store).
   struct KeyState {
     const std::string* image = nullptr;  // the map's key
     int32_t key_group = 0;
     int32_t timers = 0;
     std::map<int64_t, std::string> slices;  // slice end -> accumulator image (in memory)
-    std::vector<int64_t> stored;            // with a store: the ends of its slices there, sorted
   };
   using Timer = std::pair<int64_t, KeyState*>;  // window end, key
 
   OwnedWindowAggregate() = default;
 
   KeyState* Intern(std::string_view image);
-  void RegisterTimer(int64_t window_end, KeyState* key);
+  // With the store: lets go of the keys the call interned.
+  void ReleaseKeys();
+  Status RegisterTimer(int64_t window_end, KeyState* key);
+  // With the store: takes the timers due at `watermark` off the store into due_.
+  Status TakeDueTimers(int64_t watermark);
+  // With the store: the timer's store key (window end, then the key image).
+  static std::string TimerKey(int64_t window_end, std::string_view image);
+  // With the store: Snapshot's sections, read from the store.
+  Status SnapshotStore();
   // A key's slices, in memory or in the store. FindSlice's result stays valid until the next
   // FindSlice into the same `scratch` (which holds what the store read) or the next change of that
-  // slice. SetSlice and ClearSlice reach the store at the next Commit.
+  // slice.
   Status SetSlice(KeyState* key, int64_t slice_end, std::string_view acc);
   Status ClearSlice(KeyState* key, int64_t slice_end);
   Result<const std::string*> FindSlice(const KeyState* key, int64_t slice_end,
                                        std::string* scratch);
-  // Writes what SetSlice and ClearSlice left pending to the store (no-op in memory).
-  Status Commit();
   // The store key of a slice: the key image's length (so that no image is a prefix of another's
   // key), the image, the slice end (big-endian with its sign flipped, so slices sort by end).
   std::string SliceKey(const KeyState* key, int64_t slice_end) const;
@@ -135,7 +150,13 @@ class OwnedWindowAggregate {
   int32_t max_parallelism_ = 0;
 
   std::unordered_map<std::string, KeyState> keys_;
-  std::set<Timer> timers_;
+  std::set<Timer> timers_;  // in memory
+  // With the store: per key group, no timer of it is earlier than this (INT64_MAX: none); and
+  // while Advance fires, the timers due, by window end and key image.
+  std::vector<int64_t> earliest_timer_;
+  std::set<std::pair<int64_t, std::string>> due_;
+  bool firing_ = false;
+  int64_t firing_watermark_ = INT64_MIN;
   int64_t state_bytes_ = 0;
   // What CheckBudget last charged to the pool.
   int64_t charged_ = 0;

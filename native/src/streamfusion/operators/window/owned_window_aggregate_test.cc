@@ -273,8 +273,8 @@ TEST_P(SpilledWindowTest, FiresAndSnapshotsAsInMemory) {
 INSTANTIATE_TEST_SUITE_P(Windows, SpilledWindowTest, ::testing::Values(0, 1, 2));
 
 // State the in-memory aggregation cannot hold within its budget: 100 keys with 1,000 open slices
-// each (no watermark yet). In memory it is out of memory; with the store only the keys, their
-// timers and the slices' ends stay in memory (about 5.6 of the 15 MB), and every window fires.
+// each (no watermark yet). In memory it is out of memory; with the store every slice and timer is
+// in the store, and every window fires.
 TEST(OwnedWindowAggregateTest, SlicesBeyondTheBudgetSpillToTheStore) {
   const auto plan = MakePlan(Node::TUMBLE, 1'000, 1'000);
   constexpr int64_t kBudget = 16 << 20;
@@ -293,6 +293,39 @@ TEST(OwnedWindowAggregateTest, SlicesBeyondTheBudgetSpillToTheStore) {
   const auto out = Advance(spilled.get(), plan, INT64_MAX);
   ASSERT_EQ(out.size(), 100'000u);
   EXPECT_EQ(out.front(), "[0, 1, 0, 0, 1000, 999]");
+  EXPECT_EQ(spilled->num_keys(), 0);
+}
+
+// Keys the in-memory aggregation cannot hold within its budget: 200,000 keys with one window each.
+// With the store nothing per key stays in memory between calls (keys and timers are in the store
+// too), so the aggregation's memory stays far below the budget, and every window fires once.
+TEST(OwnedWindowAggregateTest, KeysAndTimersBeyondTheBudgetLiveInTheStore) {
+  const auto plan = MakePlan(Node::TUMBLE, 1'000, 1'000);
+  constexpr int64_t kBudget = 16 << 20;
+  constexpr int32_t kKeys = 200'000;
+  std::vector<Row> rows;
+  for (int32_t k = 0; k < kKeys; ++k) rows.push_back({k, 5 + (k % 3) * 1'000, k});
+  const auto input = Images(rows);
+  auto memory = MakeOwned(plan, kBudget);
+  const auto status =
+      memory->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), INT64_MIN);
+  EXPECT_TRUE(status.IsOutOfMemory()) << status.ToString();
+
+  auto spilled = MakeSpilling(plan, "keys-beyond-budget", kBudget);
+  for (size_t from = 0; from < rows.size(); from += 20'000) {
+    Add(spilled.get(),
+        std::vector<Row>(rows.begin() + static_cast<ptrdiff_t>(from),
+                         rows.begin() + static_cast<ptrdiff_t>(from + 20'000)),
+        INT64_MIN);
+    // The store's caches and buffers (bounded by its 1 MiB share, with LevelDB's own slack) and
+    // the aggregation's reusable buffers: no per-key state.
+    EXPECT_LT(spilled->memory_bytes(), kBudget / 2) << "after " << from;
+  }
+  EXPECT_EQ(spilled->num_keys(), kKeys);
+  // The first third of the windows (ending at 1,000), then the rest.
+  EXPECT_EQ(Advance(spilled.get(), plan, 999).size(), static_cast<size_t>(kKeys / 3 + 1));
+  EXPECT_EQ(Advance(spilled.get(), plan, INT64_MAX).size(),
+            static_cast<size_t>(kKeys - kKeys / 3 - 1));
   EXPECT_EQ(spilled->num_keys(), 0);
 }
 
