@@ -272,6 +272,16 @@ TEST_P(SpilledWindowTest, FiresAndSnapshotsAsInMemory) {
 
 INSTANTIATE_TEST_SUITE_P(Windows, SpilledWindowTest, ::testing::Values(0, 1, 2));
 
+// The in-memory aggregation with `budget` runs out of memory on `rows`.
+void ExpectOutOfMemoryInMemory(const plan::Plan& plan, int64_t budget,
+                               const std::vector<Row>& rows) {
+  const auto input = Images(rows);
+  auto memory = MakeOwned(plan, budget);
+  const auto status =
+      memory->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), INT64_MIN);
+  EXPECT_TRUE(status.IsOutOfMemory()) << status.ToString();
+}
+
 // State the in-memory aggregation cannot hold within its budget: 100 keys with 1,000 open slices
 // each (no watermark yet). In memory it is out of memory; with the store every slice and timer is
 // in the store, and every window fires.
@@ -282,11 +292,7 @@ TEST(OwnedWindowAggregateTest, SlicesBeyondTheBudgetSpillToTheStore) {
   for (int32_t k = 0; k < 100; ++k) {
     for (int64_t s = 0; s < 1'000; ++s) rows.push_back({k, s * 1'000 + 5, k + s});
   }
-  const auto input = Images(rows);
-  auto memory = MakeOwned(plan, kBudget);
-  const auto status =
-      memory->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), INT64_MIN);
-  EXPECT_TRUE(status.IsOutOfMemory()) << status.ToString();
+  ExpectOutOfMemoryInMemory(plan, kBudget, rows);
 
   auto spilled = MakeSpilling(plan, "beyond-budget", kBudget);
   Add(spilled.get(), rows, INT64_MIN);
@@ -305,11 +311,7 @@ TEST(OwnedWindowAggregateTest, KeysAndTimersBeyondTheBudgetLiveInTheStore) {
   constexpr int32_t kKeys = 200'000;
   std::vector<Row> rows;
   for (int32_t k = 0; k < kKeys; ++k) rows.push_back({k, 5 + (k % 3) * 1'000, k});
-  const auto input = Images(rows);
-  auto memory = MakeOwned(plan, kBudget);
-  const auto status =
-      memory->AddBatch(testing::DecodedRows(InputType(), input, input.num_rows()), INT64_MIN);
-  EXPECT_TRUE(status.IsOutOfMemory()) << status.ToString();
+  ExpectOutOfMemoryInMemory(plan, kBudget, rows);
 
   auto spilled = MakeSpilling(plan, "keys-beyond-budget", kBudget);
   for (size_t from = 0; from < rows.size(); from += 20'000) {
