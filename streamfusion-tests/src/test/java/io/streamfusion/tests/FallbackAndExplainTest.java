@@ -163,8 +163,8 @@ class FallbackAndExplainTest {
         "hashmap, AUTO, 'window state: native, by key group, in memory \\(AUTO with the hashmap'",
         "hashmap, FLINK, 'window state: Flink keyed state and timers"
                 + " \\(streamfusion.window.state=FLINK\\)'",
-        "rocksdb, AUTO, 'window state: native, by key group, the accumulators in a native store on"
-                + " disk \\(AUTO with RocksDB: measured faster'",
+        "rocksdb, AUTO, 'window state: native, by key group, its slices and timers in a native"
+                + " store on disk \\(AUTO with RocksDB: measured faster'",
         "rocksdb, FLINK, 'window state: Flink keyed state and timers"
                 + " \\(streamfusion.window.state=FLINK\\)'",
         "rocksdb, NATIVE, 'window state: native, by key group, in memory"

@@ -608,7 +608,8 @@ class WindowAggregateParityTest {
                                     d.isNative
                                             && d.note != null
                                             && d.note.contains(
-                                                    "the accumulators in a native store on disk"));
+                                                    "its slices and timers in a native store on"
+                                                            + " disk"));
         }
     }
 

@@ -342,8 +342,8 @@ class WindowAggregateStateTest {
      * Window TVFs over slices keep their windows natively (checkpoints: raw keyed state;
      * savepoints: Flink's layout): in memory with the hashmap backend, in the native store with
      * RocksDB, in Flink state with "+flink". Sessions and legacy group windows keep Flink's states
-     * and timers: in the native store with "+store" and with RocksDB (there without maps), in Flink
-     * state otherwise.
+     * and timers: in the native store with "+store" and with RocksDB (maps and all), in Flink state
+     * otherwise.
      */
     private static void assertStateOwner(String backend, String window, long stateRowsBefore) {
         assertThat(NativeMetrics.nativeStateRows() > stateRowsBefore)
@@ -468,16 +468,15 @@ class WindowAggregateStateTest {
     }
 
     /**
-     * Whether the window keeps its accumulators (and timers) in the native store: with "+store",
-     * and by default (AUTO) with RocksDB, there for sessions and legacy group windows only without
-     * DISTINCT or MIN/MAX maps (the updating input's MIN/MAX keep maps).
+     * Whether the window keeps its accumulators and timers in the native store: with "+store", and
+     * by default (AUTO) with RocksDB (sessions and legacy group windows with their DISTINCT or
+     * MIN/MAX maps too).
      */
     private static boolean usesTheStore(String backend, String window) {
         if (backend.endsWith(STORE)) {
             return sliced(window) || timeWindows(window);
         }
-        boolean maps = window.contains("_DISTINCT") || window.contains("_UPDATING");
-        return backend.equals("rocksdb") && (sliced(window) || (timeWindows(window) && !maps));
+        return backend.equals("rocksdb") && (sliced(window) || timeWindows(window));
     }
 
     /** The rest of the matrix above, under {@code ./sf test --full}. */

@@ -204,9 +204,7 @@ public final class SessionWindowConverter {
                         .setTimeField(timeField)
                         .setProctime(proctime)
                         .addAllProperties(WindowAggregateConverter.propertiesOf(node));
-        boolean keepsMaps = infos.distinctInfos().length > 0 || !distincts.isEmpty();
-        boolean inStore =
-                StreamExecNativeWindowAggregate.portStateInStore(config, !proctime, keepsMaps);
+        boolean inStore = StreamExecNativeWindowAggregate.portStateInStore(config, !proctime);
         int[] grouping = NodeFields.read(node, "grouping");
         RowType inputType = (RowType) node.getInputEdges().get(0).getOutputType();
         byte[] bytes =
@@ -224,7 +222,6 @@ public final class SessionWindowConverter {
                 tvf,
                 distincts.toArray(new DistinctState[0]),
                 inStore,
-                StreamExecNativeWindowAggregate.portStateNote(
-                        config, !proctime, keepsMaps, inStore));
+                StreamExecNativeWindowAggregate.portStateNote(config, !proctime, inStore));
     }
 }

@@ -183,9 +183,7 @@ public final class WindowAggregateConverter implements OperatorFamily {
                         inputType,
                         Operator.newBuilder().setWindowAggregate(builder),
                         session);
-        boolean keepsMaps = infos.distinctInfos().length > 0 || !distincts.isEmpty();
-        boolean inStore =
-                StreamExecNativeWindowAggregate.portStateInStore(config, eventTime, keepsMaps);
+        boolean inStore = StreamExecNativeWindowAggregate.portStateInStore(config, eventTime);
         return new StreamExecNativeGroupWindowAggregate(
                 node,
                 bytes,
@@ -198,8 +196,7 @@ public final class WindowAggregateConverter implements OperatorFamily {
                 builder.getWindow() == Window.HOP,
                 distincts.toArray(new DistinctState[0]),
                 inStore,
-                StreamExecNativeWindowAggregate.portStateNote(
-                        config, eventTime, keepsMaps, inStore));
+                StreamExecNativeWindowAggregate.portStateNote(config, eventTime, inStore));
     }
 
     /** StreamExecLocalWindowAggregate: the stateless first phase (event time only). */

@@ -210,28 +210,27 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
     /**
      * Whether a window operator over TimeWindows on the state port (the legacy group windows and
      * the session windows) keeps its states and timers in the native store: event time only (the
-     * store fires no processing-time timers), with STORE, or AUTO with the RocksDB backend and no
-     * DISTINCT or MIN/MAX maps ({@code keepsMaps}). Measured on RocksDB (1M events, p=2;
-     * docs/benchmarks.md): q11 (no maps) 5.30× stock in the store against 4.39× through the port;
-     * x6 (DISTINCT maps) 1.30× against 3.32×, x8 (MIN/MAX maps) slower than stock against 2.32×.
+     * store fires no processing-time timers), with STORE, or AUTO with the RocksDB backend.
+     * Measured on RocksDB against Flink's RocksDB state through the port (1M events, p=2, native
+     * seconds; docs/benchmarks.md): q11 (no maps) 1.15 s in the store against 1.29 s, x8 (MIN/MAX
+     * maps) 6.57 s against 7.90 s, x6 (DISTINCT maps) 1.71-1.91 s against 1.71 s.
      */
-    public static boolean portStateInStore(
-            ReadableConfig config, boolean eventTime, boolean keepsMaps) {
+    public static boolean portStateInStore(ReadableConfig config, boolean eventTime) {
         WindowState state = config.get(StreamFusionOptions.WINDOW_STATE);
         return eventTime
                 && (state == WindowState.STORE
-                        || (state == WindowState.AUTO && !keepsMaps && rocksDbBackend(config)));
+                        || (state == WindowState.AUTO && rocksDbBackend(config)));
     }
 
     /** Where such an operator's windows live and why, for EXPLAIN. */
-    public static String portStateNote(
-            ReadableConfig config, boolean eventTime, boolean keepsMaps, boolean inStore) {
+    public static String portStateNote(ReadableConfig config, boolean eventTime, boolean inStore) {
         WindowState option = config.get(StreamFusionOptions.WINDOW_STATE);
         if (inStore) {
             return "window state: Flink's states and timers in a native store on disk, by key group"
                     + " ("
                     + (option == WindowState.AUTO
-                            ? "AUTO with RocksDB: measured faster than RocksDB through the port"
+                            ? "AUTO with RocksDB: measured as fast as or faster than RocksDB"
+                                    + " through the port"
                             : "streamfusion.window.state=" + option)
                     + "; checkpoints: raw keyed state; savepoints: Flink's layout)";
         }
@@ -239,12 +238,9 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                 !eventTime
                         ? "processing time fires on Flink's timers"
                         : option == WindowState.AUTO
-                                ? keepsMaps && rocksDbBackend(config)
-                                        ? "AUTO: its DISTINCT or MIN/MAX maps measured faster in"
-                                                + " Flink's RocksDB state"
-                                        : "AUTO with the "
-                                                + config.get(StateBackendOptions.STATE_BACKEND)
-                                                + " backend"
+                                ? "AUTO with the "
+                                        + config.get(StateBackendOptions.STATE_BACKEND)
+                                        + " backend"
                                 : option == WindowState.NATIVE
                                         ? "streamfusion.window.state=NATIVE: native memory is for"
                                                 + " sliced windows only"
@@ -295,8 +291,8 @@ public class StreamExecNativeWindowAggregate extends NativeExecNodeBase {
                                         + " port"
                                 : "AUTO with the hashmap backend";
         return (spill
-                        ? "window state: native, by key group, the accumulators in a native store"
-                                + " on disk"
+                        ? "window state: native, by key group, its slices and timers in a native"
+                                + " store on disk"
                         : "window state: native, by key group, in memory")
                 + " ("
                 + why

@@ -94,9 +94,10 @@ public final class StreamFusionOptions {
         /** Native state and timers, snapshotted into raw keyed state. */
         NATIVE,
         /**
-         * As NATIVE, with the slices' accumulators in a native store on disk (LevelDB) in the
-         * TaskManager's local directories; keys and timers in native memory. Legacy group windows
-         * and session windows: their Flink states and event-time timers in that store.
+         * As NATIVE, with the slices' accumulators and the timers in a native store on disk
+         * (LevelDB) in the TaskManager's local directories; nothing per key in native memory.
+         * Legacy group windows and session windows: their Flink states and event-time timers in
+         * that store.
          */
         STORE
     }
@@ -112,19 +113,19 @@ public final class StreamFusionOptions {
                                 + " (savepoints interchangeable with stock Flink); NATIVE keeps"
                                 + " them in native memory (bounded by streamfusion.memory.budget)"
                                 + " with native timers, snapshotted into Flink raw keyed state by"
-                                + " key group; STORE is NATIVE with the windows' accumulators in a"
-                                + " native LevelDB store in the TaskManager's local directories, so"
-                                + " they may exceed memory (keys and timers stay in memory; its"
-                                + " cache takes a quarter of streamfusion.memory.budget); AUTO is"
-                                + " NATIVE with the hashmap state backend, STORE with RocksDB"
-                                + " (measured faster there than Flink's RocksDB state) and FLINK"
-                                + " with any other backend. Windows with DISTINCT or MIN/MAX maps"
-                                + " keep Flink state under AUTO. Legacy group windows and session"
-                                + " windows: STORE keeps their states and event-time timers in the"
-                                + " native store (checkpoints: raw keyed state; savepoints: Flink's"
-                                + " layout), AUTO does so with RocksDB for those without DISTINCT"
-                                + " or MIN/MAX maps; otherwise, and on processing time, Flink keyed"
-                                + " state and timers.");
+                                + " key group; STORE is NATIVE with the windows' accumulators and"
+                                + " timers in a native LevelDB store in the TaskManager's local"
+                                + " directories, so they may exceed memory (nothing per key stays"
+                                + " in memory; the store takes a quarter of"
+                                + " streamfusion.memory.budget); AUTO is NATIVE with the hashmap"
+                                + " state backend, STORE with RocksDB (measured faster there than"
+                                + " Flink's RocksDB state) and FLINK with any other backend."
+                                + " Windows with DISTINCT or MIN/MAX maps keep Flink state under"
+                                + " AUTO. Legacy group windows and session windows: STORE keeps"
+                                + " their states and event-time timers in the native store"
+                                + " (checkpoints: raw keyed state; savepoints: Flink's layout),"
+                                + " AUTO does so with RocksDB; otherwise, and on processing time,"
+                                + " Flink keyed state and timers.");
 
     /** Where a native group aggregation keeps its state. */
     public enum GroupState {

@@ -141,7 +141,7 @@ public class NativeOwnedWindowAggregateOperator extends NativeWindowOperatorBase
                             "Native window state with the {} state backend: windows are kept in"
                                     + " native memory (bounded by streamfusion.memory.budget), not"
                                     + " in the backend; streamfusion.window.state=STORE keeps"
-                                    + " their accumulators in a native store on disk",
+                                    + " their slices and timers in a native store on disk",
                             getKeyedStateBackend().getClass().getSimpleName());
                 }
                 if (window.getSpillToStore()) {
