@@ -204,20 +204,18 @@ Status NativeStore::DeleteScanned(const std::string& prefix, bool read_db) {
       },
       {}, read_db));
   for (auto& [key, in_db] : doomed) {
-    if (in_db) {
-      SF_RETURN_NOT_OK(Buffer(std::move(key), {}, true));
-      continue;
-    }
-    // Only ever in the buffer (which may have been written out by now: then a deletion is due).
-    auto it = pending_.find(key);
-    if (it == pending_.end()) {
-      SF_RETURN_NOT_OK(Buffer(std::move(key), {}, true));
-    } else {
-      pending_bytes_ -=
-          static_cast<int64_t>(it->first.size() + it->second.value.size()) + kPendingOverhead;
-      pending_.erase(it);
-    }
+    SF_RETURN_NOT_OK(in_db ? Buffer(std::move(key), {}, true) : Unbuffer(std::move(key)));
   }
+  return Status::OK();
+}
+
+Status NativeStore::Unbuffer(std::string store_key) {
+  auto it = pending_.find(store_key);
+  // Written out since the caller saw it in the buffer alone: a deletion is due.
+  if (it == pending_.end()) return Buffer(std::move(store_key), {}, true);
+  pending_bytes_ -=
+      static_cast<int64_t>(it->first.size() + it->second.value.size()) + kPendingOverhead;
+  pending_.erase(it);
   return Status::OK();
 }
 
@@ -303,12 +301,7 @@ Status NativeStore::ScanMap(
   SF_RETURN_NOT_OK(CheckState(state, key_group));
   SF_ASSIGN_OR_RAISE(const MapPlace place, PlaceOfMap(StoreKey(state, key_group, marker)));
   if (place == MapPlace::kEmpty) return Status::OK();
-  return ScanStoreKeys(
-      StoreKey(state, key_group, prefix),
-      [&](std::string_view key, std::string_view value, bool) {
-        return visit(key.substr(4), value);
-      },
-      {}, place == MapPlace::kStored);
+  return ScanInKeyGroup(StoreKey(state, key_group, prefix), visit, {}, place == MapPlace::kStored);
 }
 
 Status NativeStore::DeleteMap(int32_t state, int32_t key_group, std::string_view prefix,
@@ -318,36 +311,34 @@ Status NativeStore::DeleteMap(int32_t state, int32_t key_group, std::string_view
   SF_ASSIGN_OR_RAISE(const MapPlace place, PlaceOfMap(marker_key));
   if (place == MapPlace::kEmpty) return Status::OK();
   SF_RETURN_NOT_OK(DeleteScanned(StoreKey(state, key_group, prefix), place == MapPlace::kStored));
-  if (place == MapPlace::kStored) return Buffer(std::move(marker_key), {}, true);
-  // Only ever in the buffer (unless written out since: then a deletion is due).
-  auto it = pending_.find(marker_key);
-  if (it == pending_.end()) return Buffer(std::move(marker_key), {}, true);
-  pending_bytes_ -=
-      static_cast<int64_t>(it->first.size() + it->second.value.size()) + kPendingOverhead;
-  pending_.erase(it);
-  return Status::OK();
+  return place == MapPlace::kStored ? Buffer(std::move(marker_key), {}, true)
+                                    : Unbuffer(std::move(marker_key));
 }
 
 Status NativeStore::Scan(
     int32_t state, int32_t key_group, std::string_view prefix,
     const std::function<bool(std::string_view key, std::string_view value)>& visit) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  return ScanStoreKeys(StoreKey(state, key_group, prefix),
-                       [&](std::string_view key, std::string_view value, bool) {
-                         return visit(key.substr(4), value);
-                       });
+  return ScanInKeyGroup(StoreKey(state, key_group, prefix), visit);
+}
+
+Status NativeStore::ScanInKeyGroup(
+    const std::string& prefix,
+    const std::function<bool(std::string_view key, std::string_view value)>& visit,
+    const std::string& from, bool read_db) {
+  return ScanStoreKeys(
+      prefix,
+      [&](std::string_view key, std::string_view value, bool) {
+        return visit(key.substr(4), value);  // without the state and key-group prefix
+      },
+      from, read_db);
 }
 
 Status NativeStore::ScanFrom(
     int32_t state, int32_t key_group, std::string_view from,
     const std::function<bool(std::string_view key, std::string_view value)>& visit) {
   SF_RETURN_NOT_OK(CheckState(state, key_group));
-  return ScanStoreKeys(
-      StoreKey(state, key_group, ""),
-      [&](std::string_view key, std::string_view value, bool) {
-        return visit(key.substr(4), value);
-      },
-      StoreKey(state, key_group, from));
+  return ScanInKeyGroup(StoreKey(state, key_group, ""), visit, StoreKey(state, key_group, from));
 }
 
 Status NativeStore::ExportKeyGroup(int32_t key_group, std::string* out) {

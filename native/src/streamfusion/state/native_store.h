@@ -147,6 +147,14 @@ class NativeStore {
       const std::string& prefix,
       const std::function<bool(std::string_view key, std::string_view value, bool in_db)>& visit,
       const std::string& from = {}, bool read_db = true);
+  // ScanStoreKeys for a Scan of one state and key group: visits keys without their prefix.
+  Status ScanInKeyGroup(
+      const std::string& prefix,
+      const std::function<bool(std::string_view key, std::string_view value)>& visit,
+      const std::string& from = {}, bool read_db = true);
+  // Deletes a key the caller found in the buffer alone: it leaves the buffer (or, written out
+  // since, gets a deletion).
+  Status Unbuffer(std::string store_key);
   // Where a map's entries are (ScanMap): nowhere, in the buffer only, or in LevelDB too.
   enum class MapPlace { kEmpty, kBuffer, kStored };
   Result<MapPlace> PlaceOfMap(const std::string& marker_key);
@@ -180,6 +188,34 @@ class NativeStore {
 inline std::string KeyGroupPrefix(int32_t key_group) {
   return std::string{static_cast<char>((key_group >> 8) & 0xff),
                      static_cast<char>(key_group & 0xff)};
+}
+
+// Integers inside the stores' keys, big-endian so that keys sort as the numbers: a length as
+// four bytes, and a time (a timer's, a slice's end) as eight with its sign bit flipped.
+constexpr size_t kOrderedInt64Bytes = 8;
+
+inline void AppendBigEndian32(uint32_t value, std::string* out) {
+  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
+}
+
+inline uint32_t ReadBigEndian32(std::string_view bytes) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
+  return value;
+}
+
+inline void AppendOrderedInt64(int64_t value, std::string* out) {
+  const uint64_t bits = static_cast<uint64_t>(value) ^ (uint64_t{1} << 63);
+  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(bits >> shift));
+}
+
+// Reads the first eight bytes of `bytes` (which has them).
+inline int64_t ReadOrderedInt64(std::string_view bytes) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < kOrderedInt64Bytes; ++i) {
+    bits = (bits << 8) | static_cast<uint8_t>(bytes[i]);
+  }
+  return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
 }
 
 }  // namespace streamfusion::state

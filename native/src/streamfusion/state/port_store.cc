@@ -56,30 +56,9 @@ class MessageReader {
   int64_t pos_ = 0;
 };
 
-void AppendBigEndian32(uint32_t value, std::string* out) {
-  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
-}
-
-// A timer's time as the first eight bytes of its store key: big-endian with the sign bit flipped,
-// so that keys order as times.
-void AppendTimerTime(int64_t time, std::string* out) {
-  const uint64_t bits = static_cast<uint64_t>(time) ^ (uint64_t{1} << 63);
-  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(bits >> shift));
-}
-
-constexpr size_t kTimerTimeBytes = 8;
-
-int64_t ReadTimerTime(std::string_view stored) {
-  uint64_t bits = 0;
-  for (size_t i = 0; i < kTimerTimeBytes; ++i) bits = (bits << 8) | static_cast<uint8_t>(stored[i]);
-  return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
-}
-
-uint32_t ReadBigEndian32(std::string_view bytes) {
-  uint32_t value = 0;
-  for (int i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
-  return value;
-}
+// A timer's time is the first eight bytes of its store key, so that a key group's timers sort by
+// time.
+constexpr size_t kTimerTimeBytes = kOrderedInt64Bytes;
 
 void AppendBytes(std::string_view bytes, std::vector<uint8_t>* out) {
   out->insert(out->end(), bytes.begin(), bytes.end());
@@ -321,9 +300,9 @@ Status PortStore::Serve(const uint8_t* message, int64_t size, std::vector<uint8_
 
 Status PortStore::TimerOp(bool register_timer, int32_t timers, int32_t key_group,
                           std::string_view key, std::string_view ns, int64_t time) {
-  // The time, then the entry key of (key, namespace).
+  // The time, then the prefix of (key, namespace).
   scratch_key_.clear();
-  AppendTimerTime(time, &scratch_key_);
+  AppendOrderedInt64(time, &scratch_key_);
   AppendPrefix(key, ns, &scratch_key_);
   const int32_t state = first_timer_state_ + timers;
   if (register_timer) {
@@ -359,7 +338,7 @@ Status PortStore::TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers)
     // deletions of the timers taken before.
     std::string from;
     if (earliest[static_cast<size_t>(key_group)] != INT64_MIN) {
-      AppendTimerTime(earliest[static_cast<size_t>(key_group)], &from);
+      AppendOrderedInt64(earliest[static_cast<size_t>(key_group)], &from);
     }
     SF_RETURN_NOT_OK(
         store_->ScanFrom(state, key_group, from, [&](std::string_view stored, std::string_view) {
@@ -367,7 +346,7 @@ Status PortStore::TakeFiredTimers(int32_t timers, std::vector<uint8_t>* answers)
             visit_status = InternalError("Native store timer key of ", stored.size(), " bytes");
             return false;
           }
-          const int64_t time = ReadTimerTime(stored);
+          const int64_t time = ReadOrderedInt64(stored);
           if (time > watermark_) {
             next = time;
             return false;
@@ -453,7 +432,7 @@ Status PortStore::Export(bool clears, int64_t message_bytes,
             }
             if (timer) {
               writer.Timer(clears ? StateOp::kDeleteEventTimer : StateOp::kRegisterEventTimer,
-                           state - first_timer_state_, key, ReadTimerTime(stored));
+                           state - first_timer_state_, key, ReadOrderedInt64(stored));
             } else if (clears) {
               cleared_state = state;
               cleared_prefix.assign(prefix);

@@ -42,26 +42,39 @@ struct ImageOrder {
   bool operator()(const std::string& a, const std::string& b) const { return ImageBefore(a, b); }
 };
 
-// The store keys' big-endian integers: a slice end and a timer's window end with their sign bit
-// flipped (so that they order as the numbers).
-void AppendOrdered(int64_t value, std::string* out) {
-  const uint64_t ordered = static_cast<uint64_t>(value) ^ (uint64_t{1} << 63);
-  for (int b = 7; b >= 0; --b) out->push_back(static_cast<char>((ordered >> (8 * b)) & 0xff));
-}
-
-int64_t ReadOrdered(std::string_view bytes) {
-  uint64_t ordered = 0;
-  for (int b = 0; b < 8; ++b) ordered = (ordered << 8) | static_cast<uint8_t>(bytes[b]);
-  return static_cast<int64_t>(ordered ^ (uint64_t{1} << 63));
-}
-
-constexpr size_t kStoreEndBytes = 8;
+constexpr size_t kStoreEndBytes = state::kOrderedInt64Bytes;
 constexpr int32_t kSliceState = 0;
 constexpr int32_t kTimerState = 1;
+
+// SliceKey's layout: the image's length (4 bytes), the image, the slice end. False when `stored`
+// has another.
+bool SplitSliceKey(std::string_view stored, std::string_view* image, int64_t* slice_end) {
+  if (stored.size() < 4 + kStoreEndBytes) return false;
+  const uint32_t length = state::ReadBigEndian32(stored);
+  if (stored.size() != 4 + length + kStoreEndBytes) return false;
+  *image = stored.substr(4, length);
+  *slice_end = state::ReadOrderedInt64(stored.substr(4 + length));
+  return true;
+}
 
 void PutBytes(std::vector<uint8_t>* out, std::string_view bytes) {
   Put<int32_t>(out, static_cast<int32_t>(bytes.size()));
   out->insert(out->end(), bytes.begin(), bytes.end());
+}
+
+// Writes one key of a section (Snapshot's format): its image, its slices (pairs of slice end and
+// accumulator image, ascending) and its timers' window ends.
+template <typename Slices, typename Timers>
+void PutKey(std::vector<uint8_t>* out, std::string_view image, const Slices& slices,
+            const Timers& timers) {
+  PutBytes(out, image);
+  Put<int32_t>(out, static_cast<int32_t>(slices.size()));
+  for (const auto& [slice_end, acc] : slices) {
+    Put<int64_t>(out, slice_end);
+    PutBytes(out, acc);
+  }
+  Put<int32_t>(out, static_cast<int32_t>(timers.size()));
+  for (const int64_t window_end : timers) Put<int64_t>(out, window_end);
 }
 
 // Reads a section written by Snapshot; every length is checked against the section's end.
@@ -174,7 +187,7 @@ void OwnedWindowAggregate::ReleaseKeys() {
 std::string OwnedWindowAggregate::TimerKey(int64_t window_end, std::string_view image) {
   std::string out;
   out.reserve(kStoreEndBytes + image.size());
-  AppendOrdered(window_end, &out);
+  state::AppendOrderedInt64(window_end, &out);
   out.append(image);
   return out;
 }
@@ -209,14 +222,14 @@ Status OwnedWindowAggregate::TakeDueTimers(int64_t watermark) {
     bool malformed = false;
     // No timer of the key group is earlier: seek past the deletions of those taken before.
     std::string from;
-    AppendOrdered(earliest, &from);
+    state::AppendOrderedInt64(earliest, &from);
     SF_RETURN_NOT_OK(store_->ScanFrom(kTimerState, key_group, from,
                                       [&](std::string_view stored, std::string_view) {
                                         if (stored.size() < kStoreEndBytes) {
                                           malformed = true;
                                           return false;
                                         }
-                                        const int64_t window_end = ReadOrdered(stored);
+                                        const int64_t window_end = state::ReadOrderedInt64(stored);
                                         if (JavaSub(window_end, 1) > watermark) {
                                           next = window_end;
                                           return false;
@@ -227,7 +240,7 @@ Status OwnedWindowAggregate::TakeDueTimers(int64_t watermark) {
     if (malformed) return InternalError("Native window timer key shorter than its time");
     for (const std::string& stored : taken) {
       const std::string_view image = std::string_view(stored).substr(kStoreEndBytes);
-      if (due_.emplace(ReadOrdered(stored), image).second) {
+      if (due_.emplace(state::ReadOrderedInt64(stored), image).second) {
         state_bytes_ += kTimerOverhead + static_cast<int64_t>(image.size());
       }
       SF_RETURN_NOT_OK(store_->Delete(kTimerState, key_group, stored));
@@ -240,10 +253,9 @@ Status OwnedWindowAggregate::TakeDueTimers(int64_t watermark) {
 std::string OwnedWindowAggregate::SliceKey(const KeyState* key, int64_t slice_end) const {
   std::string out;
   out.reserve(4 + key->image->size() + 8);
-  const auto length = static_cast<uint32_t>(key->image->size());
-  for (int b = 3; b >= 0; --b) out.push_back(static_cast<char>((length >> (8 * b)) & 0xff));
+  state::AppendBigEndian32(static_cast<uint32_t>(key->image->size()), &out);
   out.append(*key->image);
-  AppendOrdered(slice_end, &out);
+  state::AppendOrderedInt64(slice_end, &out);
   return out;
 }
 
@@ -510,41 +522,44 @@ Status OwnedWindowAggregate::Snapshot() {
     return a->key_group != b->key_group ? a->key_group < b->key_group
                                         : ImageBefore(*a->image, *b->image);
   });
-  snapshot_.clear();
-  snapshot_key_groups_.clear();
-  snapshot_offsets_.clear();
+  ClearSnapshot();
+  const std::vector<int64_t> no_timers;
   for (size_t i = 0; i < keys.size();) {
     const int32_t key_group = keys[i]->key_group;
     size_t end = i;
     while (end < keys.size() && keys[end]->key_group == key_group) ++end;
-    snapshot_key_groups_.push_back(key_group);
-    snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
-    Put<int32_t>(&snapshot_, static_cast<int32_t>(end - i));
+    BeginSection(key_group, static_cast<int32_t>(end - i));
     for (; i < end; ++i) {
       const KeyState* key = keys[i];
-      PutBytes(&snapshot_, *key->image);
-      Put<int32_t>(&snapshot_, static_cast<int32_t>(key->slices.size()));
-      for (const auto& [slice_end, acc] : key->slices) {
-        Put<int64_t>(&snapshot_, slice_end);
-        PutBytes(&snapshot_, acc);
-      }
       auto timers = timers_of.find(key);
-      const auto count = timers == timers_of.end() ? 0 : timers->second.size();
-      Put<int32_t>(&snapshot_, static_cast<int32_t>(count));
-      for (size_t t = 0; t < count; ++t) Put<int64_t>(&snapshot_, timers->second[t]);
+      PutKey(&snapshot_, *key->image, key->slices,
+             timers == timers_of.end() ? no_timers : timers->second);
     }
-    if (snapshot_.size() > static_cast<size_t>(INT32_MAX)) {
-      return UserError("Native window state of one subtask exceeds 2 GiB in a snapshot");
-    }
+    SF_RETURN_NOT_OK(CheckSnapshotSize());
   }
   snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
   return Status::OK();
 }
 
-Status OwnedWindowAggregate::SnapshotStore() {
+void OwnedWindowAggregate::ClearSnapshot() {
   snapshot_.clear();
   snapshot_key_groups_.clear();
   snapshot_offsets_.clear();
+}
+
+void OwnedWindowAggregate::BeginSection(int32_t key_group, int32_t num_keys) {
+  snapshot_key_groups_.push_back(key_group);
+  snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
+  Put<int32_t>(&snapshot_, num_keys);
+}
+
+Status OwnedWindowAggregate::CheckSnapshotSize() const {
+  if (snapshot_.size() <= static_cast<size_t>(INT32_MAX)) return Status::OK();
+  return UserError("Native window state of one subtask exceeds 2 GiB in a snapshot");
+}
+
+Status OwnedWindowAggregate::SnapshotStore() {
+  ClearSnapshot();
   struct Stored {
     std::vector<std::pair<int64_t, std::string>> slices;
     std::vector<int64_t> timers;
@@ -555,43 +570,27 @@ Status OwnedWindowAggregate::SnapshotStore() {
     bool malformed = false;
     SF_RETURN_NOT_OK(store_->Scan(kSliceState, key_group, {},
                                   [&](std::string_view stored, std::string_view acc) {
-                                    // SliceKey's layout: the image's length (4 bytes), the image,
-                                    // the slice end.
-                                    if (stored.size() < 4 + kStoreEndBytes)
+                                    std::string_view image;
+                                    int64_t slice_end = 0;
+                                    if (!SplitSliceKey(stored, &image, &slice_end)) {
                                       return !(malformed = true);
-                                    uint32_t length = 0;
-                                    for (int b = 0; b < 4; ++b)
-                                      length = (length << 8) | static_cast<uint8_t>(stored[b]);
-                                    if (stored.size() != 4 + length + kStoreEndBytes)
-                                      return !(malformed = true);
-                                    keys[std::string(stored.substr(4, length))].slices.emplace_back(
-                                        ReadOrdered(stored.substr(4 + length)), acc);
+                                    }
+                                    keys[std::string(image)].slices.emplace_back(slice_end, acc);
                                     return true;
                                   }));
     SF_RETURN_NOT_OK(
         store_->Scan(kTimerState, key_group, {}, [&](std::string_view stored, std::string_view) {
           if (stored.size() < kStoreEndBytes) return !(malformed = true);
-          keys[std::string(stored.substr(kStoreEndBytes))].timers.push_back(ReadOrdered(stored));
+          keys[std::string(stored.substr(kStoreEndBytes))].timers.push_back(
+              state::ReadOrderedInt64(stored));
           return true;
         }));
     if (malformed) return InternalError("Native window state: a store key of a wrong layout");
     if (keys.empty()) continue;
-    snapshot_key_groups_.push_back(key_group);
-    snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
-    Put<int32_t>(&snapshot_, static_cast<int32_t>(keys.size()));
-    for (const auto& [image, stored] : keys) {
-      PutBytes(&snapshot_, image);
-      Put<int32_t>(&snapshot_, static_cast<int32_t>(stored.slices.size()));
-      for (const auto& [slice_end, acc] : stored.slices) {
-        Put<int64_t>(&snapshot_, slice_end);
-        PutBytes(&snapshot_, acc);
-      }
-      Put<int32_t>(&snapshot_, static_cast<int32_t>(stored.timers.size()));
-      for (const int64_t window_end : stored.timers) Put<int64_t>(&snapshot_, window_end);
-    }
-    if (snapshot_.size() > static_cast<size_t>(INT32_MAX)) {
-      return UserError("Native window state of one subtask exceeds 2 GiB in a snapshot");
-    }
+    BeginSection(key_group, static_cast<int32_t>(keys.size()));
+    for (const auto& [image, stored] : keys)
+      PutKey(&snapshot_, image, stored.slices, stored.timers);
+    SF_RETURN_NOT_OK(CheckSnapshotSize());
   }
   snapshot_offsets_.push_back(static_cast<int32_t>(snapshot_.size()));
   return Status::OK();
@@ -600,16 +599,22 @@ Status OwnedWindowAggregate::SnapshotStore() {
 int64_t OwnedWindowAggregate::num_keys() {
   if (store_ == nullptr) return static_cast<int64_t>(keys_.size());
   std::set<std::string> images;
+  bool malformed = false;
   for (int32_t key_group = 0; key_group < max_parallelism_; ++key_group) {
     for (const int32_t state : {kSliceState, kTimerState}) {
       const Status status =
           store_->Scan(state, key_group, {}, [&](std::string_view stored, std::string_view) {
-            images.emplace(state == kTimerState
-                               ? stored.substr(kStoreEndBytes)
-                               : stored.substr(4, stored.size() - 4 - kStoreEndBytes));
+            std::string_view image;
+            int64_t slice_end = 0;
+            if (state == kTimerState && stored.size() >= kStoreEndBytes) {
+              image = stored.substr(kStoreEndBytes);
+            } else if (state == kTimerState || !SplitSliceKey(stored, &image, &slice_end)) {
+              return !(malformed = true);
+            }
+            images.emplace(image);
             return true;
           });
-      if (!status.ok()) return -1;
+      if (!status.ok() || malformed) return -1;
     }
   }
   return static_cast<int64_t>(images.size());

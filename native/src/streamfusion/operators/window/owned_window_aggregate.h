@@ -122,6 +122,10 @@ class OwnedWindowAggregate {
   static std::string TimerKey(int64_t window_end, std::string_view image);
   // With the store: Snapshot's sections, read from the store.
   Status SnapshotStore();
+  // Snapshot's steps: empty it, start the section of a key group, refuse more than 2 GiB.
+  void ClearSnapshot();
+  void BeginSection(int32_t key_group, int32_t num_keys);
+  Status CheckSnapshotSize() const;
   // A key's slices, in memory or in the store. FindSlice's result stays valid until the next
   // FindSlice into the same `scratch` (which holds what the store read) or the next change of that
   // slice.
